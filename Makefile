@@ -1,0 +1,38 @@
+# pte top-level Makefile: thin wrapper over CMake.
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE      ?= cmake
+CTEST      ?= ctest
+BUILD_TYPE ?= RelWithDebInfo
+
+.PHONY: all test test-asan demo bench fuzz clean
+
+all: $(BUILD)/Makefile
+	@$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+$(BUILD)/Makefile: CMakeLists.txt
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+
+test: all
+	@cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan:
+	@$(CMAKE) -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPTE_SANITIZE=address,undefined >/dev/null
+	@$(CMAKE) --build $(BUILD_ASAN) -j $(JOBS)
+	@cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(CTEST) --output-on-failure -j $(JOBS)
+
+demo: all
+	@sh tools/demo.sh $(BUILD)
+
+bench: all
+	@sh bench/run.sh $(BUILD)
+
+FUZZ_SECONDS ?= 30
+fuzz:
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN) build-fuzz

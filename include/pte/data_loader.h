@@ -1,0 +1,76 @@
+/* pte/data_loader.h — where program bytes come from.
+ *
+ * A pte_data_loader is a small vtable (SQLite-VFS style): the runtime asks it for byte ranges of
+ * the file and never touches files itself. Three loaders ship with pte (see pte/io.h): a buffer
+ * loader (bytes already in memory; core, no OS calls), a file loader (pread into aligned memory)
+ * and an mmap loader. Users can write their own (flash, network, encrypted storage...).
+ *
+ * Loaders must be thread-safe for concurrent load()/load_into() calls.
+ */
+#ifndef PTE_DATA_LOADER_H
+#define PTE_DATA_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pte/freeable_buffer.h"
+#include "pte/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Why a range is loaded (upstream SegmentInfo::Type values). */
+typedef enum pte_segment_type {
+  PTE_SEGMENT_PROGRAM = 0,
+  PTE_SEGMENT_CONSTANT = 1,
+  PTE_SEGMENT_BACKEND = 2,
+  PTE_SEGMENT_MUTABLE = 3,
+  PTE_SEGMENT_EXTERNAL = 4
+} pte_segment_type;
+
+typedef struct pte_segment_info {
+  pte_segment_type type;
+  size_t segment_index;
+  const char *descriptor; /* backend id for PTE_SEGMENT_BACKEND, else NULL */
+} pte_segment_info;
+
+typedef struct pte_data_loader pte_data_loader;
+
+typedef struct pte_data_loader_vtable {
+  /* Returns bytes [offset, offset+size) in *out. A range past the end is PTE_ERR_INVALID_ARGUMENT
+   * (buffer loader) or PTE_ERR_ACCESS_FAILED (file loaders). size 0 gives {NULL, 0}. */
+  pte_status (*load)(const pte_data_loader *self, uint64_t offset, size_t size,
+                     const pte_segment_info *info, pte_freeable_buffer *out);
+  /* Copies bytes [offset, offset+size) into dst. May be NULL (then load + memcpy is used). */
+  pte_status (*load_into)(const pte_data_loader *self, uint64_t offset, size_t size,
+                          const pte_segment_info *info, void *dst);
+  /* Total size in bytes of the underlying data. */
+  pte_status (*size)(const pte_data_loader *self, uint64_t *out_size);
+} pte_data_loader_vtable;
+
+struct pte_data_loader {
+  const pte_data_loader_vtable *vt;
+};
+
+/* Convenience wrappers (they validate arguments and fall back to load+copy for load_into). */
+pte_status pte_loader_load(const pte_data_loader *l, uint64_t offset, size_t size,
+                           const pte_segment_info *info, pte_freeable_buffer *out);
+pte_status pte_loader_load_into(const pte_data_loader *l, uint64_t offset, size_t size,
+                                const pte_segment_info *info, void *dst);
+pte_status pte_loader_size(const pte_data_loader *l, uint64_t *out_size);
+
+/* ---- Buffer loader (core: no OS calls, no allocation) ---------------------------------------
+ * Views caller-owned bytes. For pte_program_load the bytes must be 16-byte aligned. */
+typedef struct pte_buffer_loader {
+  pte_data_loader base; /* must be first */
+  const uint8_t *data;
+  size_t size;
+} pte_buffer_loader;
+
+void pte_buffer_loader_init(pte_buffer_loader *l, const void *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

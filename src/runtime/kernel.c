@@ -1,0 +1,119 @@
+/* Kernel registry: a static table, filled explicitly by pte_register_kernels(). */
+#include <stdarg.h>
+#include <string.h>
+
+#include "pte/kernel.h"
+
+size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
+
+static pte_kernel g_kernels[PTE_MAX_KERNELS];
+static size_t g_num_kernels;
+
+static bool key_eq(const char *a, const char *b) {
+  if (!a || !b) return a == b;
+  return strcmp(a, b) == 0;
+}
+
+static bool registered(const pte_kernel *k, size_t upto_extra, const pte_kernel *extra) {
+  for (size_t i = 0; i < g_num_kernels; i++)
+    if (strcmp(g_kernels[i].name, k->name) == 0 && key_eq(g_kernels[i].key, k->key)) return true;
+  for (size_t i = 0; i < upto_extra; i++)
+    if (strcmp(extra[i].name, k->name) == 0 && key_eq(extra[i].key, k->key)) return true;
+  return false;
+}
+
+pte_status pte_register_kernels(const pte_kernel *kernels, size_t n) {
+  if (n && !kernels) return PTE_ERR_INVALID_ARGUMENT;
+  if (n > PTE_MAX_KERNELS - g_num_kernels) return PTE_ERR_REGISTRATION_EXCEEDING_MAX_KERNELS;
+  for (size_t i = 0; i < n; i++) {
+    if (!kernels[i].name || !kernels[i].fn) return PTE_ERR_INVALID_ARGUMENT;
+    if (registered(&kernels[i], i, kernels)) return PTE_ERR_REGISTRATION_ALREADY_REGISTERED;
+  }
+  for (size_t i = 0; i < n; i++) g_kernels[g_num_kernels++] = kernels[i];
+  return PTE_OK;
+}
+
+static pte_op_fn lookup_in(const pte_kernel *ks, size_t n, const char *name, const char *key, bool *found_name) {
+  pte_op_fn fallback = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (strcmp(ks[i].name, name) != 0) continue;
+    *found_name = true;
+    if (ks[i].key == NULL) fallback = ks[i].fn;
+    else if (key && strcmp(ks[i].key, key) == 0) return ks[i].fn;
+  }
+  return fallback;
+}
+
+pte_op_fn pte_kernel_lookup(const char *name, const char *key, const pte_kernel *method_kernels,
+                            size_t n_method_kernels) {
+  if (!name) return NULL;
+  bool found = false;
+  pte_op_fn fn = NULL;
+  if (method_kernels) fn = lookup_in(method_kernels, n_method_kernels, name, key, &found);
+  if (fn) return fn;
+  return lookup_in(g_kernels, g_num_kernels, name, key, &found);
+}
+
+size_t pte_num_registered_kernels(void) { return g_num_kernels; }
+
+const pte_kernel *pte_registered_kernel(size_t i) { return i < g_num_kernels ? &g_kernels[i] : NULL; }
+
+void pte_kernel_registry_reset(void) { g_num_kernels = 0; }
+
+static bool put_num(char *buf, size_t cap, size_t *len, unsigned v) {
+  if (v >= 100) return false; /* upstream: numbers must be < 100 */
+  if (v >= 10) {
+    if (*len + 1 >= cap) return false;
+    buf[(*len)++] = (char)('0' + v / 10);
+  }
+  if (*len + 1 >= cap) return false;
+  buf[(*len)++] = (char)('0' + v % 10);
+  return true;
+}
+
+static bool put_ch(char *buf, size_t cap, size_t *len, char c) {
+  if (*len + 1 >= cap) return false;
+  buf[(*len)++] = c;
+  return true;
+}
+
+pte_status pte_kernel_key(pte_evalue **args, size_t nargs, char *buf, size_t cap) {
+  if (!buf || cap == 0) return PTE_ERR_INTERNAL;
+  size_t len = 0;
+  bool any = false;
+  for (size_t i = 0; i < nargs; i++) {
+    const pte_evalue *v = args[i];
+    if (!v || v->tag != PTE_TAG_TENSOR || !v->u.tensor) continue;
+    const pte_tensor *t = v->u.tensor;
+    if (!any) {
+      if (!put_ch(buf, cap, &len, 'v') || !put_ch(buf, cap, &len, '1') || !put_ch(buf, cap, &len, '/'))
+        return PTE_ERR_INTERNAL;
+    } else if (!put_ch(buf, cap, &len, '|')) {
+      return PTE_ERR_INTERNAL;
+    }
+    any = true;
+    if (!put_num(buf, cap, &len, t->dtype) || !put_ch(buf, cap, &len, ';')) return PTE_ERR_INTERNAL;
+    for (int32_t d = 0; d < t->dim; d++) {
+      if (d && !put_ch(buf, cap, &len, ',')) return PTE_ERR_INTERNAL;
+      if (!put_num(buf, cap, &len, t->dim_order[d])) return PTE_ERR_INTERNAL;
+    }
+  }
+  buf[len] = '\0';
+  return PTE_OK;
+}
+
+void pte_kernel_fail(pte_kernel_context *ctx, pte_status s, const char *fmt, ...) {
+  if (!ctx || ctx->failure != PTE_OK) return;
+  ctx->failure = s;
+  if (fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    pte_vformat(ctx->msg, sizeof ctx->msg, fmt, ap);
+    va_end(ap);
+  }
+}
+
+void *pte_kernel_alloc_temp(pte_kernel_context *ctx, size_t size, size_t align) {
+  if (!ctx || !ctx->temp) return NULL;
+  return pte_allocator_alloc(ctx->temp, size, align);
+}
