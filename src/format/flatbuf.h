@@ -9,7 +9,7 @@
  *
  * Reader: every accessor is bounds-checked against the buffer and returns the default / an empty
  * value for anything out of range, so even an unverified buffer cannot make it read outside.
- * The verifier proves structure up front so the typed accessors (generated from schema/*.fbs by
+ * The verifier proves structure up front so the typed accessors (generated from the schema/ .fbs files by
  * tools/fbsgen) can be trusted to return real data.
  *
  * Builder: back-to-front, growing through a caller-supplied realloc callback (the core never
@@ -65,6 +65,13 @@ typedef struct pte_fb_str {
   const char *ptr; /* NUL-terminated in a verified buffer; NULL when absent */
   uint32_t len;
 } pte_fb_str;
+/* Reader guarantees on any buffer, verified or not: a present table's vtable and inline bytes lie
+ * inside the buffer; a scalar/struct field is returned only if all its bytes lie inside the
+ * buffer (see the verifier notes on why not the table's declared inline size); a uoffset of 0 or pointing past the end reads as absent; a vector is
+ * present only if its count fits with at least one byte per element (element accessors re-check
+ * with the real element size); a string is returned only if its length, bytes and NUL
+ * terminator lie inside the buffer and the terminator is 0 (so ptr[len] == 0 always holds).
+ * Positions are 32-bit: bytes past 4 GiB are unreachable. */
 
 /* Root table of a buffer (absent if the root offset or vtable is out of range). */
 pte_fb_table pte_fb_root(const uint8_t *buf, size_t size);
@@ -126,7 +133,15 @@ typedef struct pte_fb_verifier {
 void pte_fb_verifier_init(pte_fb_verifier *v, const uint8_t *buf, size_t size, pte_error_info *err);
 
 /* Every verify call returns PTE_OK or PTE_ERR_INVALID_PROGRAM (with a message naming table,
- * field slot and what is wrong). Callers map the status when a different one is wanted. */
+ * field slot and what is wrong, e.g. "Tensor: field 2 (vector) offset 0x1234 past end of buffer
+ * (size 0x400)"). Callers map the status when a different one is wanted.
+ * Rules beyond the per-function notes: a present field's table offset must be >= 4 (not inside
+ * the soffset) and field bytes must end inside the buffer (deliberately not inside the vtable's
+ * table-size entry: the Python flatbuffers builder used upstream shares vtables between tables
+ * of different sizes, so real files declare sizes too small); every uoffset must be
+ * non-zero and < 2^31 and its target 4-aligned with 4 bytes in range; vector element alignment
+ * is only checked for non-empty vectors. Offsets only point forward, so verification always
+ * terminates; max_depth / max_tables (set them after pte_fb_verifier_init) bound the work. */
 
 /* Checks the root offset and (if ident != NULL) the file identifier; returns the root table
  * position in *root_pos (not yet verified as a table). */
@@ -155,11 +170,15 @@ pte_status pte_fb_verify_vec_table(pte_fb_verifier *v, pte_fb_table t, unsigned 
                                    pte_fb_verify_fn fn, bool required);
 /* Union: tag at type_slot must be < n_members+1 (0 = NONE); fn_for_tag[tag] verifies the member
  * (NULL entry: the member type is unknown -> error). A value present with tag 0, or a tag with
- * no value, is an error. */
+ * no value, is an error. n_tags is the number of entries in fn_for_tag INCLUDING entry 0 for
+ * NONE (= n_members + 1); tags >= n_tags are rejected. */
 pte_status pte_fb_verify_union(pte_fb_verifier *v, pte_fb_table t, unsigned type_slot, unsigned value_slot,
                                const pte_fb_verify_fn *fn_for_tag, unsigned n_tags);
 
 /* ------------------------------------------------------------------ builder */
+/* Realloc-style callback: ptr NULL allocates; otherwise returns a block of new_size bytes whose
+ * first min(old_size, new_size) bytes equal the old block's (NULL on failure, old block kept).
+ * new_size 0 frees ptr (return value ignored). */
 typedef void *(*pte_fb_realloc_fn)(void *ctx, void *ptr, size_t old_size, size_t new_size);
 
 /* A reference to something already written: distance from the END of the buffer (as FlatBuffers'
@@ -186,7 +205,18 @@ typedef struct pte_fb_builder {
   pte_status status;    /* first failure (PTE_ERR_MEMORY_ALLOCATION_FAILED / OUT_OF_RESOURCES) */
 } pte_fb_builder;
 
+/* Builder errors are sticky in b->status and make every later call a no-op returning 0/NULL:
+ *   PTE_ERR_MEMORY_ALLOCATION_FAILED  the realloc callback failed (or is NULL);
+ *   PTE_ERR_OUT_OF_RESOURCES          the buffer would exceed 2 GiB - 1 (uoffsets are 32-bit and
+ *                                     treated as signed by verifiers), or a table's inline data
+ *                                     would exceed 64 KiB;
+ *   PTE_ERR_INVALID_STATE             misuse: table_start inside a table, add_* outside one,
+ *                                     creating strings/vectors or finishing inside a table;
+ *   PTE_ERR_INVALID_ARGUMENT          alignment not a power of two, slot > 32762, a ref that was
+ *                                     never written, NULL data with count > 0, root 0.
+ * Vtables with identical bytes are shared (deduplicated). */
 void pte_fb_builder_init(pte_fb_builder *b, pte_fb_realloc_fn fn, void *ctx);
+/* Frees everything through the callback and re-initialises *b (same callback) for reuse. */
 void pte_fb_builder_free(pte_fb_builder *b);
 
 /* Alignment padding: makes the next `len` bytes written end up aligned to `align`. */
@@ -195,7 +225,8 @@ void pte_fb_prep(pte_fb_builder *b, size_t align, size_t len);
 pte_fb_ref pte_fb_create_string(pte_fb_builder *b, const char *s, size_t len);
 /* Vector of scalars/structs: `data` holds count elements of elem_size bytes, already
  * little-endian. The element data is aligned to max(align, elem_size alignment) — use this for
- * force_align. */
+ * force_align. (elem_size alignment = largest power of two dividing elem_size, at most 8; pass
+ * the struct's alignment in `align` when it is larger.) */
 pte_fb_ref pte_fb_create_vec(pte_fb_builder *b, const void *data, size_t count, size_t elem_size, size_t align);
 /* Vector of references (tables or strings). */
 pte_fb_ref pte_fb_create_vec_refs(pte_fb_builder *b, const pte_fb_ref *refs, size_t count);
@@ -222,11 +253,13 @@ void pte_fb_add_ref(pte_fb_builder *b, unsigned slot, pte_fb_ref ref); /* ref 0:
 void pte_fb_add_struct(pte_fb_builder *b, unsigned slot, const void *data, size_t size, size_t align);
 pte_fb_ref pte_fb_table_end(pte_fb_builder *b);
 
-/* Finishes with root table `root` and optional 4-char identifier; pads the front so the total
+/* Finishes with root table `root` and optional identifier (exactly 4 bytes are copied; NULL: no
+ * identifier); pads the front so the total
  * size is a multiple of the largest alignment used (and of min_align). On success *out points at
  * the finished bytes inside the builder (valid until pte_fb_builder_free) and *out_size is set. */
 pte_status pte_fb_finish(pte_fb_builder *b, pte_fb_ref root, const char *ident, size_t min_align,
                          const uint8_t **out, size_t *out_size);
+/* (Call pte_fb_finish once per builder; returns b->status on failure, with *out NULL.) */
 
 /* A realloc callback over the C heap lives outside the core: pte_heap_realloc() in pte/io.h. */
 
