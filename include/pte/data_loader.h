@@ -38,8 +38,9 @@ typedef struct pte_segment_info {
 typedef struct pte_data_loader pte_data_loader;
 
 typedef struct pte_data_loader_vtable {
-  /* Returns bytes [offset, offset+size) in *out. A range past the end is PTE_ERR_INVALID_ARGUMENT
-   * (buffer loader) or PTE_ERR_ACCESS_FAILED (file loaders). size 0 gives {NULL, 0}. */
+  /* Returns bytes [offset, offset+size) in *out. A range past the end is
+   * PTE_ERR_INVALID_ARGUMENT; PTE_ERR_ACCESS_FAILED is for OS failures (a file that shrank after
+   * open, a failed read or mapping). size 0 gives {NULL, 0}. */
   pte_status (*load)(const pte_data_loader *self, uint64_t offset, size_t size,
                      const pte_segment_info *info, pte_freeable_buffer *out);
   /* Copies bytes [offset, offset+size) into dst. May be NULL (then load + memcpy is used). */
@@ -69,6 +70,25 @@ typedef struct pte_buffer_loader {
 } pte_buffer_loader;
 
 void pte_buffer_loader_init(pte_buffer_loader *l, const void *data, size_t size);
+
+/* ---- Window loader (core: no OS calls, no allocation) ---------------------------------------
+ * Presents bytes [offset, offset+size) of another loader as a loader of its own: offset 0 of the
+ * window is `offset` of `inner`. Used to load the program embedded in a bundled program (.bpte)
+ * without copying. Loads are forwarded to `inner` (so buffers keep inner's ownership rules and
+ * alignment: a window at a 32-aligned inner offset keeps mmap/buffer alignment); a range past the
+ * window's end is PTE_ERR_INVALID_ARGUMENT. `inner` must outlive the window. Thread-safe when
+ * `inner` is. */
+typedef struct pte_window_loader {
+  pte_data_loader base; /* must be first */
+  const pte_data_loader *inner;
+  uint64_t offset;
+  uint64_t size;
+} pte_window_loader;
+
+/* Initialises *w. Errors: PTE_ERR_INVALID_ARGUMENT (NULL w/inner, offset + size overflows or
+ * exceeds the inner loader's size); any error of the inner loader's size(). */
+pte_status pte_window_loader_init(pte_window_loader *w, const pte_data_loader *inner,
+                                  uint64_t offset, uint64_t size);
 
 #ifdef __cplusplus
 }
