@@ -1,0 +1,664 @@
+/* Indexing kernels: index.Tensor, index_select, gather, scatter (value / src), embedding,
+ * upsample_nearest2d.vec.
+ *
+ * All of them move whole elements of self into out (same dtype), so they are dtype-agnostic byte
+ * copies; index tensors are int64 (and int32 where ATen allows it), read through their strides.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "portable/portable_index.h"
+#include "portable/util/kutil.h"
+#include "portable/util/kutil_shape.h"
+
+#define FAIL(status, ...)                          \
+  do {                                             \
+    pte_kernel_fail(ctx, (status), __VA_ARGS__);   \
+    return;                                        \
+  } while (0)
+#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+
+static bool same_dtype(pte_kernel_context *ctx, const pte_tensor *a, const pte_tensor *out) {
+  if (a->dtype != out->dtype) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "out dtype %s differs from input dtype %s",
+                    pte_dtype_name(out->dtype), pte_dtype_name(a->dtype));
+    return false;
+  }
+  if (!pte_k_dtype_supported(a->dtype)) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "unsupported dtype %s", pte_dtype_name(a->dtype));
+    return false;
+  }
+  return true;
+}
+
+static bool is_int_index(int dtype) { return dtype == PTE_DTYPE_LONG || dtype == PTE_DTYPE_INT; }
+
+static inline void copy_elem(uint8_t *d, const uint8_t *s, size_t es) {
+  switch (es) {
+    case 1: *d = *s; break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    default: memcpy(d, s, es); break;
+  }
+}
+
+/* ---- index.Tensor ------------------------------------------------------------------------- */
+
+/* Finds the coordinates of the p-th true element of a boolean/uint8 mask (logical order). The
+ * cursor makes increasing p cheap. */
+typedef struct mask_cursor {
+  const pte_tensor *m;
+  int64_t p;  /* index of the true element found last, -1 before the first search */
+  size_t li;  /* its logical linear index */
+  int64_t ntrue;
+} mask_cursor;
+
+static bool mask_at(const pte_tensor *m, size_t li) {
+  return ((const uint8_t *)m->data)[pte_k_offset_of_linear(m, li)] != 0;
+}
+
+static size_t mask_find(mask_cursor *c, int64_t p) {
+  size_t li;
+  int64_t k;
+  if (c->p >= 0 && p >= c->p) {
+    if (p == c->p) return c->li;
+    li = c->li + 1;
+    k = c->p + 1;
+  } else {
+    li = 0;
+    k = 0;
+  }
+  for (; li < c->m->numel; li++) {
+    if (!mask_at(c->m, li)) continue;
+    if (k == p) break;
+    k++;
+  }
+  c->p = p;
+  c->li = li;
+  return li;
+}
+
+/* Coordinate q of logical linear index li in tensor t. */
+static int64_t coord_of(const pte_tensor *t, size_t li, int32_t q) {
+  for (int32_t d = t->dim - 1; d > q; d--) li /= (size_t)t->sizes[d];
+  return (int64_t)(li % (size_t)t->sizes[q]);
+}
+
+typedef struct vindex {
+  const pte_tensor *t; /* int index tensor, or the mask */
+  int32_t self_dim;    /* self dimension it indexes */
+  int32_t mask_q;      /* -1 for an int tensor; else the mask coordinate it supplies */
+  int32_t mask_id;
+} vindex;
+
+/* aten::index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) */
+static void op_index_tensor(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_evalue *lv = args[1];
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!self || !out) return;
+  if (!lv || (lv->tag != PTE_TAG_LIST_OPTIONAL_TENSOR && lv->tag != PTE_TAG_LIST_TENSOR))
+    BAD("arg 1: expected a list of optional tensors");
+  if (!same_dtype(ctx, self, out)) return;
+  if (!pte_k_check_data(ctx, self, "self")) return;
+  size_t nidx = lv->tag == PTE_TAG_LIST_OPTIONAL_TENSOR ? lv->u.opt_tensor_list.len : lv->u.tensor_list.len;
+  pte_evalue **items = lv->tag == PTE_TAG_LIST_OPTIONAL_TENSOR ? lv->u.opt_tensor_list.items : lv->u.tensor_list.items;
+
+  vindex vs[PTE_MAX_RANK];
+  mask_cursor masks[PTE_MAX_RANK];
+  int32_t nv = 0, nmask = 0, sd = 0;
+  bool indexed[PTE_MAX_RANK] = {false};
+  int32_t bshape[PTE_MAX_RANK], bd = 0;
+  for (size_t i = 0; i < nidx; i++) {
+    pte_evalue *e = items[i];
+    if (!e || e->tag == PTE_TAG_NONE) {
+      sd++;
+      continue;
+    }
+    if (e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("index %zu is not a tensor or None", i);
+    const pte_tensor *t = e->u.tensor;
+    if (!pte_k_check_data(ctx, t, "index")) return;
+    int32_t tsz[PTE_MAX_RANK], tdim;
+    if (is_int_index(t->dtype)) {
+      if (sd >= self->dim) BAD("too many indices for tensor of dimension %d", (int)self->dim);
+      vs[nv].t = t;
+      vs[nv].self_dim = sd;
+      vs[nv].mask_q = -1;
+      vs[nv].mask_id = -1;
+      indexed[sd] = true;
+      nv++;
+      sd++;
+      tdim = t->dim;
+      for (int32_t k = 0; k < tdim; k++) tsz[k] = t->sizes[k];
+    } else if (t->dtype == PTE_DTYPE_BOOL || t->dtype == PTE_DTYPE_BYTE) {
+      if (t->dim == 0) FAIL(PTE_ERR_NOT_SUPPORTED, "0-dim boolean index is not supported");
+      if (sd + t->dim > self->dim) BAD("too many indices for tensor of dimension %d", (int)self->dim);
+      for (int32_t k = 0; k < t->dim; k++)
+        if (t->sizes[k] != self->sizes[sd + k])
+          BAD("mask shape does not match self at dim %d (%d vs %d)", (int)(sd + k), (int)t->sizes[k],
+              (int)self->sizes[sd + k]);
+      int64_t ntrue = 0;
+      for (size_t li = 0; li < t->numel; li++) ntrue += mask_at(t, li) ? 1 : 0;
+      masks[nmask].m = t;
+      masks[nmask].p = -1;
+      masks[nmask].li = 0;
+      masks[nmask].ntrue = ntrue;
+      for (int32_t k = 0; k < t->dim; k++) {
+        vs[nv].t = t;
+        vs[nv].self_dim = sd + k;
+        vs[nv].mask_q = k;
+        vs[nv].mask_id = nmask;
+        indexed[sd + k] = true;
+        nv++;
+      }
+      nmask++;
+      sd += t->dim;
+      tdim = 1;
+      tsz[0] = (int32_t)ntrue;
+    } else {
+      BAD("tensors used as indices must be long, int, byte or bool tensors (got %s)",
+          pte_dtype_name(t->dtype));
+    }
+    {
+      int32_t nb[PTE_MAX_RANK], nbd;
+      if (pte_k_broadcast_sizes(bshape, bd, tsz, tdim, nb, &nbd) != PTE_OK)
+        BAD("shape mismatch: indexing tensors could not be broadcast together");
+      bd = nbd;
+      for (int32_t k = 0; k < nbd; k++) bshape[k] = nb[k];
+    }
+  }
+  if (sd > self->dim) BAD("too many indices for tensor of dimension %d", (int)self->dim);
+
+  if (nv == 0) {
+    if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+    if (!pte_k_resize_like(ctx, out, self)) return;
+    pte_ks_copy_same_shape(out, self);
+    pte_k_set_return(args, nargs, 2);
+    return;
+  }
+
+  /* layout of the result */
+  int32_t first = -1, last = -1;
+  for (int32_t d = 0; d < self->dim; d++)
+    if (indexed[d]) {
+      if (first < 0) first = d;
+      last = d;
+    }
+  bool adjacent = true;
+  for (int32_t d = first; d <= last; d++)
+    if (!indexed[d]) adjacent = false;
+  int32_t npre = adjacent ? first : 0;
+  int32_t rest_self[PTE_MAX_RANK], nrest = 0;
+  for (int32_t d = npre; d < self->dim; d++)
+    if (!indexed[d]) rest_self[nrest++] = d;
+  int32_t odim = npre + bd + nrest;
+  if (odim > PTE_MAX_RANK) BAD("index result rank %d too large", (int)odim);
+  int32_t osz[PTE_MAX_RANK];
+  for (int32_t d = 0; d < npre; d++) osz[d] = self->sizes[d];
+  for (int32_t k = 0; k < bd; k++) osz[npre + k] = bshape[k];
+  for (int32_t k = 0; k < nrest; k++) osz[npre + bd + k] = self->sizes[rest_self[k]];
+  if (out->dim != odim) BAD("out has rank %d, expected %d", (int)out->dim, (int)odim);
+  if (!pte_k_resize_out(ctx, out, osz, odim)) return;
+  if (out->numel == 0) {
+    pte_k_set_return(args, nargs, 2);
+    return;
+  }
+
+  /* outer walk: pre dims then broadcast dims; rest dims are copied as a block */
+  int32_t nouter = npre + bd;
+  int64_t o_size[2 * PTE_MAX_RANK], o_dst[2 * PTE_MAX_RANK], o_src[2 * PTE_MAX_RANK];
+  int64_t o_vst[PTE_MAX_RANK][2 * PTE_MAX_RANK];
+  for (int32_t d = 0; d < nouter; d++) {
+    o_size[d] = osz[d];
+    o_dst[d] = out->strides[d];
+    o_src[d] = d < npre ? self->strides[d] : 0;
+    for (int32_t v = 0; v < nv; v++) {
+      int64_t st = 0;
+      if (d >= npre) {
+        int32_t b = d - npre;
+        const pte_tensor *t = vs[v].t;
+        if (vs[v].mask_q < 0) {
+          int32_t j = b - (bd - t->dim);
+          if (j >= 0 && t->sizes[j] != 1) st = t->strides[j];
+        } else if (b == bd - 1 && masks[vs[v].mask_id].ntrue != 1) {
+          st = 1; /* position among the true elements */
+        }
+      }
+      o_vst[v][d] = st;
+    }
+  }
+  int64_t r_size[PTE_MAX_RANK], r_dst[PTE_MAX_RANK], r_src[PTE_MAX_RANK];
+  for (int32_t k = 0; k < nrest; k++) {
+    r_size[k] = self->sizes[rest_self[k]];
+    r_dst[k] = out->strides[npre + bd + k];
+    r_src[k] = self->strides[rest_self[k]];
+  }
+  size_t es = pte_dtype_size(out->dtype);
+  int64_t cnt[2 * PTE_MAX_RANK] = {0};
+  int64_t doff = 0, soff = 0, voff[PTE_MAX_RANK] = {0};
+  for (;;) {
+    int64_t src = soff;
+    for (int32_t v = 0; v < nv; v++) {
+      int32_t d = vs[v].self_dim;
+      int64_t idx;
+      if (vs[v].mask_q < 0) {
+        idx = pte_ks_load_index(vs[v].t, voff[v]);
+        int64_t sz = self->sizes[d];
+        if (idx < -sz || idx >= sz)
+          BAD("index %lld is out of bounds for dimension %d with size %lld", (long long)idx, (int)d,
+              (long long)sz);
+        if (idx < 0) idx += sz;
+      } else {
+        mask_cursor *mc = &masks[vs[v].mask_id];
+        idx = coord_of(mc->m, mask_find(mc, voff[v]), vs[v].mask_q);
+      }
+      src += idx * self->strides[d];
+    }
+    pte_ks_copy_nd((uint8_t *)out->data + doff * (int64_t)es, r_dst,
+                   (const uint8_t *)self->data + src * (int64_t)es, r_src, r_size, nrest, es);
+    int32_t i = nouter - 1;
+    for (; i >= 0; i--) {
+      if (++cnt[i] < o_size[i]) {
+        doff += o_dst[i];
+        soff += o_src[i];
+        for (int32_t v = 0; v < nv; v++) voff[v] += o_vst[v][i];
+        break;
+      }
+      doff -= o_dst[i] * (o_size[i] - 1);
+      soff -= o_src[i] * (o_size[i] - 1);
+      for (int32_t v = 0; v < nv; v++) voff[v] -= o_vst[v][i] * (o_size[i] - 1);
+      cnt[i] = 0;
+    }
+    if (i < 0) break;
+  }
+  pte_k_set_return(args, nargs, 2);
+}
+
+/* ---- index_select ------------------------------------------------------------------------- */
+
+/* aten::index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) */
+static void op_index_select(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t d;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
+  pte_tensor *index = pte_k_arg_tensor(ctx, args, nargs, 2);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
+  if (!index || !out || !same_dtype(ctx, self, out)) return;
+  if (!is_int_index(index->dtype)) BAD("index_select(): index must be int64 or int32, got %s", pte_dtype_name(index->dtype));
+  if (index->dim > 1) BAD("index_select(): index must be a vector or scalar");
+  int32_t dim;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, index, "index")) return;
+  int64_t m = (int64_t)index->numel;
+  int64_t ist = index->dim ? index->strides[0] : 0;
+  if (self->dim == 0) {
+    if (m != 1) BAD("index_select(): index to a scalar can have only one value");
+    int64_t v = pte_ks_load_index(index, 0);
+    if (v != 0) BAD("index_select(): index %lld out of range for a scalar", (long long)v);
+    if (out->dim != 0) BAD("out must be 0-dim");
+    if (!pte_k_resize_out(ctx, out, NULL, 0)) return;
+    memcpy(out->data, self->data, pte_dtype_size(self->dtype));
+    pte_k_set_return(args, nargs, 3);
+    return;
+  }
+  int32_t osz[PTE_MAX_RANK];
+  for (int32_t k = 0; k < self->dim; k++) osz[k] = k == dim ? (int32_t)m : self->sizes[k];
+  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (!pte_k_resize_out(ctx, out, osz, self->dim)) return;
+  int64_t sz = self->sizes[dim];
+  for (int64_t i = 0; i < m; i++) {
+    int64_t v = pte_ks_load_index(index, i * ist);
+    if (v < 0 || v >= sz) BAD("index_select(): index %lld out of range for dimension of size %lld", (long long)v, (long long)sz);
+  }
+  if (out->numel == 0) {
+    pte_k_set_return(args, nargs, 3);
+    return;
+  }
+  size_t es = pte_dtype_size(out->dtype);
+  if (pte_k_is_contiguous(self) && pte_k_is_contiguous(out)) {
+    size_t outer = 1, inner = es;
+    for (int32_t k = 0; k < dim; k++) outer *= (size_t)self->sizes[k];
+    for (int32_t k = dim + 1; k < self->dim; k++) inner *= (size_t)self->sizes[k];
+    const uint8_t *s = (const uint8_t *)self->data;
+    uint8_t *o = (uint8_t *)out->data;
+    for (size_t a = 0; a < outer; a++)
+      for (int64_t i = 0; i < m; i++) {
+        int64_t v = pte_ks_load_index(index, i * ist);
+        memcpy(o + (a * (size_t)m + (size_t)i) * inner, s + (a * (size_t)sz + (size_t)v) * inner, inner);
+      }
+  } else {
+    int64_t bsz[PTE_MAX_RANK], ds[PTE_MAX_RANK], ss[PTE_MAX_RANK];
+    for (int32_t k = 0; k < self->dim; k++) {
+      bsz[k] = k == dim ? 1 : self->sizes[k];
+      ds[k] = out->strides[k];
+      ss[k] = self->strides[k];
+    }
+    for (int64_t i = 0; i < m; i++) {
+      int64_t v = pte_ks_load_index(index, i * ist);
+      pte_ks_copy_nd((uint8_t *)out->data + i * ds[dim] * (int64_t)es, ds,
+                     (const uint8_t *)self->data + v * ss[dim] * (int64_t)es, ss, bsz, self->dim, es);
+    }
+  }
+  pte_k_set_return(args, nargs, 3);
+}
+
+/* ---- gather / scatter ----------------------------------------------------------------------- */
+
+/* Sizes/strides of t with a 0-dim tensor treated as 1-D of size 1 (ATen ensure_nonempty). */
+static int32_t nonempty(const pte_tensor *t, int64_t *sz, int64_t *st) {
+  if (t->dim == 0) {
+    sz[0] = 1;
+    st[0] = 0;
+    return 1;
+  }
+  for (int32_t k = 0; k < t->dim; k++) {
+    sz[k] = t->sizes[k];
+    st[k] = t->strides[k];
+  }
+  return t->dim;
+}
+
+/* Walks index's shape, calling the element body with offsets of index, self-like tensor `a`
+ * (coordinates with dim excluded), and `b` (all coordinates). */
+typedef struct walk3 {
+  int32_t n;
+  int64_t sz[PTE_MAX_RANK];
+  int64_t st[3][PTE_MAX_RANK];
+} walk3;
+
+static bool walk3_next(const walk3 *w, int64_t *cnt, int64_t *off) {
+  for (int32_t i = w->n - 1; i >= 0; i--) {
+    if (++cnt[i] < w->sz[i]) {
+      for (int k = 0; k < 3; k++) off[k] += w->st[k][i];
+      return true;
+    }
+    for (int k = 0; k < 3; k++) off[k] -= w->st[k][i] * (w->sz[i] - 1);
+    cnt[i] = 0;
+  }
+  return false;
+}
+
+/* aten::gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) */
+static void op_gather(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 5, 6)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t d;
+  bool sparse;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
+  pte_tensor *index = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!index || !pte_k_arg_bool(ctx, args, nargs, 3, &sparse)) return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
+  if (!out || !same_dtype(ctx, self, out)) return;
+  if (sparse) FAIL(PTE_ERR_NOT_SUPPORTED, "gather: sparse_grad=True is not supported");
+  if (index->dtype != PTE_DTYPE_LONG) BAD("gather(): Expected dtype int64 for index, got %s", pte_dtype_name(index->dtype));
+  int32_t dim;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  int64_t ssz[PTE_MAX_RANK], sst[PTE_MAX_RANK], isz[PTE_MAX_RANK], ist[PTE_MAX_RANK];
+  int32_t sr = nonempty(self, ssz, sst), ir = nonempty(index, isz, ist);
+  if (sr != ir) BAD("gather(): index tensor must have the same number of dimensions as input tensor");
+  if (index->numel > 0)
+    for (int32_t k = 0; k < sr; k++)
+      if (k != dim && isz[k] > ssz[k])
+        BAD("gather(): size does not match at dimension %d (index %lld > self %lld)", (int)k,
+            (long long)isz[k], (long long)ssz[k]);
+  if (out->dim != index->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)index->dim);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, index, "index")) return;
+  if (!pte_k_resize_like(ctx, out, index)) return;
+  if (index->numel > 0) {
+    int64_t osz_[PTE_MAX_RANK], ost[PTE_MAX_RANK];
+    nonempty(out, osz_, ost);
+    walk3 w;
+    w.n = sr;
+    for (int32_t k = 0; k < sr; k++) {
+      w.sz[k] = isz[k];
+      w.st[0][k] = ist[k];
+      w.st[1][k] = k == dim ? 0 : sst[k];
+      w.st[2][k] = ost[k];
+    }
+    size_t es = pte_dtype_size(out->dtype);
+    int64_t cnt[PTE_MAX_RANK] = {0}, off[3] = {0, 0, 0};
+    int64_t lim = ssz[dim], dst = sst[dim];
+    do {
+      int64_t v = pte_ks_load_index(index, off[0]);
+      if (v < 0 || v >= lim)
+        BAD("gather(): index %lld is out of bounds for dimension %d with size %lld", (long long)v,
+            (int)dim, (long long)lim);
+      copy_elem((uint8_t *)out->data + off[2] * (int64_t)es,
+                (const uint8_t *)self->data + (off[1] + v * dst) * (int64_t)es, es);
+    } while (walk3_next(&w, cnt, off));
+  }
+  pte_k_set_return(args, nargs, 4);
+}
+
+static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool is_src) {
+  if (!pte_k_check_nargs(ctx, nargs, 5, 6)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t d;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
+  pte_tensor *index = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!index) return;
+  pte_tensor *src = NULL;
+  if (is_src) {
+    src = pte_k_arg_tensor(ctx, args, nargs, 3);
+    if (!src) return;
+  } else if (!pte_k_arg_is_scalar(args, nargs, 3)) {
+    BAD("arg 3: expected a Scalar");
+  }
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
+  if (!out || !same_dtype(ctx, self, out)) return;
+  if (src && src->dtype != self->dtype)
+    BAD("scatter(): expected self and src to have the same dtype (%s vs %s)", pte_dtype_name(self->dtype),
+        pte_dtype_name(src->dtype));
+  if (index->dtype != PTE_DTYPE_LONG) BAD("scatter(): Expected dtype int64 for index, got %s", pte_dtype_name(index->dtype));
+  int32_t dim;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  int64_t ssz[PTE_MAX_RANK], sst[PTE_MAX_RANK], isz[PTE_MAX_RANK], ist[PTE_MAX_RANK];
+  int64_t rsz[PTE_MAX_RANK], rst[PTE_MAX_RANK];
+  int32_t sr = nonempty(self, ssz, sst), ir = nonempty(index, isz, ist);
+  if (sr != ir) BAD("scatter(): index tensor must have the same number of dimensions as self");
+  if (src) {
+    int32_t rr = nonempty(src, rsz, rst);
+    if (rr != sr) BAD("scatter(): src tensor must have the same number of dimensions as self");
+  }
+  if (index->numel > 0)
+    for (int32_t k = 0; k < sr; k++) {
+      if (k != dim && isz[k] > ssz[k]) BAD("scatter(): index size %d exceeds self at dimension %d", (int)isz[k], (int)k);
+      if (src && isz[k] > rsz[k]) BAD("scatter(): index size %d exceeds src at dimension %d", (int)isz[k], (int)k);
+    }
+  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, index, "index")) return;
+  if (src && !pte_k_check_data(ctx, src, "src")) return;
+  if (!pte_k_resize_like(ctx, out, self)) return;
+  /* validate every index before writing anything */
+  int64_t lim = ssz[dim];
+  walk3 w;
+  w.n = sr;
+  int64_t osz_[PTE_MAX_RANK], ost[PTE_MAX_RANK];
+  nonempty(out, osz_, ost);
+  for (int32_t k = 0; k < sr; k++) {
+    w.sz[k] = isz[k];
+    w.st[0][k] = ist[k];
+    w.st[1][k] = k == dim ? 0 : ost[k];
+    w.st[2][k] = src ? rst[k] : 0;
+  }
+  int64_t cnt[PTE_MAX_RANK] = {0}, off[3] = {0, 0, 0};
+  if (index->numel > 0) {
+    do {
+      int64_t v = pte_ks_load_index(index, off[0]);
+      if (v < 0 || v >= lim)
+        BAD("scatter(): index %lld is out of bounds for dimension %d with size %lld", (long long)v,
+            (int)dim, (long long)lim);
+    } while (walk3_next(&w, cnt, off));
+  }
+  if (out->data != self->data) pte_ks_copy_same_shape(out, self);
+  if (index->numel > 0) {
+    size_t es = pte_dtype_size(out->dtype);
+    uint8_t elem[8];
+    if (!src) pte_ks_scalar_to_elem(args[3], out->dtype, elem);
+    memset(cnt, 0, sizeof cnt);
+    off[0] = off[1] = off[2] = 0;
+    int64_t dst = ost[dim];
+    do {
+      int64_t v = pte_ks_load_index(index, off[0]);
+      uint8_t *o = (uint8_t *)out->data + (off[1] + v * dst) * (int64_t)es;
+      copy_elem(o, src ? (const uint8_t *)src->data + off[2] * (int64_t)es : elem, es);
+    } while (walk3_next(&w, cnt, off));
+  }
+  pte_k_set_return(args, nargs, 4);
+}
+
+/* aten::scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) */
+static void op_scatter_value(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  scatter_common(ctx, args, nargs, false);
+}
+
+/* aten::scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) */
+static void op_scatter_src(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  scatter_common(ctx, args, nargs, true);
+}
+
+/* ---- embedding ------------------------------------------------------------------------------ */
+
+/* aten::embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1,
+ *                     bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) */
+static void op_embedding(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 6, 7)) return;
+  pte_tensor *weight = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *indices = pte_k_arg_tensor(ctx, args, nargs, 1);
+  int64_t padding_idx;
+  bool sgf, sparse;
+  if (!weight || !indices || !pte_k_arg_int(ctx, args, nargs, 2, &padding_idx) ||
+      !pte_k_arg_bool(ctx, args, nargs, 3, &sgf) || !pte_k_arg_bool(ctx, args, nargs, 4, &sparse))
+    return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 5);
+  if (!out || !same_dtype(ctx, weight, out)) return;
+  if (weight->dim != 2) BAD("embedding(): weight must be 2-D, got rank %d", (int)weight->dim);
+  if (!is_int_index(indices->dtype)) BAD("embedding(): indices must be int64 or int32, got %s", pte_dtype_name(indices->dtype));
+  if (indices->dim + 1 > PTE_MAX_RANK) BAD("embedding(): indices rank too large");
+  int32_t osz[PTE_MAX_RANK];
+  for (int32_t k = 0; k < indices->dim; k++) osz[k] = indices->sizes[k];
+  osz[indices->dim] = weight->sizes[1];
+  if (out->dim != indices->dim + 1) BAD("out has rank %d, expected %d", (int)out->dim, (int)indices->dim + 1);
+  if (!pte_k_check_data(ctx, weight, "weight") || !pte_k_check_data(ctx, indices, "indices")) return;
+  if (!pte_k_resize_out(ctx, out, osz, indices->dim + 1)) return;
+  int64_t V = weight->sizes[0], D = weight->sizes[1];
+  size_t es = pte_dtype_size(out->dtype);
+  for (size_t li = 0; li < indices->numel; li++) {
+    int64_t v = pte_ks_load_index(indices, pte_k_offset_of_linear(indices, li));
+    if (v < 0 || v >= V) BAD("embedding(): index %lld out of range for %lld rows", (long long)v, (long long)V);
+  }
+  if (out->numel > 0) {
+    int64_t row_sz = D, row_ds = out->strides[indices->dim], row_ss = weight->strides[1];
+    for (size_t li = 0; li < indices->numel; li++) {
+      int64_t v = pte_ks_load_index(indices, pte_k_offset_of_linear(indices, li));
+      int64_t ooff = 0;
+      size_t r = li;
+      for (int32_t k = indices->dim - 1; k >= 0; k--) {
+        ooff += (int64_t)(r % (size_t)indices->sizes[k]) * out->strides[k];
+        r /= (size_t)indices->sizes[k];
+      }
+      pte_ks_copy_nd((uint8_t *)out->data + ooff * (int64_t)es, &row_ds,
+                     (const uint8_t *)weight->data + v * weight->strides[0] * (int64_t)es, &row_ss,
+                     &row_sz, 1, es);
+    }
+  }
+  pte_k_set_return(args, nargs, 5);
+}
+
+/* ---- upsample_nearest2d --------------------------------------------------------------------- */
+
+static int64_t nearest_idx(int64_t o, int64_t in, int64_t out, bool has_scale, double scale) {
+  if (out == in) return o;
+  if (out == 2 * in) return o >> 1;
+  float s = (has_scale && scale > 0) ? (float)(1.0 / scale) : (float)in / (float)out;
+  int64_t r = (int64_t)floorf((float)o * s);
+  return r < in - 1 ? r : in - 1;
+}
+
+/* aten::upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *,
+ *                                  Tensor(a!) out) */
+static void op_upsample_nearest2d_vec(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  pte_tensor *in = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
+  if (!in || !out || !same_dtype(ctx, in, out)) return;
+  if (in->dtype == PTE_DTYPE_BOOL) BAD("upsample_nearest2d: bool is not supported");
+  if (in->dim != 4) BAD("upsample_nearest2d: expected a 4-D input, got rank %d", (int)in->dim);
+  bool has_size = !pte_k_arg_is_none(args, nargs, 1), has_scale = !pte_k_arg_is_none(args, nargs, 2);
+  if (has_size == has_scale) BAD("upsample_nearest2d: specify exactly one of output_size and scale_factors");
+  int64_t ih = in->sizes[2], iw = in->sizes[3], oh, ow;
+  double sh = 0, sw = 0;
+  if (has_size) {
+    size_t n;
+    const int64_t *os = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+    if (!os) return;
+    if (n != 2) BAD("upsample_nearest2d: output_size must have 2 entries, got %zu", n);
+    oh = os[0];
+    ow = os[1];
+  } else {
+    pte_evalue *sv = args[2];
+    if (sv->tag != PTE_TAG_LIST_DOUBLE) BAD("arg 2: expected a float list");
+    if (sv->u.double_list.len != 2) BAD("upsample_nearest2d: scale_factors must have 2 entries");
+    sh = sv->u.double_list.items[0];
+    sw = sv->u.double_list.items[1];
+    double fh = (double)ih * sh, fw = (double)iw * sw;
+    if (!(fh >= 0 && fh < 2147483648.0 && fw >= 0 && fw < 2147483648.0))
+      BAD("upsample_nearest2d: invalid scale factors");
+    oh = (int64_t)fh;
+    ow = (int64_t)fw;
+  }
+  if (ih <= 0 || iw <= 0 || oh <= 0 || ow <= 0 || oh > INT32_MAX || ow > INT32_MAX)
+    BAD("upsample_nearest2d: input and output sizes should be greater than 0");
+  int32_t osz[4] = {in->sizes[0], in->sizes[1], (int32_t)oh, (int32_t)ow};
+  if (!pte_k_check_data(ctx, in, "input") || !pte_k_resize_out(ctx, out, osz, 4)) return;
+  if (out->numel > 0) {
+    size_t es = pte_dtype_size(out->dtype);
+    const uint8_t *s = (const uint8_t *)in->data;
+    uint8_t *o = (uint8_t *)out->data;
+    int64_t N = osz[0], C = osz[1];
+    const int32_t *is = in->strides, *os = out->strides;
+    if (out->strides[1] == 1 && in->strides[1] == 1) {
+      /* channels-last: each output pixel is one run of C elements */
+      for (int64_t n = 0; n < N; n++)
+        for (int64_t y = 0; y < oh; y++) {
+          int64_t iy = nearest_idx(y, ih, oh, !has_size, sh);
+          for (int64_t x = 0; x < ow; x++) {
+            int64_t ix = nearest_idx(x, iw, ow, !has_size, sw);
+            int64_t sb = n * is[0] + iy * is[2] + ix * is[3];
+            int64_t db = n * os[0] + y * os[2] + x * os[3];
+            memcpy(o + db * (int64_t)es, s + sb * (int64_t)es, (size_t)C * es);
+          }
+        }
+    } else {
+      for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+          for (int64_t y = 0; y < oh; y++) {
+            int64_t iy = nearest_idx(y, ih, oh, !has_size, sh);
+            int64_t sb = n * is[0] + c * is[1] + iy * is[2];
+            int64_t db = n * os[0] + c * os[1] + y * os[2];
+            for (int64_t x = 0; x < ow; x++) {
+              int64_t ix = nearest_idx(x, iw, ow, !has_size, sw);
+              copy_elem(o + (db + x * os[3]) * (int64_t)es, s + (sb + ix * is[3]) * (int64_t)es, es);
+            }
+          }
+    }
+  }
+  pte_k_set_return(args, nargs, 3);
+}
+
+/* ---- table ---------------------------------------------------------------------------------- */
+
+const pte_kernel pte_portable_index_kernels[] = {
+    {"aten::index.Tensor_out", NULL, op_index_tensor},
+    {"aten::index_select.out", NULL, op_index_select},
+    {"aten::gather.out", NULL, op_gather},
+    {"aten::scatter.value_out", NULL, op_scatter_value},
+    {"aten::scatter.src_out", NULL, op_scatter_src},
+    {"aten::embedding.out", NULL, op_embedding},
+    {"aten::upsample_nearest2d.vec_out", NULL, op_upsample_nearest2d_vec},
+};
+const size_t pte_portable_index_kernels_count =
+    sizeof pte_portable_index_kernels / sizeof pte_portable_index_kernels[0];

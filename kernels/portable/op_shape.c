@@ -1,0 +1,907 @@
+/* Shape / copy kernels: view, permute, expand, squeeze, unsqueeze, select, slice, cat, split,
+ * constant_pad_nd, arange, repeat, transpose, t, flip.
+ *
+ * Except for cat, constant_pad_nd and arange these are pure data movement: out has self's dtype
+ * and every element is copied as raw bytes, so every dtype works. Each copy is expressed as an
+ * N-d strided copy (pte_ks_copy_nd) from a "view" of self (sizes + element strides + base offset)
+ * to out, which honours every dim order on both sides.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "portable/portable_shape.h"
+#include "portable/util/kutil.h"
+#include "portable/util/kutil_shape.h"
+
+#define FAIL(status, ...)                          \
+  do {                                             \
+    pte_kernel_fail(ctx, (status), __VA_ARGS__);   \
+    return;                                        \
+  } while (0)
+#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+
+/* A view of a tensor: out-shaped sizes, element strides into base, and a base element offset. */
+typedef struct view {
+  int32_t dim;
+  int64_t sizes[PTE_MAX_RANK];
+  int64_t st[PTE_MAX_RANK];
+  int64_t off;
+} view;
+
+/* Copies view v of src (same dtype) into out (v's sizes equal out's sizes). */
+static void copy_view_to(pte_tensor *out, const pte_tensor *src, const view *v) {
+  if (out->numel == 0) return;
+  size_t es = pte_dtype_size(out->dtype);
+  int64_t ds[PTE_MAX_RANK];
+  pte_ks_strides64(out, ds);
+  const uint8_t *s = (const uint8_t *)src->data + v->off * (int64_t)es;
+  pte_ks_copy_nd(out->data, ds, s, v->st, v->sizes, out->dim, es);
+}
+
+static bool same_dtype(pte_kernel_context *ctx, const pte_tensor *a, const pte_tensor *out) {
+  if (a->dtype != out->dtype) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "out dtype %s differs from self dtype %s",
+                    pte_dtype_name(out->dtype), pte_dtype_name(a->dtype));
+    return false;
+  }
+  if (pte_dtype_size(a->dtype) == 0) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "invalid dtype %d", a->dtype);
+    return false;
+  }
+  return true;
+}
+
+/* Resolves a view size list (at most one -1) against numel. */
+static bool view_sizes(pte_kernel_context *ctx, size_t numel, const int64_t *size, size_t n,
+                       int32_t *out) {
+  if (n > PTE_MAX_RANK) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "too many dims (%zu)", n);
+    return false;
+  }
+  int infer = -1;
+  uint64_t prod = 1;
+  for (size_t i = 0; i < n; i++) {
+    if (size[i] == -1) {
+      if (infer >= 0) {
+        pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "only one dimension can be inferred");
+        return false;
+      }
+      infer = (int)i;
+      continue;
+    }
+    if (size[i] < 0 || size[i] > INT32_MAX) {
+      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "invalid size %lld", (long long)size[i]);
+      return false;
+    }
+    out[i] = (int32_t)size[i];
+    if (prod && size[i] && prod > UINT64_MAX / (uint64_t)size[i]) prod = UINT64_MAX;
+    else prod *= (uint64_t)size[i];
+  }
+  if (infer >= 0) {
+    if (prod == 0 || numel % prod != 0 || numel / prod > INT32_MAX) {
+      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "shape is invalid for input of size %zu",
+                      numel);
+      return false;
+    }
+    out[infer] = (int32_t)(numel / prod);
+    prod = numel;
+  }
+  if (prod != numel) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "shape is invalid for input of size %zu", numel);
+    return false;
+  }
+  return true;
+}
+
+/* ---- view_copy / et_view ------------------------------------------------------------------ */
+
+/* aten::view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) */
+static void op_view_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  size_t n;
+  const int64_t *size = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!self || !size || !out || !same_dtype(ctx, self, out)) return;
+  int32_t sizes[PTE_MAX_RANK];
+  if (!view_sizes(ctx, self->numel, size, n, sizes)) return;
+  if ((int32_t)n != out->dim) BAD("out has rank %d, view has %d", (int)out->dim, (int)n);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, (int32_t)n)) return;
+  pte_ks_copy_logical(out, self);
+  pte_k_set_return(args, nargs, 2);
+}
+
+/* executorch_prim::et_view.default(Tensor self, int[] size) -> Tensor: out (args[2]) becomes a
+ * view: its data pointer is set to self's data, nothing is copied. */
+static void op_et_view(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  size_t n;
+  const int64_t *size = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!self || !size || !out || !same_dtype(ctx, self, out)) return;
+  int32_t sizes[PTE_MAX_RANK];
+  if (!view_sizes(ctx, self->numel, size, n, sizes)) return;
+  if ((int32_t)n != out->dim) BAD("out has rank %d, view has %d", (int)out->dim, (int)n);
+  if (!pte_k_check_data(ctx, self, "self")) return;
+  out->data = self->data;
+  size_t nbytes = self->numel * pte_dtype_size(self->dtype);
+  out->capacity_bytes = self->capacity_bytes > nbytes ? self->capacity_bytes : nbytes;
+  out->flags = (uint8_t)((out->flags & ~PTE_TENSOR_CONST) | (self->flags & PTE_TENSOR_CONST));
+  if (!pte_k_resize_out(ctx, out, sizes, (int32_t)n)) return;
+  pte_k_set_return(args, nargs, 2);
+}
+
+/* ---- permute / transpose / t ---------------------------------------------------------------- */
+
+static void finish_permute(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t out_idx,
+                           pte_tensor *self, pte_tensor *out, const int32_t *perm) {
+  int32_t sizes[PTE_MAX_RANK];
+  view v;
+  v.dim = self->dim;
+  v.off = 0;
+  for (int32_t i = 0; i < self->dim; i++) {
+    sizes[i] = self->sizes[perm[i]];
+    v.sizes[i] = sizes[i];
+    v.st[i] = self->strides[perm[i]];
+  }
+  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, self->dim)) return;
+  copy_view_to(out, self, &v);
+  pte_k_set_return(args, nargs, out_idx);
+}
+
+/* aten::permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) */
+static void op_permute_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  size_t n;
+  const int64_t *dims = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!self || !dims || !out || !same_dtype(ctx, self, out)) return;
+  if ((int32_t)n != self->dim) BAD("dims has %zu entries, self has rank %d", n, (int)self->dim);
+  int32_t perm[PTE_MAX_RANK];
+  uint32_t seen = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!pte_ks_wrap_dim(dims[i], self->dim, &perm[i])) BAD("dim %lld out of range", (long long)dims[i]);
+    if (seen & (1u << perm[i])) BAD("repeated dim %d in permute", (int)perm[i]);
+    seen |= 1u << perm[i];
+  }
+  finish_permute(ctx, args, nargs, 2, self, out, perm);
+}
+
+/* aten::transpose_copy.int_out(Tensor self, int dim0, int dim1, *, Tensor(a!) out) */
+static void op_transpose_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t d0, d1;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d0) || !pte_k_arg_int(ctx, args, nargs, 2, &d1))
+    return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
+  if (!out || !same_dtype(ctx, self, out)) return;
+  int32_t a, b;
+  if (!pte_ks_wrap_dim(d0, self->dim, &a) || !pte_ks_wrap_dim(d1, self->dim, &b))
+    BAD("transpose dims (%lld, %lld) out of range for rank %d", (long long)d0, (long long)d1,
+        (int)self->dim);
+  int32_t perm[PTE_MAX_RANK];
+  for (int32_t i = 0; i < self->dim; i++) perm[i] = i;
+  if (self->dim > 0) {
+    perm[a] = b;
+    perm[b] = a;
+  }
+  finish_permute(ctx, args, nargs, 3, self, out, perm);
+}
+
+/* aten::t_copy.out(Tensor self, *, Tensor(a!) out) */
+static void op_t_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 2, 3)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 1);
+  if (!self || !out || !same_dtype(ctx, self, out)) return;
+  if (self->dim > 2) BAD("t() expects a tensor with <= 2 dimensions, got %d", (int)self->dim);
+  int32_t perm[2] = {0, 1};
+  if (self->dim == 2) {
+    perm[0] = 1;
+    perm[1] = 0;
+  }
+  finish_permute(ctx, args, nargs, 1, self, out, perm);
+}
+
+/* ---- expand ---------------------------------------------------------------------------------- */
+
+typedef struct expand_plan {
+  int32_t n;
+  size_t blk[PTE_MAX_RANK + 1]; /* bytes of one out block from dim d inward */
+  int64_t osz[PTE_MAX_RANK];
+  int64_t ssz[PTE_MAX_RANK];
+  int64_t sst[PTE_MAX_RANK]; /* contiguous source strides, in bytes */
+  bool tail_same[PTE_MAX_RANK + 1];
+} expand_plan;
+
+/* Replicates the first `blk` bytes at p so that `count` copies are present. */
+static void replicate(uint8_t *p, size_t blk, int64_t count) {
+  size_t done = 1, n = (size_t)count;
+  while (done < n) {
+    size_t c = done <= n - done ? done : n - done;
+    memcpy(p + done * blk, p, c * blk);
+    done += c;
+  }
+}
+
+static void expand_rec(const expand_plan *pl, int32_t d, uint8_t *dst, const uint8_t *src) {
+  if (pl->tail_same[d]) {
+    memcpy(dst, src, pl->blk[d]);
+    return;
+  }
+  if (pl->ssz[d] == pl->osz[d]) {
+    for (int64_t i = 0; i < pl->osz[d]; i++)
+      expand_rec(pl, d + 1, dst + (size_t)i * pl->blk[d + 1], src + i * pl->sst[d]);
+  } else {
+    expand_rec(pl, d + 1, dst, src);
+    replicate(dst, pl->blk[d + 1], pl->osz[d]);
+  }
+}
+
+/* aten::expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) */
+static void op_expand_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  size_t n;
+  const int64_t *size = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  bool implicit;
+  if (!self || !size || !pte_k_arg_bool(ctx, args, nargs, 2, &implicit)) return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
+  if (!out || !same_dtype(ctx, self, out)) return;
+  if (n > PTE_MAX_RANK || (int32_t)n < self->dim)
+    BAD("expand: %zu sizes for a tensor of rank %d", n, (int)self->dim);
+  int32_t lead = (int32_t)n - self->dim;
+  int32_t sizes[PTE_MAX_RANK];
+  view v;
+  v.dim = (int32_t)n;
+  v.off = 0;
+  for (int32_t i = 0; i < (int32_t)n; i++) {
+    int32_t j = i - lead;
+    if (j < 0) {
+      if (size[i] < 0 || size[i] > INT32_MAX)
+        BAD("expand: invalid size %lld for new leading dim %d", (long long)size[i], (int)i);
+      sizes[i] = (int32_t)size[i];
+      v.st[i] = 0;
+    } else if (size[i] == -1 || size[i] == self->sizes[j]) {
+      sizes[i] = self->sizes[j];
+      v.st[i] = self->strides[j];
+    } else if (self->sizes[j] == 1 && size[i] >= 0 && size[i] <= INT32_MAX) {
+      sizes[i] = (int32_t)size[i];
+      v.st[i] = 0;
+    } else {
+      BAD("expand: size %lld must match existing size %d at dim %d", (long long)size[i],
+          (int)self->sizes[j], (int)i);
+    }
+    v.sizes[i] = sizes[i];
+  }
+  if (out->dim != (int32_t)n) BAD("out has rank %d, expected %zu", (int)out->dim, n);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, (int32_t)n)) return;
+  if (out->numel > 0) {
+    if (pte_k_is_contiguous(out) && pte_k_is_contiguous(self)) {
+      /* memcpy-based block replication */
+      expand_plan pl;
+      size_t es = pte_dtype_size(out->dtype);
+      pl.n = (int32_t)n;
+      pl.blk[n] = es;
+      pl.tail_same[n] = true;
+      int64_t sstride = (int64_t)es;
+      for (int32_t i = (int32_t)n - 1; i >= 0; i--) {
+        int32_t j = i - lead;
+        pl.osz[i] = sizes[i];
+        pl.ssz[i] = j >= 0 ? self->sizes[j] : 1;
+        pl.sst[i] = sstride;
+        sstride *= pl.ssz[i];
+        pl.blk[i] = pl.blk[i + 1] * (size_t)sizes[i];
+        pl.tail_same[i] = pl.tail_same[i + 1] && pl.ssz[i] == pl.osz[i];
+      }
+      expand_rec(&pl, 0, (uint8_t *)out->data, (const uint8_t *)self->data);
+    } else {
+      copy_view_to(out, self, &v);
+    }
+  }
+  pte_k_set_return(args, nargs, 3);
+}
+
+/* ---- squeeze / unsqueeze ------------------------------------------------------------------- */
+
+/* Copies self into out where out's dims are self's dims listed in keep[] (size-1 dims of self
+ * dropped) or, for keep[i] < 0, inserted size-1 dims. */
+static void finish_mapped(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t out_idx,
+                          pte_tensor *self, pte_tensor *out, const int32_t *keep, int32_t odim) {
+  int32_t sizes[PTE_MAX_RANK];
+  view v;
+  v.dim = odim;
+  v.off = 0;
+  for (int32_t i = 0; i < odim; i++) {
+    sizes[i] = keep[i] >= 0 ? self->sizes[keep[i]] : 1;
+    v.sizes[i] = sizes[i];
+    v.st[i] = keep[i] >= 0 ? self->strides[keep[i]] : 0;
+  }
+  if (out->dim != odim) BAD("out has rank %d, expected %d", (int)out->dim, (int)odim);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, odim)) return;
+  copy_view_to(out, self, &v);
+  pte_k_set_return(args, nargs, out_idx);
+}
+
+static void squeeze_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
+                           const int64_t *dims, size_t n) {
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!self || !out || !same_dtype(ctx, self, out)) return;
+  uint32_t mask = 0;
+  for (size_t i = 0; i < n; i++) {
+    int32_t d;
+    if (!pte_ks_wrap_dim(dims[i], self->dim, &d)) BAD("dim %lld out of range", (long long)dims[i]);
+    if (mask & (1u << d)) BAD("dim %d appears multiple times in squeeze dims", (int)d);
+    mask |= 1u << d;
+  }
+  int32_t keep[PTE_MAX_RANK], odim = 0;
+  for (int32_t d = 0; d < self->dim; d++)
+    if (!((mask >> d) & 1u) || self->sizes[d] != 1) keep[odim++] = d;
+  finish_mapped(ctx, args, nargs, 2, self, out, keep, odim);
+}
+
+/* aten::squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) */
+static void op_squeeze_copy_dim(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  int64_t d;
+  if (!pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
+  squeeze_common(ctx, args, nargs, &d, 1);
+}
+
+/* aten::squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) */
+static void op_squeeze_copy_dims(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  size_t n;
+  const int64_t *dims = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  if (!dims) return;
+  squeeze_common(ctx, args, nargs, dims, n);
+}
+
+/* aten::unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) */
+static void op_unsqueeze_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t d;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!out || !same_dtype(ctx, self, out)) return;
+  if (self->dim >= PTE_MAX_RANK) BAD("unsqueeze: rank %d too large", (int)self->dim);
+  int32_t pos;
+  if (!pte_ks_wrap_dim(d, self->dim + 1, &pos)) BAD("dim %lld out of range", (long long)d);
+  int32_t keep[PTE_MAX_RANK], odim = 0;
+  for (int32_t i = 0; i <= self->dim; i++) {
+    if (i == pos) keep[odim++] = -1;
+    if (i < self->dim) keep[odim++] = i;
+  }
+  finish_mapped(ctx, args, nargs, 2, self, out, keep, odim);
+}
+
+/* ---- select / slice ------------------------------------------------------------------------- */
+
+/* aten::select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) */
+static void op_select_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t d, index;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d) || !pte_k_arg_int(ctx, args, nargs, 2, &index))
+    return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
+  if (!out || !same_dtype(ctx, self, out)) return;
+  if (self->dim == 0) BAD("select() cannot be applied to a 0-dim tensor");
+  int32_t dim;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  int64_t sz = self->sizes[dim];
+  if (index < -sz || index >= sz)
+    BAD("select(): index %lld out of range for tensor of size %lld at dimension %d",
+        (long long)index, (long long)sz, (int)dim);
+  if (index < 0) index += sz;
+  int32_t sizes[PTE_MAX_RANK];
+  view v;
+  v.dim = self->dim - 1;
+  v.off = index * self->strides[dim];
+  for (int32_t i = 0, k = 0; i < self->dim; i++) {
+    if (i == dim) continue;
+    sizes[k] = self->sizes[i];
+    v.sizes[k] = sizes[k];
+    v.st[k] = self->strides[i];
+    k++;
+  }
+  if (out->dim != v.dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)v.dim);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, v.dim)) return;
+  copy_view_to(out, self, &v);
+  pte_k_set_return(args, nargs, 3);
+}
+
+/* Clamps a slice bound the ATen way. */
+static int64_t clamp_bound(int64_t x, int64_t size) {
+  if (x < 0) {
+    x = x < -size ? 0 : x + size;
+  }
+  if (x > size) x = size;
+  return x;
+}
+
+/* aten::slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None,
+ *                             SymInt step=1, *, Tensor(a!) out) */
+static void op_slice_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 6, 7)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t d, start = 0, end = INT64_MAX, step;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
+  if (!pte_k_arg_is_none(args, nargs, 2) && !pte_k_arg_int(ctx, args, nargs, 2, &start)) return;
+  if (!pte_k_arg_is_none(args, nargs, 3) && !pte_k_arg_int(ctx, args, nargs, 3, &end)) return;
+  if (!pte_k_arg_int(ctx, args, nargs, 4, &step)) return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 5);
+  if (!out || !same_dtype(ctx, self, out)) return;
+  if (self->dim == 0) BAD("slice() cannot be applied to a 0-dim tensor");
+  if (step <= 0) BAD("slice step must be positive, got %lld", (long long)step);
+  int32_t dim;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  int64_t sz = self->sizes[dim];
+  start = clamp_bound(start, sz);
+  end = clamp_bound(end, sz);
+  if (end < start) end = start;
+  int64_t len = end == start ? 0 : (end - start - 1) / step + 1;
+  int32_t sizes[PTE_MAX_RANK];
+  view v;
+  v.dim = self->dim;
+  v.off = start * self->strides[dim];
+  for (int32_t i = 0; i < self->dim; i++) {
+    sizes[i] = i == dim ? (int32_t)len : self->sizes[i];
+    v.sizes[i] = sizes[i];
+    v.st[i] = (i == dim && len > 1) ? self->strides[i] * step : self->strides[i];
+  }
+  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, self->dim)) return;
+  copy_view_to(out, self, &v);
+  pte_k_set_return(args, nargs, 5);
+}
+
+/* ---- cat / split ------------------------------------------------------------------------------ */
+
+static bool cat_skip(const pte_tensor *t) { return t->dim == 1 && t->numel == 0; }
+
+/* aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) */
+static void op_cat(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_evalue *lv = args[0];
+  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) BAD("arg 0: expected a TensorList");
+  int64_t d;
+  if (!pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!out) return;
+  size_t nt = lv->u.tensor_list.len;
+  if (nt == 0) BAD("cat expects a non-empty list of tensors");
+  if (!pte_k_dtype_supported(out->dtype)) BAD("cat: unsupported out dtype %s", pte_dtype_name(out->dtype));
+  const pte_tensor *ref = NULL;
+  for (size_t i = 0; i < nt; i++) {
+    pte_evalue *e = lv->u.tensor_list.items[i];
+    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("cat: list item %zu is not a tensor", i);
+    const pte_tensor *t = e->u.tensor;
+    if (!pte_k_dtype_supported(t->dtype) || !pte_k_can_cast(t->dtype, out->dtype))
+      BAD("cat: tensor %zu of dtype %s cannot be cast to out dtype %s", i, pte_dtype_name(t->dtype),
+          pte_dtype_name(out->dtype));
+    if (!pte_k_check_data(ctx, t, "cat input")) return;
+    if (!ref && !cat_skip(t)) ref = t;
+  }
+  int32_t sizes[PTE_MAX_RANK];
+  int32_t rank;
+  int32_t dim = 0;
+  if (!ref) {
+    /* every input is an empty 1-D tensor */
+    if (!pte_ks_wrap_dim(d, 1, &dim)) BAD("dim %lld out of range", (long long)d);
+    rank = 1;
+    sizes[0] = 0;
+  } else {
+    rank = ref->dim;
+    if (rank == 0) BAD("zero-dimensional tensor cannot be concatenated");
+    if (!pte_ks_wrap_dim(d, rank, &dim)) BAD("dim %lld out of range", (long long)d);
+    int64_t total = 0;
+    for (size_t i = 0; i < nt; i++) {
+      const pte_tensor *t = lv->u.tensor_list.items[i]->u.tensor;
+      if (cat_skip(t)) continue;
+      if (t->dim != rank) BAD("cat: tensor %zu has rank %d, expected %d", i, (int)t->dim, (int)rank);
+      for (int32_t k = 0; k < rank; k++)
+        if (k != dim && t->sizes[k] != ref->sizes[k])
+          BAD("cat: sizes of tensors must match except in dimension %d (tensor %zu dim %d)",
+              (int)dim, i, (int)k);
+      total += t->sizes[dim];
+    }
+    if (total > INT32_MAX) BAD("cat: result too large");
+    for (int32_t k = 0; k < rank; k++) sizes[k] = k == dim ? (int32_t)total : ref->sizes[k];
+  }
+  if (out->dim != rank) BAD("out has rank %d, expected %d", (int)out->dim, (int)rank);
+  if (!pte_k_resize_out(ctx, out, sizes, rank)) return;
+  if (ref && out->numel > 0) {
+    size_t es = pte_dtype_size(out->dtype);
+    int64_t ds[PTE_MAX_RANK];
+    pte_ks_strides64(out, ds);
+    int64_t pos = 0;
+    for (size_t i = 0; i < nt; i++) {
+      const pte_tensor *t = lv->u.tensor_list.items[i]->u.tensor;
+      if (cat_skip(t)) continue;
+      int64_t sz[PTE_MAX_RANK], ss[PTE_MAX_RANK];
+      for (int32_t k = 0; k < rank; k++) {
+        sz[k] = t->sizes[k];
+        ss[k] = t->strides[k];
+      }
+      uint8_t *dst = (uint8_t *)out->data + pos * ds[dim] * (int64_t)es;
+      if (t->numel > 0)
+        pte_ks_convert_nd(dst, out->dtype, ds, t->data, t->dtype, ss, sz, rank);
+      pos += t->sizes[dim];
+    }
+  }
+  pte_k_set_return(args, nargs, 2);
+}
+
+/* aten::stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) */
+static void op_stack(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_evalue *lv = args[0];
+  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) BAD("arg 0: expected a TensorList");
+  int64_t d;
+  if (!pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!out) return;
+  size_t nt = lv->u.tensor_list.len;
+  if (nt == 0) BAD("stack expects a non-empty TensorList");
+  if (nt > INT32_MAX) BAD("stack: too many tensors");
+  if (!pte_k_dtype_supported(out->dtype)) BAD("stack: unsupported out dtype %s", pte_dtype_name(out->dtype));
+  const pte_tensor *ref = NULL;
+  for (size_t i = 0; i < nt; i++) {
+    pte_evalue *e = lv->u.tensor_list.items[i];
+    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("stack: list item %zu is not a tensor", i);
+    const pte_tensor *t = e->u.tensor;
+    if (!pte_k_dtype_supported(t->dtype) || !pte_k_can_cast(t->dtype, out->dtype))
+      BAD("stack: tensor %zu of dtype %s cannot be cast to out dtype %s", i, pte_dtype_name(t->dtype),
+          pte_dtype_name(out->dtype));
+    if (!pte_k_check_data(ctx, t, "stack input")) return;
+    if (!ref) ref = t;
+    if (!pte_k_same_shape(t, ref)) BAD("stack expects each tensor to be equal size (tensor %zu differs)", i);
+  }
+  int32_t rank = ref->dim + 1;
+  if (rank > PTE_MAX_RANK) BAD("stack: result rank too large");
+  int32_t dim;
+  if (!pte_ks_wrap_dim(d, rank, &dim)) BAD("dim %lld out of range", (long long)d);
+  int32_t sizes[PTE_MAX_RANK];
+  for (int32_t k = 0, j = 0; k < rank; k++) sizes[k] = k == dim ? (int32_t)nt : ref->sizes[j++];
+  if (out->dim != rank) BAD("out has rank %d, expected %d", (int)out->dim, (int)rank);
+  if (!pte_k_resize_out(ctx, out, sizes, rank)) return;
+  if (out->numel > 0) {
+    size_t es = pte_dtype_size(out->dtype);
+    int64_t ds[PTE_MAX_RANK], sz[PTE_MAX_RANK], ss[PTE_MAX_RANK];
+    for (int32_t k = 0, j = 0; k < rank; k++) {
+      if (k == dim) continue;
+      sz[j] = out->sizes[k];
+      ds[j] = out->strides[k];
+      j++;
+    }
+    for (size_t i = 0; i < nt; i++) {
+      const pte_tensor *t = lv->u.tensor_list.items[i]->u.tensor;
+      pte_ks_strides64(t, ss);
+      uint8_t *dst = (uint8_t *)out->data + (int64_t)i * out->strides[dim] * (int64_t)es;
+      pte_ks_convert_nd(dst, out->dtype, ds, t->data, t->dtype, ss, sz, ref->dim);
+    }
+  }
+  pte_k_set_return(args, nargs, 2);
+}
+
+/* Splits self along dim into the tensors of the out list with the given chunk sizes. */
+/* chunks == NULL: every chunk has `uniform` entries except a smaller last one. */
+static void split_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, pte_tensor *self,
+                         int32_t dim, const int64_t *chunks, int64_t uniform, size_t nchunks) {
+  pte_evalue *lv = args[3];
+  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) BAD("arg 3: expected a TensorList");
+  if (lv->u.tensor_list.len != nchunks)
+    BAD("split: out list has %zu tensors, expected %zu", lv->u.tensor_list.len, nchunks);
+  if (!pte_k_check_data(ctx, self, "self")) return;
+  int64_t pos = 0;
+  for (size_t i = 0; i < nchunks; i++) {
+    pte_evalue *e = lv->u.tensor_list.items[i];
+    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("split: out item %zu is not a tensor", i);
+    pte_tensor *o = e->u.tensor;
+    int64_t csz = chunks ? chunks[i] : uniform;
+    if (!chunks && self->sizes[dim] - pos < csz) csz = self->sizes[dim] - pos;
+    if (!same_dtype(ctx, self, o)) return;
+    if (o->dim != self->dim) BAD("split: out %zu has rank %d, expected %d", i, (int)o->dim, (int)self->dim);
+    int32_t sizes[PTE_MAX_RANK];
+    view v;
+    v.dim = self->dim;
+    v.off = pos * self->strides[dim];
+    for (int32_t k = 0; k < self->dim; k++) {
+      sizes[k] = k == dim ? (int32_t)csz : self->sizes[k];
+      v.sizes[k] = sizes[k];
+      v.st[k] = self->strides[k];
+    }
+    if (!pte_k_resize_out(ctx, o, sizes, self->dim)) return;
+    copy_view_to(o, self, &v);
+    pos += csz;
+  }
+  pte_k_set_return(args, nargs, 3);
+}
+
+/* aten::split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *,
+ *                                 Tensor(a!)[] out) -> () */
+static void op_split_with_sizes_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  size_t n;
+  const int64_t *split = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  int64_t d;
+  if (!self || !split || !pte_k_arg_int(ctx, args, nargs, 2, &d)) return;
+  if (self->dim == 0) BAD("split expects at least a 1-dimensional tensor");
+  int32_t dim;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  int64_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (split[i] < 0) BAD("split_with_sizes expects non-negative sizes, got %lld", (long long)split[i]);
+    total += split[i];
+    if (total > INT32_MAX) break;
+  }
+  if (total != self->sizes[dim])
+    BAD("split_with_sizes expects split_sizes to sum exactly to %d, got %lld", (int)self->sizes[dim],
+        (long long)total);
+  split_common(ctx, args, nargs, self, dim, split, 0, n);
+}
+
+/* aten::split_copy.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out) -> () */
+static void op_split_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t split, d;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &split) || !pte_k_arg_int(ctx, args, nargs, 2, &d))
+    return;
+  if (self->dim == 0) BAD("split expects at least a 1-dimensional tensor");
+  int32_t dim;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  int64_t sz = self->sizes[dim];
+  if (split < 0) BAD("split expects split_size be non-negative, got %lld", (long long)split);
+  if (split == 0 && sz != 0) BAD("split_size can only be 0 if dimension size is 0");
+  int64_t nchunks = split == 0 ? 1 : (sz + split - 1) / split;
+  if (nchunks < 1) nchunks = 1;
+  split_common(ctx, args, nargs, self, dim, NULL, split, (size_t)nchunks);
+}
+
+/* ---- constant_pad_nd ------------------------------------------------------------------------- */
+
+/* aten::constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) */
+static void op_constant_pad_nd(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  size_t n;
+  const int64_t *pad = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  if (!self || !pad) return;
+  if (!pte_k_arg_is_scalar(args, nargs, 2)) BAD("arg 2: expected a Scalar");
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
+  if (!out || !same_dtype(ctx, self, out)) return;
+  if (!pte_k_dtype_supported(out->dtype)) BAD("constant_pad_nd: unsupported dtype %s", pte_dtype_name(out->dtype));
+  if (n % 2 != 0) BAD("padding length must be divisible by 2");
+  if ((int32_t)(n / 2) > self->dim) BAD("padding length too large for rank %d", (int)self->dim);
+  if (!pte_ks_scalar_fits(args[2], out->dtype))
+    BAD("pad value cannot be converted to %s without overflow", pte_dtype_name(out->dtype));
+  int32_t sizes[PTE_MAX_RANK];
+  int64_t lo[PTE_MAX_RANK];
+  for (int32_t i = 0; i < self->dim; i++) {
+    lo[i] = 0;
+    sizes[i] = self->sizes[i];
+  }
+  for (size_t k = 0; k < n / 2; k++) {
+    int32_t i = self->dim - 1 - (int32_t)k;
+    int64_t ns = (int64_t)self->sizes[i] + pad[2 * k] + pad[2 * k + 1];
+    if (pad[2 * k] < -INT32_MAX || pad[2 * k] > INT32_MAX || ns < 0 || ns > INT32_MAX)
+      BAD("padding of dim %d gives an invalid size", (int)i);
+    lo[i] = pad[2 * k];
+    sizes[i] = (int32_t)ns;
+  }
+  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, self->dim)) return;
+  if (out->numel > 0) {
+    size_t es = pte_dtype_size(out->dtype);
+    uint8_t elem[8];
+    pte_ks_scalar_to_elem(args[2], out->dtype, elem);
+    pte_ks_fill(out->data, elem, es, out->numel);
+    /* the part of self that survives (negative pads crop) */
+    int64_t sz[PTE_MAX_RANK], ds[PTE_MAX_RANK], ss[PTE_MAX_RANK];
+    int64_t doff = 0, soff = 0;
+    bool any = true;
+    for (int32_t i = 0; i < self->dim; i++) {
+      int64_t s0 = lo[i] < 0 ? -lo[i] : 0, d0 = lo[i] > 0 ? lo[i] : 0;
+      int64_t len = self->sizes[i] - s0;
+      if (sizes[i] - d0 < len) len = sizes[i] - d0;
+      if (len <= 0) any = false;
+      sz[i] = len;
+      ds[i] = out->strides[i];
+      ss[i] = self->strides[i];
+      doff += d0 * ds[i];
+      soff += s0 * ss[i];
+    }
+    if (any && self->numel > 0)
+      pte_ks_copy_nd((uint8_t *)out->data + doff * (int64_t)es, ds,
+                     (const uint8_t *)self->data + soff * (int64_t)es, ss, sz, self->dim, es);
+  }
+  pte_k_set_return(args, nargs, 3);
+}
+
+/* ---- arange --------------------------------------------------------------------------------- */
+
+static void arange_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t out_idx,
+                          const pte_evalue *start_v, const pte_evalue *end_v, const pte_evalue *step_v) {
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, out_idx);
+  if (!out) return;
+  int dt = out->dtype;
+  if (!pte_k_dtype_supported(dt) || dt == PTE_DTYPE_BOOL)
+    FAIL(PTE_ERR_INVALID_ARGUMENT, "arange: unsupported out dtype %s", pte_dtype_name(dt));
+  double ds, de, dp;
+  if (!pte_evalue_to_double(start_v, &ds) || !pte_evalue_to_double(end_v, &de) ||
+      !pte_evalue_to_double(step_v, &dp))
+    BAD("arange: start/end/step must be scalars");
+  if (!isfinite(ds) || !isfinite(de)) BAD("arange: unsupported range");
+  double size_d;
+  int64_t is = 0, ip = 0;
+  if (pte_k_is_integral(dt)) {
+    int64_t ie;
+    if (!pte_evalue_to_int(start_v, &is) || !pte_evalue_to_int(end_v, &ie) || !pte_evalue_to_int(step_v, &ip))
+      BAD("arange: bounds out of range for %s", pte_dtype_name(dt));
+    if (ip == 0) BAD("arange: step must be nonzero");
+    if (!((ip > 0 && ie >= is) || (ip < 0 && ie <= is)))
+      BAD("arange: upper bound and lower bound inconsistent with step sign");
+    if (dt == PTE_DTYPE_LONG) {
+      int64_t sgn = ip > 0 ? 1 : -1;
+      /* (end - start + step - sgn) / step without overflow: use double for huge spans */
+      double span = (double)ie - (double)is;
+      if (fabs(span) < 9.0e15)
+        size_d = (double)((ie - is + ip - sgn) / ip);
+      else
+        size_d = ceil(span / (double)ip);
+    } else {
+      size_d = ceil((de - ds) / dp);
+    }
+  } else {
+    if (dp == 0) BAD("arange: step must be nonzero");
+    if (!((dp > 0 && de >= ds) || (dp < 0 && de <= ds)))
+      BAD("arange: upper bound and lower bound inconsistent with step sign");
+    size_d = ceil((de - ds) / dp);
+  }
+  if (!(size_d >= 0) || size_d > (double)INT32_MAX) BAD("arange: invalid size");
+  int32_t len = (int32_t)size_d;
+  if (out->dim != 1) BAD("arange: out must be 1-D, has rank %d", (int)out->dim);
+  if (!pte_k_resize_out(ctx, out, &len, 1)) return;
+  int64_t st = out->strides[0];
+  if (pte_k_is_integral(dt)) {
+    for (int32_t i = 0; i < len; i++)
+      pte_k_store_int64(out->data, dt, i * st, (int64_t)((uint64_t)is + (uint64_t)ip * (uint64_t)i));
+  } else if (dt == PTE_DTYPE_HALF || dt == PTE_DTYPE_BFLOAT16) {
+    float fs = (float)ds, fp = (float)dp;
+    for (int32_t i = 0; i < len; i++) pte_k_store_double(out->data, dt, i * st, (double)(fs + fp * (float)i));
+  } else {
+    for (int32_t i = 0; i < len; i++) pte_k_store_double(out->data, dt, i * st, ds + dp * (double)i);
+  }
+  pte_k_set_return(args, nargs, out_idx);
+}
+
+/* aten::arange.out(Scalar end, *, Tensor(a!) out) */
+static void op_arange(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 2, 3)) return;
+  if (!pte_k_arg_is_scalar(args, nargs, 0)) BAD("arg 0: expected a Scalar");
+  pte_evalue zero, one;
+  zero.tag = PTE_TAG_INT;
+  zero.u.i = 0;
+  one.tag = PTE_TAG_INT;
+  one.u.i = 1;
+  arange_common(ctx, args, nargs, 1, &zero, args[0], &one);
+}
+
+/* aten::arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) */
+static void op_arange_start(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
+  for (size_t i = 0; i < 3; i++)
+    if (!pte_k_arg_is_scalar(args, nargs, i)) BAD("arg %zu: expected a Scalar", i);
+  arange_common(ctx, args, nargs, 3, args[0], args[1], args[2]);
+}
+
+/* ---- repeat --------------------------------------------------------------------------------- */
+
+/* aten::repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) */
+static void op_repeat(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  size_t n;
+  const int64_t *rep = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!self || !rep || !out || !same_dtype(ctx, self, out)) return;
+  if ((int32_t)n < self->dim)
+    BAD("number of repeat dims (%zu) can not be smaller than the tensor rank (%d)", n, (int)self->dim);
+  if (n > PTE_MAX_RANK) BAD("repeat: too many dims (%zu)", n);
+  int32_t lead = (int32_t)n - self->dim;
+  int32_t sizes[PTE_MAX_RANK];
+  for (int32_t i = 0; i < (int32_t)n; i++) {
+    int64_t s = i >= lead ? self->sizes[i - lead] : 1;
+    if (rep[i] < 0) BAD("repeat: negative repeat count %lld", (long long)rep[i]);
+    int64_t o = s * rep[i];
+    if (rep[i] > INT32_MAX || o > INT32_MAX) BAD("repeat: result too large");
+    sizes[i] = (int32_t)o;
+  }
+  if (out->dim != (int32_t)n) BAD("out has rank %d, expected %zu", (int)out->dim, n);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, (int32_t)n)) return;
+  if (out->numel > 0) {
+    /* out viewed as [r0, s0, r1, s1, ...]: tile dims have source stride 0 */
+    int64_t sz[PTE_KS_MAX_NDIM], ds[PTE_KS_MAX_NDIM], ss[PTE_KS_MAX_NDIM];
+    for (int32_t i = 0; i < (int32_t)n; i++) {
+      int64_t s = i >= lead ? self->sizes[i - lead] : 1;
+      sz[2 * i] = rep[i];
+      sz[2 * i + 1] = s;
+      ds[2 * i] = s * out->strides[i];
+      ds[2 * i + 1] = out->strides[i];
+      ss[2 * i] = 0;
+      ss[2 * i + 1] = i >= lead ? self->strides[i - lead] : 0;
+    }
+    pte_ks_copy_nd(out->data, ds, self->data, ss, sz, 2 * (int32_t)n, pte_dtype_size(out->dtype));
+  }
+  pte_k_set_return(args, nargs, 2);
+}
+
+/* ---- flip ---------------------------------------------------------------------------------- */
+
+/* aten::flip.out(Tensor self, int[] dims, *, Tensor(a!) out) */
+static void op_flip(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  size_t n;
+  const int64_t *dims = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!self || !dims || !out || !same_dtype(ctx, self, out)) return;
+  uint32_t mask = 0;
+  for (size_t i = 0; i < n; i++) {
+    int32_t d;
+    if (!pte_ks_wrap_dim(dims[i], self->dim, &d)) BAD("dim %lld out of range", (long long)dims[i]);
+    if (mask & (1u << d)) BAD("dims has duplicates (dim %d)", (int)d);
+    mask |= 1u << d;
+  }
+  view v;
+  v.dim = self->dim;
+  v.off = 0;
+  for (int32_t i = 0; i < self->dim; i++) {
+    v.sizes[i] = self->sizes[i];
+    v.st[i] = self->strides[i];
+    if ((mask >> i) & 1u) {
+      if (self->sizes[i] > 0) v.off += (int64_t)(self->sizes[i] - 1) * self->strides[i];
+      v.st[i] = -v.st[i];
+    }
+  }
+  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_like(ctx, out, self)) return;
+  copy_view_to(out, self, &v);
+  pte_k_set_return(args, nargs, 2);
+}
+
+/* ---- table ---------------------------------------------------------------------------------- */
+
+const pte_kernel pte_portable_shape_kernels[] = {
+    {"aten::view_copy.out", NULL, op_view_copy},
+    {"executorch_prim::et_view.default", NULL, op_et_view},
+    {"aten::permute_copy.out", NULL, op_permute_copy},
+    {"aten::expand_copy.out", NULL, op_expand_copy},
+    {"aten::squeeze_copy.dim_out", NULL, op_squeeze_copy_dim},
+    {"aten::squeeze_copy.dims_out", NULL, op_squeeze_copy_dims},
+    {"aten::unsqueeze_copy.out", NULL, op_unsqueeze_copy},
+    {"aten::select_copy.int_out", NULL, op_select_copy},
+    {"aten::slice_copy.Tensor_out", NULL, op_slice_copy},
+    {"aten::cat.out", NULL, op_cat},
+    {"aten::stack.out", NULL, op_stack},
+    {"aten::split_with_sizes_copy.out", NULL, op_split_with_sizes_copy},
+    {"aten::split_copy.Tensor_out", NULL, op_split_copy},
+    {"aten::constant_pad_nd.out", NULL, op_constant_pad_nd},
+    {"aten::arange.out", NULL, op_arange},
+    {"aten::arange.start_out", NULL, op_arange_start},
+    {"aten::repeat.out", NULL, op_repeat},
+    {"aten::transpose_copy.int_out", NULL, op_transpose_copy},
+    {"aten::t_copy.out", NULL, op_t_copy},
+    {"aten::flip.out", NULL, op_flip},
+};
+const size_t pte_portable_shape_kernels_count =
+    sizeof pte_portable_shape_kernels / sizeof pte_portable_shape_kernels[0];

@@ -1,0 +1,292 @@
+/* tests/support/ktest.c — see ktest.h. */
+#include "support/ktest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pte/allocator.h"
+#include "portable/util/kutil.h"
+
+typedef struct kt_block {
+  struct kt_block *next;
+  void *ptr;
+} kt_block;
+
+static kt_block *g_blocks;
+
+static void *kt_alloc(size_t n) {
+  void *p = NULL;
+  size_t rounded = (n + 63u) / 64u * 64u;
+  if (rounded == 0) rounded = 64;
+  p = aligned_alloc(64, rounded);
+  if (!p) return NULL;
+  memset(p, 0, rounded);
+  kt_block *b = (kt_block *)malloc(sizeof *b);
+  if (!b) {
+    free(p);
+    return NULL;
+  }
+  b->ptr = p;
+  b->next = g_blocks;
+  g_blocks = b;
+  return p;
+}
+
+void ktest_free_all(void) {
+  while (g_blocks) {
+    kt_block *b = g_blocks;
+    g_blocks = b->next;
+    free(b->ptr);
+    free(b);
+  }
+}
+
+static pte_tensor *kt_make(int dtype, int32_t dim, const int32_t *sizes, const uint8_t *dim_order,
+                           size_t capacity_elems, bool use_capacity) {
+  if (dim < 0 || dim > PTE_MAX_RANK) return NULL;
+  size_t dn = dim > 0 ? (size_t)dim : 1;
+  uint8_t *mem = (uint8_t *)kt_alloc(sizeof(pte_tensor) + dn * (2 * sizeof(int32_t) + 1));
+  if (!mem) return NULL;
+  pte_tensor *t = (pte_tensor *)mem;
+  t->sizes = (int32_t *)(mem + sizeof(pte_tensor));
+  t->strides = t->sizes + dn;
+  uint8_t *order = (uint8_t *)(t->strides + dn);
+  t->dim_order = order;
+  t->dim = dim;
+  t->dtype = (uint8_t)dtype;
+  size_t numel = 1;
+  for (int32_t d = 0; d < dim; d++) {
+    t->sizes[d] = sizes[d];
+    order[d] = dim_order ? dim_order[d] : (uint8_t)d;
+    numel *= (size_t)sizes[d];
+  }
+  /* strides from dim_order: innermost (last in dim_order) has stride 1 */
+  int64_t s = 1;
+  for (int32_t k = dim - 1; k >= 0; k--) {
+    int d = order[k];
+    t->strides[d] = (int32_t)s;
+    s *= sizes[d] > 0 ? sizes[d] : 1;
+  }
+  t->numel = numel;
+  size_t cap = use_capacity ? capacity_elems : numel;
+  t->capacity_bytes = cap * pte_dtype_size(dtype);
+  t->data = kt_alloc(t->capacity_bytes);
+  t->dynamism = use_capacity ? PTE_SHAPE_DYNAMIC_BOUND : PTE_SHAPE_STATIC;
+  return t->data ? t : NULL;
+}
+
+pte_tensor *ktest_tensor(int dtype, int32_t dim, const int32_t *sizes, const uint8_t *dim_order,
+                         const double *values) {
+  pte_tensor *t = kt_make(dtype, dim, sizes, dim_order, 0, false);
+  if (t && values)
+    for (size_t i = 0; i < t->numel; i++)
+      pte_k_store_double(t->data, dtype, pte_k_offset_of_linear(t, i), values[i]);
+  return t;
+}
+
+pte_tensor *ktest_tensor_i64(int dtype, int32_t dim, const int32_t *sizes,
+                             const uint8_t *dim_order, const int64_t *values) {
+  pte_tensor *t = kt_make(dtype, dim, sizes, dim_order, 0, false);
+  if (t && values)
+    for (size_t i = 0; i < t->numel; i++)
+      pte_k_store_int64(t->data, dtype, pte_k_offset_of_linear(t, i), values[i]);
+  return t;
+}
+
+pte_tensor *ktest_tensor_dyn(int dtype, int32_t dim, const int32_t *sizes, const uint8_t *dim_order,
+                             size_t capacity_elems) {
+  return kt_make(dtype, dim, sizes, dim_order, capacity_elems, true);
+}
+
+pte_tensor *ktest_tensor_raw(int dtype, int32_t dim, const int32_t *sizes,
+                             const uint8_t *dim_order, const void *bytes, size_t nbytes) {
+  pte_tensor *t = kt_make(dtype, dim, sizes, dim_order, 0, false);
+  if (t && bytes) memcpy(t->data, bytes, nbytes < t->capacity_bytes ? nbytes : t->capacity_bytes);
+  return t;
+}
+
+static pte_evalue *kt_ev(uint32_t tag) {
+  pte_evalue *v = (pte_evalue *)kt_alloc(sizeof *v);
+  if (v) v->tag = tag;
+  return v;
+}
+
+pte_evalue *ktest_ev_tensor(pte_tensor *t) {
+  pte_evalue *v = kt_ev(PTE_TAG_TENSOR);
+  if (v) v->u.tensor = t;
+  return v;
+}
+pte_evalue *ktest_ev_int(int64_t x) {
+  pte_evalue *v = kt_ev(PTE_TAG_INT);
+  if (v) v->u.i = x;
+  return v;
+}
+pte_evalue *ktest_ev_double(double x) {
+  pte_evalue *v = kt_ev(PTE_TAG_DOUBLE);
+  if (v) v->u.d = x;
+  return v;
+}
+pte_evalue *ktest_ev_bool(bool x) {
+  pte_evalue *v = kt_ev(PTE_TAG_BOOL);
+  if (v) v->u.b = x;
+  return v;
+}
+pte_evalue *ktest_ev_none(void) { return kt_ev(PTE_TAG_NONE); }
+pte_evalue *ktest_ev_string(const char *s) {
+  pte_evalue *v = kt_ev(PTE_TAG_STRING);
+  if (v) {
+    v->u.str.ptr = s;
+    v->u.str.len = strlen(s);
+  }
+  return v;
+}
+
+pte_evalue *ktest_ev_int_list(const int64_t *values, size_t n) {
+  pte_evalue *v = kt_ev(PTE_TAG_LIST_INT);
+  if (!v) return NULL;
+  v->u.int_list.items = (pte_evalue **)kt_alloc((n ? n : 1) * sizeof(pte_evalue *));
+  v->u.int_list.unboxed = (int64_t *)kt_alloc((n ? n : 1) * sizeof(int64_t));
+  v->u.int_list.len = n;
+  for (size_t i = 0; i < n; i++) v->u.int_list.items[i] = ktest_ev_int(values[i]);
+  return v;
+}
+
+pte_evalue *ktest_ev_tensor_list(pte_tensor *const *ts, size_t n) {
+  pte_evalue *v = kt_ev(PTE_TAG_LIST_TENSOR);
+  if (!v) return NULL;
+  v->u.tensor_list.items = (pte_evalue **)kt_alloc((n ? n : 1) * sizeof(pte_evalue *));
+  v->u.tensor_list.len = n;
+  for (size_t i = 0; i < n; i++) v->u.tensor_list.items[i] = ktest_ev_tensor(ts[i]);
+  return v;
+}
+
+pte_evalue *ktest_ev_opt_tensor_list(pte_tensor *const *ts, size_t n) {
+  pte_evalue *v = kt_ev(PTE_TAG_LIST_OPTIONAL_TENSOR);
+  if (!v) return NULL;
+  v->u.opt_tensor_list.items = (pte_evalue **)kt_alloc((n ? n : 1) * sizeof(pte_evalue *));
+  v->u.opt_tensor_list.len = n;
+  for (size_t i = 0; i < n; i++)
+    v->u.opt_tensor_list.items[i] = ts[i] ? ktest_ev_tensor(ts[i]) : NULL;
+  return v;
+}
+
+pte_evalue *ktest_ev_double_list(const double *values, size_t n) {
+  pte_evalue *v = kt_ev(PTE_TAG_LIST_DOUBLE);
+  if (!v) return NULL;
+  double *items = (double *)kt_alloc((n ? n : 1) * sizeof(double));
+  for (size_t i = 0; i < n; i++) items[i] = values[i];
+  v->u.double_list.items = items;
+  v->u.double_list.len = n;
+  return v;
+}
+
+pte_evalue *ktest_ev_bool_list(const bool *values, size_t n) {
+  pte_evalue *v = kt_ev(PTE_TAG_LIST_BOOL);
+  if (!v) return NULL;
+  uint8_t *items = (uint8_t *)kt_alloc(n ? n : 1);
+  for (size_t i = 0; i < n; i++) items[i] = values[i] ? 1 : 0;
+  v->u.bool_list.items = items;
+  v->u.bool_list.len = n;
+  return v;
+}
+
+pte_op_fn ktest_find(const pte_kernel *table, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (table[i].key == NULL && strcmp(table[i].name, name) == 0) return table[i].fn;
+  return NULL;
+}
+
+static char g_last_msg[sizeof(((pte_kernel_context *)0)->msg)];
+
+static pte_status kt_run(pte_op_fn fn, pte_evalue **args, size_t nargs, bool with_temp) {
+  g_last_msg[0] = 0;
+  if (!fn) return PTE_ERR_OPERATOR_MISSING;
+  static uint8_t *temp_mem;
+  const size_t temp_size = (size_t)1 << 20;
+  if (!temp_mem) {
+    temp_mem = (uint8_t *)malloc(temp_size);
+    if (!temp_mem) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+  }
+  pte_allocator temp;
+  pte_allocator_init(&temp, temp_mem, temp_size);
+  pte_kernel_context ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.failure = PTE_OK;
+  ctx.temp = with_temp ? &temp : NULL;
+  ctx.op_name = "test";
+  fn(&ctx, args, nargs);
+  memcpy(g_last_msg, ctx.msg, sizeof g_last_msg);
+  g_last_msg[sizeof g_last_msg - 1] = 0;
+  return ctx.failure;
+}
+
+pte_status ktest_run(pte_op_fn fn, pte_evalue **args, size_t nargs) {
+  return kt_run(fn, args, nargs, true);
+}
+pte_status ktest_run_no_temp(pte_op_fn fn, pte_evalue **args, size_t nargs) {
+  return kt_run(fn, args, nargs, false);
+}
+const char *ktest_last_msg(void) { return g_last_msg; }
+
+double ktest_get(const pte_tensor *t, size_t li) {
+  return pte_k_load_double(t->data, t->dtype, pte_k_offset_of_linear(t, li));
+}
+int64_t ktest_get_i64(const pte_tensor *t, size_t li) {
+  return pte_k_load_int64(t->data, t->dtype, pte_k_offset_of_linear(t, li));
+}
+uint16_t ktest_get_u16(const pte_tensor *t, size_t li) {
+  return ((const uint16_t *)t->data)[pte_k_offset_of_linear(t, li)];
+}
+
+bool ktest_expect(const pte_tensor *t, const double *expected, size_t n, double tol) {
+  if (!t) {
+    fprintf(stderr, "    ktest_expect: NULL tensor\n");
+    return false;
+  }
+  if (t->numel != n) {
+    fprintf(stderr, "    ktest_expect: numel %zu, expected %zu\n", t->numel, n);
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) {
+    double a = ktest_get(t, i), e = expected[i];
+    bool same = (isnan(a) && isnan(e)) || a == e || fabs(a - e) <= tol;
+    if (!same) {
+      fprintf(stderr, "    element %zu: got %.9g, expected %.9g\n", i, a, e);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool ktest_expect_i64(const pte_tensor *t, const int64_t *expected, size_t n) {
+  if (!t || t->numel != n) {
+    fprintf(stderr, "    ktest_expect_i64: numel %zu, expected %zu\n", t ? t->numel : 0, n);
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) {
+    int64_t a = ktest_get_i64(t, i);
+    if (a != expected[i]) {
+      fprintf(stderr, "    element %zu: got %lld, expected %lld\n", i, (long long)a,
+              (long long)expected[i]);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool ktest_expect_shape(const pte_tensor *t, int32_t dim, const int32_t *sizes) {
+  bool ok = t && t->dim == dim;
+  for (int32_t d = 0; ok && d < dim; d++) ok = t->sizes[d] == sizes[d];
+  if (!ok) {
+    fprintf(stderr, "    shape mismatch: got [");
+    for (int32_t d = 0; t && d < t->dim; d++) fprintf(stderr, "%s%d", d ? "," : "", t->sizes[d]);
+    fprintf(stderr, "], expected [");
+    for (int32_t d = 0; d < dim; d++) fprintf(stderr, "%s%d", d ? "," : "", sizes[d]);
+    fprintf(stderr, "]\n");
+  }
+  return ok;
+}

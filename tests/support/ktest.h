@@ -1,0 +1,84 @@
+/* tests/support/ktest.h — building tensors and EValues for kernel tests.
+ *
+ * Test-only code (uses malloc). Everything allocated here is recorded in a global list and
+ * released by ktest_free_all() (call it at the end of a test, or never: the memory stays
+ * reachable, so LeakSanitizer does not complain).
+ *
+ * Typical use:
+ *   int32_t sz[] = {2, 3};
+ *   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, sz, NULL, (double[]){1, 2, 3, 4, 5, 6});
+ *   pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 2, sz, NULL, NULL);
+ *   pte_evalue *out = ktest_ev_tensor(o);
+ *   pte_evalue *args[] = {ktest_ev_tensor(a), ktest_ev_tensor(a), ktest_ev_int(1), out, out};
+ *   CHECK_OK(ktest_run(ktest_find(pte_portable_binary_kernels, n, "aten::add.out"), args, 5));
+ *   CHECK(ktest_expect(o, (double[]){2, 4, 6, 8, 10, 12}, 6, 0));
+ */
+#ifndef PTE_TESTS_SUPPORT_KTEST_H
+#define PTE_TESTS_SUPPORT_KTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pte/evalue.h"
+#include "pte/kernel.h"
+#include "pte/tensor.h"
+
+/* A tensor with heap data. `dim_order` NULL means contiguous (0..dim-1); strides are computed
+ * from sizes + dim_order. `values` (NULL: zeros) are numel doubles in LOGICAL row-major order and
+ * are stored converted to dtype at their strided positions. Capacity is exactly numel elements;
+ * dynamism STATIC. Returns NULL only on allocation failure. */
+pte_tensor *ktest_tensor(int dtype, int32_t dim, const int32_t *sizes, const uint8_t *dim_order,
+                         const double *values);
+/* Same, with int64 values (exact for large integers). */
+pte_tensor *ktest_tensor_i64(int dtype, int32_t dim, const int32_t *sizes,
+                             const uint8_t *dim_order, const int64_t *values);
+/* A DYNAMIC_BOUND tensor whose data has room for `capacity_elems` elements (sizes are the
+ * current sizes; contents zero). */
+pte_tensor *ktest_tensor_dyn(int dtype, int32_t dim, const int32_t *sizes, const uint8_t *dim_order,
+                             size_t capacity_elems);
+/* A tensor whose data is `nbytes` raw bytes copied as-is (memory order). */
+pte_tensor *ktest_tensor_raw(int dtype, int32_t dim, const int32_t *sizes,
+                             const uint8_t *dim_order, const void *bytes, size_t nbytes);
+
+/* EValues (heap, recorded). */
+pte_evalue *ktest_ev_tensor(pte_tensor *t);
+pte_evalue *ktest_ev_int(int64_t v);
+pte_evalue *ktest_ev_double(double v);
+pte_evalue *ktest_ev_bool(bool v);
+pte_evalue *ktest_ev_none(void);
+/* NUL-terminated string (not copied: pass a literal). */
+pte_evalue *ktest_ev_string(const char *s);
+/* IntList with boxed Int items and an unboxed scratch array, as the runtime builds it. */
+pte_evalue *ktest_ev_int_list(const int64_t *values, size_t n);
+pte_evalue *ktest_ev_tensor_list(pte_tensor *const *ts, size_t n);
+/* Optional tensor list: NULL entries are None. */
+pte_evalue *ktest_ev_opt_tensor_list(pte_tensor *const *ts, size_t n);
+pte_evalue *ktest_ev_double_list(const double *values, size_t n);
+pte_evalue *ktest_ev_bool_list(const bool *values, size_t n);
+
+/* The fallback (key NULL) kernel named `name` in a table, or NULL. */
+pte_op_fn ktest_find(const pte_kernel *table, size_t n, const char *name);
+/* Runs fn with a fresh context (1 MiB temp allocator) and returns ctx.failure. The failure
+ * message is kept for ktest_last_msg(). A NULL fn returns PTE_ERR_OPERATOR_MISSING. */
+pte_status ktest_run(pte_op_fn fn, pte_evalue **args, size_t nargs);
+/* Runs with no temp allocator (ctx.temp == NULL). */
+pte_status ktest_run_no_temp(pte_op_fn fn, pte_evalue **args, size_t nargs);
+const char *ktest_last_msg(void);
+
+/* Element at logical row-major index li, converted to double / int64. */
+double ktest_get(const pte_tensor *t, size_t li);
+int64_t ktest_get_i64(const pte_tensor *t, size_t li);
+/* True if t has n elements and each equals expected[i] within tol (NaN matches NaN); prints the
+ * mismatches to stderr otherwise. */
+bool ktest_expect(const pte_tensor *t, const double *expected, size_t n, double tol);
+bool ktest_expect_i64(const pte_tensor *t, const int64_t *expected, size_t n);
+/* True if t has rank dim and the given sizes (prints otherwise). */
+bool ktest_expect_shape(const pte_tensor *t, int32_t dim, const int32_t *sizes);
+/* Raw 16-bit pattern of a HALF/BFLOAT16 element at logical index li. */
+uint16_t ktest_get_u16(const pte_tensor *t, size_t li);
+
+/* Releases everything allocated by ktest_*. */
+void ktest_free_all(void);
+
+#endif
