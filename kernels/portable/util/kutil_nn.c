@@ -66,6 +66,45 @@
     memcpy(acc, c0, sizeof c0);                                                                    \
   }                                                                                                \
                                                                                                    \
+  /* One row of A (M == 1): packing B would cost as much as the multiply, so B is streamed      \
+   * directly: row-wise (axpy into a local block of C) when B's rows are contiguous, as dot       \
+   * products with 8 independent partial sums when B's columns are (e.g. a linear weight). */    \
+  static bool NAME##_gemv(int64_t N, int64_t K, T alpha, const T *A, int64_t csa, const T *B,      \
+                          int64_t rsb, int64_t csb, T *C, int64_t csc, bool accumulate) {          \
+    if (csb == 1) {                                                                                \
+      T acc[256];                                                                                  \
+      for (int64_t j0 = 0; j0 < N; j0 += 256) {                                                    \
+        const int64_t jn = N - j0 < 256 ? N - j0 : 256;                                            \
+        for (int64_t j = 0; j < jn; j++) acc[j] = (T)0;                                            \
+        for (int64_t k = 0; k < K; k++) {                                                          \
+          const T a = A[k * csa];                                                                  \
+          const T *b = B + k * rsb + j0;                                                           \
+          for (int64_t j = 0; j < jn; j++) acc[j] += a * b[j];                                     \
+        }                                                                                          \
+        for (int64_t j = 0; j < jn; j++) {                                                         \
+          T *c = C + (j0 + j) * csc;                                                               \
+          *c = accumulate ? *c + alpha * acc[j] : alpha * acc[j];                                  \
+        }                                                                                          \
+      }                                                                                            \
+      return true;                                                                                 \
+    }                                                                                              \
+    if (rsb == 1 && csa == 1) {                                                                    \
+      for (int64_t j = 0; j < N; j++) {                                                            \
+        const T *b = B + j * csb;                                                                  \
+        T part[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                      \
+        int64_t k = 0;                                                                             \
+        for (; k + 8 <= K; k += 8)                                                                 \
+          for (int u = 0; u < 8; u++) part[u] += A[k + u] * b[k + u];                              \
+        T s = ((part[0] + part[4]) + (part[1] + part[5])) + ((part[2] + part[6]) + (part[3] + part[7])); \
+        for (; k < K; k++) s += A[k] * b[k];                                                       \
+        T *c = C + j * csc;                                                                        \
+        *c = accumulate ? *c + alpha * s : alpha * s;                                              \
+      }                                                                                            \
+      return true;                                                                                 \
+    }                                                                                              \
+    return false;                                                                                  \
+  }                                                                                                \
+                                                                                                   \
   void NAME(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa,        \
             const T *B, int64_t rsb, int64_t csb, PACKFN pack, void *pack_ctx, T *C, int64_t rsc,  \
             int64_t csc, bool accumulate) {                                                        \
@@ -76,6 +115,8 @@
           for (int64_t j = 0; j < N; j++) C[i * rsc + j * csc] = (T)0;                             \
       return;                                                                                      \
     }                                                                                              \
+    if (M == 1 && !pack && NAME##_gemv(N, K, alpha, A, csa, B, rsb, csb, C, csc, accumulate))      \
+      return;                                                                                      \
     _Alignas(64) T bp[PTE_NN_KC * NR];                                                             \
     T acc[PTE_NN_MR][NR];                                                                          \
     for (int64_t k0 = 0; k0 < K; k0 += PTE_NN_KC) {                                                \

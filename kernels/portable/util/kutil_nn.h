@@ -5,7 +5,7 @@
  * written in plain C (the inner loops are fixed-width so the compiler vectorises them), plus
  * argument helpers shared by the multi-output ops. Nothing here allocates or uses stdio: the
  * multiply packs its right-hand panels into a fixed block on the stack (16 KiB for float32,
- * 16 KiB for float64).
+ * 8 KiB for float64).
  */
 #ifndef PTE_KERNELS_PORTABLE_UTIL_KUTIL_NN_H
 #define PTE_KERNELS_PORTABLE_UTIL_KUTIL_NN_H
@@ -25,7 +25,7 @@ extern "C" {
 /* Panel widths of the multiply: the right-hand matrix is consumed in panels of KC rows by NR
  * columns. A pack callback fills such a panel. */
 #define PTE_NN_NR_F32 16
-#define PTE_NN_NR_F64 8
+#define PTE_NN_NR_F64 4
 #define PTE_NN_KC 256
 
 /* Fills bp[k * NR + j] (k < kc, j < NR) with B[k0 + k][j0 + j] for j < nr and 0 for nr <= j < NR,
