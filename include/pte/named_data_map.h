@@ -44,20 +44,31 @@ struct pte_named_data_map {
   const pte_named_data_map_vtable *vt;
 };
 
-/* Null-safe wrappers (NULL map or missing slot → PTE_ERR_NOT_FOUND / PTE_ERR_NOT_IMPLEMENTED). */
+/* Null-safe wrappers: a NULL map (or one without a vtable) gives PTE_ERR_NOT_FOUND, a NULL vtable
+ * slot PTE_ERR_NOT_IMPLEMENTED, a NULL key / output (or NULL buf with size > 0)
+ * PTE_ERR_INVALID_ARGUMENT; otherwise the map's own answer. pte_ndm_get_data clears *out first. */
 pte_status pte_ndm_get_tensor_layout(const pte_named_data_map *m, const char *key, pte_tensor_layout *out);
 pte_status pte_ndm_get_data(const pte_named_data_map *m, const char *key, pte_freeable_buffer *out);
 pte_status pte_ndm_load_data_into(const pte_named_data_map *m, const char *key, void *buf, size_t size);
 pte_status pte_ndm_num_keys(const pte_named_data_map *m, uint32_t *out);
 pte_status pte_ndm_get_key(const pte_named_data_map *m, uint32_t index, const char **out);
 
-/* Two maps searched in order: lookups go to `second` only when `first` says NotFound. */
+/* Two maps searched in order (upstream MergedDataMap; the runtime gives delegates a merged map of
+ * the external .ptd map first and the program's own named data second). get_tensor_layout,
+ * get_data and load_data_into ask `first` and go to `second` only when `first` says
+ * PTE_ERR_NOT_FOUND (any other answer, success or error, is final). num_keys is the sum; get_key
+ * numbers first's keys, then second's (PTE_ERR_INVALID_ARGUMENT past the end). Either map may be
+ * NULL (it then has no keys). Differences from upstream: load_data_into falls through like the
+ * other lookups instead of returning NotImplemented, and keys present in both maps are not
+ * rejected (the first map wins). The merged map only points at the two maps: they must outlive
+ * it. */
 typedef struct pte_merged_data_map {
   pte_named_data_map base;
   const pte_named_data_map *first;
   const pte_named_data_map *second;
 } pte_merged_data_map;
 
+/* Initialises *m over `first` and `second` (no allocation; nothing to destroy). Use &m->base. */
 void pte_merged_data_map_init(pte_merged_data_map *m, const pte_named_data_map *first,
                               const pte_named_data_map *second);
 
