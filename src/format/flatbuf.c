@@ -6,6 +6,8 @@
  * fb_fpos), so field reads stay in range whatever the buffer contains. The verifier adds the
  * structural guarantees (alignment, NUL terminators, element ranges) the typed accessors rely on.
  */
+#include <stdarg.h>
+
 #include "format/flatbuf.h"
 
 #include <limits.h>
@@ -262,16 +264,25 @@ static pte_status fb_report(pte_fb_verifier *v, const fb_where *w, const char *d
                        (unsigned)w->elem, detail);
 }
 
-/* Formats the detail only when someone will read it; always returns PTE_ERR_INVALID_PROGRAM. */
-#define FB_FAIL(v, w, ...)                                          \
-  do {                                                              \
-    if ((v)->err) {                                                 \
-      pte_error_info fb_detail_;                                    \
-      pte_error_set(&fb_detail_, FB_BAD, __VA_ARGS__);              \
-      return fb_report((v), (w), fb_detail_.msg);                   \
-    }                                                               \
-    return FB_BAD;                                                  \
-  } while (0)
+/* The failure path lives out of line (cold) so the hot verification functions keep a small
+ * stack frame and no formatting code; it formats the detail only when someone will read it.
+ * Always returns PTE_ERR_INVALID_PROGRAM. */
+size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static pte_status fb_fail(pte_fb_verifier *v, const fb_where *w, const char *fmt, ...) {
+  if (!v->err) return FB_BAD;
+  char detail[PTE_ERROR_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  pte_vformat(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  return fb_report(v, w, detail);
+}
+
+#define FB_FAIL(v, w, ...) return fb_fail((v), (w), __VA_ARGS__)
 
 static inline unsigned long long fb_ull(uint64_t x) { return (unsigned long long)x; }
 
