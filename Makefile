@@ -1,12 +1,13 @@
 # pte top-level Makefile: thin wrapper over CMake.
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_TSAN ?= build-tsan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE      ?= cmake
 CTEST      ?= ctest
 BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all test test-asan demo bench fuzz clean
+.PHONY: all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean
 
 all: $(BUILD)/Makefile
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
@@ -24,6 +25,17 @@ test-asan:
 	@cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		$(CTEST) --output-on-failure -j $(JOBS)
 
+# The threading tests under ThreadSanitizer (docs/robustness.md).
+test-tsan:
+	@$(CMAKE) -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTE_SANITIZE=thread >/dev/null
+	@$(CMAKE) --build $(BUILD_TSAN) -j $(JOBS) --target test_concurrency
+	@cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		$(CTEST) --output-on-failure -R '^test_concurrency$$'
+
+# Valgrind memcheck over `pte run` on every corpus program.
+valgrind: all
+	@sh tests/valgrind/run_corpus.sh $(BUILD)
+
 demo: all
 	@sh tools/demo.sh $(BUILD)
 
@@ -34,5 +46,10 @@ FUZZ_SECONDS ?= 30
 fuzz:
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
+# Long fuzzing sessions, one target at a time (tests/fuzz/long_run.sh; results in build-fuzz/long-run).
+FUZZ_LONG_SECONDS ?= 1800
+fuzz-long:
+	@sh tests/fuzz/long_run.sh $(FUZZ_LONG_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) build-fuzz
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz

@@ -4,21 +4,44 @@
  * blob ("processed" data), to a backend such as "XnnpackBackend". A backend is a table of
  * function pointers registered under its id:
  *
- *   static const pte_backend my_backend = {my_is_available, my_init, my_execute, my_destroy, NULL};
+ *   static const pte_backend my_backend = {my_is_available, my_init, my_execute, my_destroy,
+ *                                          NULL};   // last: initialize_backend_data (optional)
  *   pte_register_backend("MyBackend", &my_backend);
  *
  * Life cycle, driven by pte_method_load / pte_method_execute / pte_method_destroy:
- *   - at load, for every delegate of the method, once: the backend is looked up by id (not
- *     registered, or is_available() false -> PTE_ERR_NOT_FOUND), its processed blob is fetched
- *     (INLINE from Program.backend_delegate_data, or SEGMENT through the data loader) and init()
- *     is called. init() returns an opaque handle; it may free the blob early with
+ *   - at load, before any init(): every delegate's scratch regions are checked (placement as for
+ *     planned tensors; scratch on a delegate called more than once -> PTE_ERR_INVALID_PROGRAM),
+ *     then every delegate's backend is looked up by id (not registered, or is_available()
+ *     false -> PTE_ERR_NOT_FOUND, the message naming the backend id, the delegate and the
+ *     method). A method whose backends are missing therefore fails without initialising anything;
+ *   - then, for every delegate of the method, exactly once: its processed blob is fetched (INLINE
+ *     from Program.backend_delegate_data, or SEGMENT through the data loader) and init() is
+ *     called. init() returns an opaque handle; it may free the blob early with
  *     pte_freeable_buffer_free(processed) once it no longer needs it. If init() fails, the blob is
- *     freed and destroy() is not called;
+ *     freed, destroy() is not called for it, and the delegates initialised before it are
+ *     destroyed;
+ *   - every DelegateCall's delegate index is range-checked at load too (PTE_ERR_INVALID_PROGRAM,
+ *     "delegate index N out of range"), never at execute;
  *   - every DelegateCall calls execute() with the handle and the call's arguments (inputs, then
  *     outputs, as EValue pointers into the method's value table);
  *   - pte_method_destroy() (and a load that fails after this delegate was initialised) calls
  *     destroy(handle) exactly once, then frees the blob if the backend has not.
  * A method loaded twice initialises its delegates twice: any sharing is the backend's business.
+ *
+ * One BackendDelegate, one handle. Every DelegateCall naming the same delegate index runs on the
+ * SAME handle (one init, N executes, one destroy), each execute with that call's own arguments.
+ * Upstream files may legally call one delegate several times, so the runtime accepts it whatever
+ * the delegate's share_handle flag (a pte extension, docs/format.md) says; init() sees the number
+ * of call sites in ctx->n_calls. A backend that keeps per-call state on its handle (e.g. caches
+ * argument pointers at the first execute) must refuse n_calls > 1 with PTE_ERR_NOT_SUPPORTED; the
+ * pte writer only emits one delegate for several calls when the backend set share_handle.
+ *
+ * Scratch (pte extension): a delegate may own planned scratch regions (BackendDelegate.scratch:
+ * memory_id, offset, size). They are resolved at load against the memory manager's planned
+ * buffers with the same checks as memory-planned tensors and handed to init() and to every
+ * execute() (ctx->scratch). Method load refuses (PTE_ERR_INVALID_PROGRAM) a delegate with scratch
+ * that is called by more than one DelegateCall or that sets share_handle: scratch contents belong
+ * to one call site.
  *
  * The registry is a fixed table of PTE_MAX_BACKENDS entries. Register backends at start-up,
  * before loading methods: registration is not thread-safe (lookups are read-only).
@@ -42,6 +65,10 @@ extern "C" {
 #endif
 
 typedef void pte_delegate_handle;
+
+/* Contexts of the optional prepare hook (defined in pte/prepare.h). */
+struct pte_backend_data_context;
+struct pte_backend_data_output;
 
 /* One compile spec of a delegate (BackendDelegate.compile_specs): a key and raw bytes, both
  * pointing into the program's flatbuffer (valid while the program is loaded). */
@@ -80,6 +107,16 @@ typedef struct pte_backend_load_options {
 } pte_backend_load_options;
 
 /* ---- Contexts ------------------------------------------------------------------------------- */
+
+/* One resolved scratch region of a delegate (pte extension). */
+typedef struct pte_delegate_scratch {
+  void *data;         /* planned buffer (memory_id - 1) data + offset; NULL only if that buffer has
+                         no data (size 0) */
+  size_t size;        /* bytes */
+  uint32_t memory_id; /* as stored: 1-based planned buffer id */
+  uint64_t offset;    /* as stored: byte offset in that buffer */
+} pte_delegate_scratch;
+
 typedef struct pte_backend_init_context {
   pte_allocator *runtime_allocator;       /* the method allocator: lives as long as the method */
   const char *method_name;
@@ -89,6 +126,13 @@ typedef struct pte_backend_init_context {
   const pte_backend_option *runtime_specs; /* options given for this backend id at load */
   size_t n_runtime_specs;
   pte_error_info *err;                    /* optional: a backend may explain a failure here */
+  uint32_t delegate_index;                /* index in ExecutionPlan.delegates */
+  size_t n_calls;                         /* DelegateCall instructions naming this delegate (all
+                                             of them run on the handle init returns) */
+  bool share_handle;                      /* BackendDelegate.share_handle (pte extension) */
+  const pte_delegate_scratch *scratch;    /* this delegate's planned scratch regions (n_scratch;
+                                             NULL when none); valid while the method is loaded */
+  size_t n_scratch;
 } pte_backend_init_context;
 
 typedef struct pte_backend_execution_context {
@@ -96,6 +140,9 @@ typedef struct pte_backend_execution_context {
   const char *method_name;
   pte_event_tracer *event_tracer; /* may be NULL */
   pte_error_info *err;            /* optional: a backend may explain a failure here */
+  uint32_t delegate_index;        /* index in ExecutionPlan.delegates */
+  const pte_delegate_scratch *scratch; /* the same regions init saw (NULL when none) */
+  size_t n_scratch;
 } pte_backend_execution_context;
 
 /* Temp memory from an execution context (NULL when there is no temp allocator or it is full). */
@@ -122,9 +169,16 @@ typedef struct pte_backend {
                         pte_evalue **args, size_t nargs);
   /* Releases a handle returned by init. Optional (NULL: nothing to release). */
   void (*destroy)(pte_delegate_handle *handle);
-  /* Reserved slot, filled by the prepare feature (ahead-of-time initialisation of backend data).
-   * NULL means the backend does not support it (PTE_ERR_NOT_SUPPORTED). */
-  void *initialize_backend_data;
+  /* Optional: ahead-of-time, once-per-device preparation of this backend's stored data (`pte
+   * prepare`, pte/prepare.h has the whole contract and a worked example). Called at most once per
+   * program by pte_initialize_and_save_backend_data(), never by method load. The backend walks its
+   * delegate blobs with pte_next_backend_data(ctx, ...) and may replace named-data values
+   * (pte_write_named_data) or its own processed blobs (pte_replace_backend_data); replaced bytes
+   * are wrapped in a prepared-data envelope that init() must check (pte_prepared_envelope_check).
+   * Return PTE_OK, PTE_ERR_NOT_SUPPORTED (nothing to prepare: the data is copied unchanged, any
+   * replacement made is dropped) or an error (prepare fails, nothing is published).
+   * NULL: the backend does not prepare (same as PTE_ERR_NOT_SUPPORTED). */
+  pte_status (*initialize_backend_data)(struct pte_backend_data_context *ctx, struct pte_backend_data_output *out);
 } pte_backend;
 
 #define PTE_MAX_BACKENDS 16
@@ -133,6 +187,9 @@ typedef struct pte_backend {
  * Errors: PTE_ERR_INVALID_ARGUMENT (NULL name/backend, init or execute missing, a backend with
  * this name already registered), PTE_ERR_INTERNAL (all PTE_MAX_BACKENDS slots taken). */
 pte_status pte_register_backend(const char *name, const pte_backend *backend);
+/* Same, with a message in *err (may be NULL) naming the backend: "backend 'X' is already
+ * registered", "backend registry is full (16 backends): cannot register 'X'", ... */
+pte_status pte_register_backend_ex(const char *name, const pte_backend *backend, pte_error_info *err);
 
 /* The backend registered under `name`, or NULL. */
 const pte_backend *pte_get_backend(const char *name);

@@ -92,6 +92,11 @@ pte_status pte_method_meta_output_tensor_info(const pte_method_meta *meta, size_
  * Buffer i backs memory_id i + 1. Sizes are bytes (64-bit). */
 size_t pte_method_meta_num_planned_buffers(const pte_method_meta *meta);
 pte_status pte_method_meta_planned_buffer_size(const pte_method_meta *meta, size_t i, uint64_t *out);
+/* Sum of every planned buffer size in bytes: the memory a caller must provide before loading
+ * (compare it with a budget before allocating anything for an untrusted file). Errors:
+ * PTE_ERR_INVALID_ARGUMENT (NULL), PTE_ERR_INVALID_PROGRAM (a negative size, or the sum
+ * overflows 64 bits). */
+pte_status pte_method_meta_planned_memory(const pte_method_meta *meta, uint64_t *total);
 /* Instructions over all chains, and delegates (with their backend ids). */
 size_t pte_method_meta_num_instructions(const pte_method_meta *meta);
 size_t pte_method_meta_num_delegates(const pte_method_meta *meta);
@@ -116,6 +121,10 @@ typedef struct pte_method_options {
   size_t temp_arena_size;                     /* used only when the memory manager has no temp
                                                  allocator: bytes carved out of the method allocator
                                                  as kernel/delegate scratch (0 = no scratch) */
+  uint64_t max_planned_memory;                /* resource cap: if non-zero, a method whose planned
+                                                 buffers (pte_method_meta_planned_memory) add up to
+                                                 more bytes is refused with PTE_ERR_OUT_OF_RESOURCES
+                                                 before anything is allocated (0 = no limit) */
 } pte_method_options;
 
 /* Loads method `name` of `program` into *out (see pte_method_load_ex). */
@@ -124,6 +133,7 @@ pte_status pte_method_load(const struct pte_program *program, const char *name, 
                            pte_method **out, pte_error_info *err);
 
 /* Loads method `name`. opts may be NULL (defaults). Errors (message in *err):
+ *   PTE_ERR_OUT_OF_RESOURCES        the method's planned memory exceeds opts->max_planned_memory
  *   PTE_ERR_INVALID_ARGUMENT        NULL argument, unknown method name, method allocator equal to
  *                                   the temp allocator, a tensor in a planned buffer the memory
  *                                   manager does not provide (memory_id > n_planned)
@@ -132,7 +142,9 @@ pte_status pte_method_load(const struct pte_program *program, const char *name, 
  *   PTE_ERR_INVALID_PROGRAM         malformed plan: bad value/operator/delegate index, unknown value
  *                                   or instruction kind, memory_id 0 or beyond the program's
  *                                   planned buffers, bad tensor sizes/dim_order, TensorList item
- *                                   that is not an earlier tensor, no chains...
+ *                                   that is not an earlier tensor, no chains, a delegate with
+ *                                   scratch memory called by more than one DelegateCall or with
+ *                                   share_handle set (pte extension, pte/backend.h)...
  *   PTE_ERR_NOT_SUPPORTED           DYNAMIC_UNBOUND tensor, storage_offset != 0
  *   PTE_ERR_OPERATOR_MISSING        no kernel for some operator: the message lists every missing
  *                                   operator ("missing operators: etnp::lstm.out, ...")

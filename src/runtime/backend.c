@@ -11,15 +11,25 @@ typedef struct backend_entry {
 static backend_entry g_backends[PTE_MAX_BACKENDS];
 static size_t g_num_backends;
 
-pte_status pte_register_backend(const char *name, const pte_backend *backend) {
-  if (!name || !backend || !backend->init || !backend->execute) return PTE_ERR_INVALID_ARGUMENT;
+pte_status pte_register_backend_ex(const char *name, const pte_backend *backend, pte_error_info *err) {
+  if (!name || !backend)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "pte_register_backend: NULL %s", name ? "backend" : "name");
+  if (!backend->init || !backend->execute)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "backend '%s' lacks %s()", name, backend->init ? "execute" : "init");
   for (size_t i = 0; i < g_num_backends; i++)
-    if (strcmp(g_backends[i].name, name) == 0) return PTE_ERR_INVALID_ARGUMENT;
-  if (g_num_backends >= PTE_MAX_BACKENDS) return PTE_ERR_INTERNAL;
+    if (strcmp(g_backends[i].name, name) == 0)
+      return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "backend '%s' is already registered", name);
+  if (g_num_backends >= PTE_MAX_BACKENDS)
+    return pte_error_set(err, PTE_ERR_INTERNAL, "backend registry is full (%d backends): cannot register '%s'",
+                         PTE_MAX_BACKENDS, name);
   g_backends[g_num_backends].name = name;
   g_backends[g_num_backends].backend = backend;
   g_num_backends++;
   return PTE_OK;
+}
+
+pte_status pte_register_backend(const char *name, const pte_backend *backend) {
+  return pte_register_backend_ex(name, backend, NULL);
 }
 
 const pte_backend *pte_get_backend(const char *name) {

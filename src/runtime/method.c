@@ -1,5 +1,6 @@
 /* Method load: parse values and tensors, place tensor data, initialise delegates, resolve
  * kernels and precompute every instruction's argument array. */
+#include <stdarg.h>
 #include <string.h>
 
 #include "method_internal.h"
@@ -20,31 +21,56 @@ typedef struct load_ctx {
 
 /* ------------------------------------------------------------------------------ tensor data */
 
-static pte_status planned_ptr(load_ctx *c, size_t vi, pte_fb_table alloc, size_t nbytes, void **out) {
-  uint32_t mem_id = pte_fb_get_u32(alloc, PTE_S_ALLOC_MEMORY_ID, 0);
-  uint32_t lo = pte_fb_get_u32(alloc, PTE_S_ALLOC_OFFSET_LOW, 0);
-  uint32_t hi = pte_fb_get_u32(alloc, PTE_S_ALLOC_OFFSET_HIGH, 0);
+/* Internal formatter of status.c (no stdio in core). */
+size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
+
+static void appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
+  if (*len >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  size_t n = pte_vformat(buf + *len, cap - *len, fmt, ap);
+  va_end(ap);
+  *len = *len + n < cap ? *len + n : cap - 1;
+}
+
+/* Who owns a planned region, rendered only for error messages: "value 3" or
+ * "delegate 0 ('TestScratch') scratch 1". */
+typedef struct region_owner {
+  const char *delegate_id; /* NULL: a tensor value */
+  size_t index;            /* value index, or delegate index */
+  size_t scratch;          /* scratch entry (delegates) */
+} region_owner;
+
+static const char *owner_text(const region_owner *o, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = '\0';
+  if (o->delegate_id) appendf(buf, cap, &len, "delegate %zu ('%s') scratch %zu", o->index, o->delegate_id, o->scratch);
+  else appendf(buf, cap, &len, "value %zu", o->index);
+  return buf;
+}
+
+/* Address of bytes [off, off + nbytes) of planned buffer memory_id (1-based), with the checks
+ * every planned region gets (memory-planned tensors and delegate scratch alike). */
+static pte_status planned_region(load_ctx *c, const region_owner *who, uint32_t mem_id, uint64_t off, uint64_t nbytes,
+                                 void **out) {
+  char w[96];
   if (mem_id == 0)
-    return LERR(c, PTE_ERR_INVALID_PROGRAM, "value %zu: memory_id 0 is invalid (memory ids start at 1)", vi);
+    return LERR(c, PTE_ERR_INVALID_PROGRAM, "%s: memory_id 0 is invalid (memory ids start at 1)", owner_text(who, w, sizeof w));
   if (mem_id > c->n_planned_declared)
-    return LERR(c, PTE_ERR_INVALID_PROGRAM, "value %zu: memory_id %u but method '%s' declares %zu planned buffers",
-                vi, mem_id, c->m->name, c->n_planned_declared);
+    return LERR(c, PTE_ERR_INVALID_PROGRAM, "%s: memory_id %u but method '%s' declares %zu planned buffers",
+                owner_text(who, w, sizeof w), mem_id, c->m->name, c->n_planned_declared);
   size_t idx = (size_t)mem_id - 1;
   if (idx >= c->mm->n_planned || !c->mm->planned)
     return LERR(c, PTE_ERR_INVALID_ARGUMENT,
-                "value %zu lives in planned buffer %zu (memory_id %u) but the memory manager provides %zu planned buffers",
-                vi, idx, mem_id, c->mm->planned ? c->mm->n_planned : (size_t)0);
-  uint64_t off = lo;
-  if (hi) {
-    if (sizeof(size_t) < 8)
-      return LERR(c, PTE_ERR_NOT_SUPPORTED, "value %zu: 64-bit memory offset on a 32-bit target", vi);
-    off |= (uint64_t)hi << 32;
-  }
+                "%s lives in planned buffer %zu (memory_id %u) but the memory manager provides %zu planned buffers",
+                owner_text(who, w, sizeof w), idx, mem_id, c->mm->planned ? c->mm->n_planned : (size_t)0);
+  if (sizeof(size_t) < 8 && ((off >> 16) >> 16) != 0)
+    return LERR(c, PTE_ERR_NOT_SUPPORTED, "%s: 64-bit memory offset on a 32-bit target", owner_text(who, w, sizeof w));
   const pte_planned_buffer *b = &c->mm->planned[idx];
   if (off > b->size || nbytes > b->size - off)
     return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED,
-                "value %zu needs bytes [%llu, %llu) of planned buffer %zu, which has %zu bytes", vi,
-                (unsigned long long)off, (unsigned long long)off + nbytes, idx, b->size);
+                "%s needs bytes [%llu, %llu) of planned buffer %zu, which has %zu bytes", owner_text(who, w, sizeof w),
+                (unsigned long long)off, (unsigned long long)(off + nbytes), idx, b->size);
   if (!b->data) {
     if (b->size)
       return LERR(c, PTE_ERR_INVALID_ARGUMENT, "planned buffer %zu has size %zu but no data", idx, b->size);
@@ -53,6 +79,14 @@ static pte_status planned_ptr(load_ctx *c, size_t vi, pte_fb_table alloc, size_t
   }
   *out = (uint8_t *)b->data + off;
   return PTE_OK;
+}
+
+static pte_status planned_ptr(load_ctx *c, size_t vi, pte_fb_table alloc, size_t nbytes, void **out) {
+  uint32_t mem_id = pte_fb_get_u32(alloc, PTE_S_ALLOC_MEMORY_ID, 0);
+  uint64_t off = pte_fb_get_u32(alloc, PTE_S_ALLOC_OFFSET_LOW, 0);
+  off |= (uint64_t)pte_fb_get_u32(alloc, PTE_S_ALLOC_OFFSET_HIGH, 0) << 32;
+  region_owner who = {NULL, vi, 0};
+  return planned_region(c, &who, mem_id, off, nbytes, out);
 }
 
 static pte_status check_layout(load_ctx *c, size_t vi, const char *fqn, const pte_tensor_info *info,
@@ -237,6 +271,16 @@ static pte_status parse_values(load_ctx *c) {
         pte_tensor *t = NULL;
         pte_status s = parse_tensor(c, i, val, &t);
         if (s != PTE_OK) return s;
+        {
+          /* Kernels access elements through typed pointers: data at an address that is not a
+           * multiple of the element size (a misaligned planned offset, constant offset or segment
+           * base in a malformed file) would be undefined behaviour, so refuse it here. */
+          size_t es = pte_dtype_size(t->dtype), al = es > 8 ? 8 : es;
+          if (t->data && al > 1 && ((uintptr_t)t->data % al) != 0)
+            return LERR(c, PTE_ERR_INVALID_PROGRAM,
+                        "value %u: tensor data is not aligned to its %zu-byte elements (misaligned planned offset, "
+                        "constant offset or segment)", (unsigned)i, al);
+        }
         ti++;
         v->tag = PTE_TAG_TENSOR;
         v->u.tensor = t;
@@ -346,6 +390,123 @@ static pte_status parse_io(load_ctx *c, unsigned slot, const uint32_t **out, siz
 
 /* ------------------------------------------------------------------------------ delegates */
 
+/* DelegateCall instructions naming each delegate. Only in-range indices are counted here:
+ * load_chains reports malformed instructions and out-of-range delegate indices. */
+static void count_delegate_calls(load_ctx *c) {
+  pte_method *m = c->m;
+  pte_fb_vec chains = pte_fb_get_vec(c->plan, PTE_S_PLAN_CHAINS);
+  for (uint32_t ci = 0; ci < chains.len; ci++) {
+    pte_fb_vec ins = pte_fb_get_vec(pte_fb_vec_table(chains, ci), PTE_S_CHAIN_INSTRUCTIONS);
+    for (uint32_t ii = 0; ii < ins.len; ii++) {
+      pte_fb_table it = pte_fb_vec_table(ins, ii);
+      if (pte_fb_get_u8(it, PTE_S_INSTR_TYPE, 0) != PTE_INSTR_DELEGATE) continue;
+      int32_t di = pte_fb_get_i32(pte_fb_get_table(it, PTE_S_INSTR_ARGS), 0, 0);
+      if (di >= 0 && (size_t)di < m->n_delegates && m->delegates[di].n_calls < UINT32_MAX) m->delegates[di].n_calls++;
+    }
+  }
+}
+
+/* "delegate 0 (TestScratch) has scratch memory but is called by instructions 2 and 5 (chain 0)". */
+static pte_status scratch_call_sites_error(load_ctx *c, uint32_t di, const char *id) {
+  enum { MAX_SITES = 4 };
+  uint32_t site_chain[MAX_SITES], site_instr[MAX_SITES];
+  size_t n = 0;
+  bool one_chain = true;
+  pte_fb_vec chains = pte_fb_get_vec(c->plan, PTE_S_PLAN_CHAINS);
+  for (uint32_t ci = 0; ci < chains.len; ci++) {
+    pte_fb_vec ins = pte_fb_get_vec(pte_fb_vec_table(chains, ci), PTE_S_CHAIN_INSTRUCTIONS);
+    for (uint32_t ii = 0; ii < ins.len; ii++) {
+      pte_fb_table it = pte_fb_vec_table(ins, ii);
+      if (pte_fb_get_u8(it, PTE_S_INSTR_TYPE, 0) != PTE_INSTR_DELEGATE) continue;
+      if (pte_fb_get_i32(pte_fb_get_table(it, PTE_S_INSTR_ARGS), 0, 0) != (int32_t)di) continue;
+      if (n && ci != site_chain[0]) one_chain = false;
+      if (n < MAX_SITES) {
+        site_chain[n] = ci;
+        site_instr[n] = ii;
+        n++;
+      }
+    }
+  }
+  size_t total = c->m->delegates[di].n_calls, shown = n;
+  char list[160];
+  size_t len = 0;
+  list[0] = '\0';
+  for (size_t k = 0; k < shown; k++) {
+    const char *sep = k == 0 ? "" : (k + 1 == shown && total == shown) ? " and " : ", ";
+    appendf(list, sizeof list, &len, "%s%u", sep, (unsigned)site_instr[k]);
+    if (!one_chain) appendf(list, sizeof list, &len, " (chain %u)", (unsigned)site_chain[k]);
+  }
+  if (total > shown) appendf(list, sizeof list, &len, " and %zu more", total - shown);
+  if (one_chain && shown) appendf(list, sizeof list, &len, " (chain %u)", (unsigned)site_chain[0]);
+  return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u (%s) has scratch memory but is called by instructions %s", (unsigned)di,
+              id, list);
+}
+
+/* share_handle and the scratch regions of delegate i (pte extensions), checked and resolved
+ * against the planned buffers like memory-planned tensors. */
+static pte_status resolve_scratch(load_ctx *c, uint32_t i, pte_fb_table dt) {
+  pte_method *m = c->m;
+  pte_delegate_rt *d = &m->delegates[i];
+  d->share_handle = pte_fb_get_bool(dt, PTE_S_DELEGATE_SHARE_HANDLE, false);
+  pte_fb_vec sv = pte_fb_get_vec(dt, PTE_S_DELEGATE_SCRATCH);
+  if (!sv.present || sv.len == 0) return PTE_OK;
+  if (d->share_handle)
+    return LERR(c, PTE_ERR_INVALID_PROGRAM,
+                "delegate %u (%s) has scratch memory and share_handle set: a delegate with scratch cannot share its handle",
+                (unsigned)i, d->id);
+  if (d->n_calls > 1) return scratch_call_sites_error(c, i, d->id);
+  d->scratch = PTE_ALLOC_ARRAY(m->method_allocator, pte_delegate_scratch, sv.len);
+  if (!d->scratch) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (delegate %u scratch)", (unsigned)i);
+  for (uint32_t k = 0; k < sv.len; k++) {
+    pte_fb_table st = pte_fb_vec_table(sv, k);
+    if (!pte_fb_table_present(st))
+      return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u (%s): scratch entry %u is null", (unsigned)i, d->id, (unsigned)k);
+    pte_delegate_scratch *r = &d->scratch[k];
+    r->memory_id = pte_fb_get_u32(st, PTE_S_SCRATCH_MEMORY_ID, 0);
+    r->offset = pte_fb_get_u64(st, PTE_S_SCRATCH_OFFSET, 0);
+    uint64_t size = pte_fb_get_u64(st, PTE_S_SCRATCH_SIZE, 0);
+    region_owner who = {d->id, i, k};
+    pte_status s = planned_region(c, &who, r->memory_id, r->offset, size, &r->data);
+    if (s != PTE_OK) return s;
+    r->size = (size_t)size; /* fits: planned_region checked it against a buffer size */
+  }
+  d->n_scratch = sv.len;
+  return PTE_OK;
+}
+
+/* The processed blob of delegate i, fetched from inline data or a segment. */
+static pte_status load_processed(load_ctx *c, uint32_t i, pte_fb_table dt, pte_fb_table root, pte_freeable_buffer *out) {
+  pte_method *m = c->m;
+  const char *id = m->delegates[i].id;
+  pte_fb_table ref = pte_fb_get_table(dt, PTE_S_DELEGATE_PROCESSED);
+  if (!pte_fb_table_present(ref))
+    return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u ('%s') has no processed data reference", (unsigned)i, id);
+  int loc = pte_fb_get_i8(ref, PTE_S_DATAREF_LOCATION, 0);
+  uint32_t index = pte_fb_get_u32(ref, PTE_S_DATAREF_INDEX, 0);
+  if (loc == 0) { /* INLINE */
+    pte_fb_vec inl = pte_fb_get_vec(root, PTE_S_PROGRAM_BACKEND_DELEGATE_DATA);
+    if (index >= inl.len)
+      return LERR(c, PTE_ERR_NOT_FOUND, "delegate %u ('%s'): inline data index %u out of range (%u entries)", (unsigned)i,
+                  id, index, (unsigned)inl.len);
+    pte_fb_vec data = pte_fb_get_vec(pte_fb_vec_table(inl, index), PTE_S_INLINE_DATA_DATA);
+    if (!data.present)
+      return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u ('%s'): inline data %u has no bytes", (unsigned)i, id, index);
+    *out = pte_freeable_buffer_view(pte_fb_vec_data(data), data.len);
+    return PTE_OK;
+  }
+  if (loc == 1) { /* SEGMENT */
+    pte_segment_info si = {PTE_SEGMENT_BACKEND, index, id};
+    pte_status s = pte_program_load_segment(m->program, index, &si, out);
+    if (s != PTE_OK)
+      return LERR(c, s, "delegate %u ('%s'): cannot load segment %u (%s)", (unsigned)i, id, index, pte_status_name(s));
+    return PTE_OK;
+  }
+  return LERR(c, PTE_ERR_INTERNAL, "delegate %u ('%s'): unknown data location %d", (unsigned)i, id, loc);
+}
+
+/* Delegates, in three passes so that nothing is initialised for a method that cannot load:
+ * (1) ids, call counts, share_handle and scratch (structure and placement), (2) backend lookup
+ * (PTE_ERR_NOT_FOUND), (3) blob + compile specs + init(), exactly once per BackendDelegate. */
 static pte_status init_delegates(load_ctx *c) {
   pte_method *m = c->m;
   pte_fb_vec dels = pte_fb_get_vec(c->plan, PTE_S_PLAN_DELEGATES);
@@ -355,6 +516,27 @@ static pte_status init_delegates(load_ctx *c) {
   if (!m->delegates) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (delegates)");
   memset(m->delegates, 0, sizeof(pte_delegate_rt) * dels.len);
   if (dels.len == 0) return PTE_OK;
+  count_delegate_calls(c);
+
+  pte_status s;
+  for (uint32_t i = 0; i < dels.len; i++) {
+    pte_delegate_rt *d = &m->delegates[i];
+    pte_fb_table dt = pte_fb_vec_table(dels, i);
+    d->id = pte_fb_get_str(dt, PTE_S_DELEGATE_ID).ptr;
+    if (!d->id) return LERR(c, PTE_ERR_INVALID_PROGRAM, "method '%s': delegate %u has no backend id", m->name, (unsigned)i);
+    if ((s = resolve_scratch(c, i, dt)) != PTE_OK) return s;
+  }
+  for (uint32_t i = 0; i < dels.len; i++) {
+    pte_delegate_rt *d = &m->delegates[i];
+    const pte_backend *be = pte_get_backend(d->id);
+    if (!be)
+      return LERR(c, PTE_ERR_NOT_FOUND, "backend '%s' (delegate %u of method '%s') is not registered", d->id, (unsigned)i,
+                  m->name);
+    if (be->is_available && !be->is_available())
+      return LERR(c, PTE_ERR_NOT_FOUND, "backend '%s' (delegate %u of method '%s') is not available", d->id, (unsigned)i,
+                  m->name);
+    d->backend = be;
+  }
 
   const pte_named_data_map *pmap = pte_program_named_data_map(m->program);
   if (c->external && pmap) {
@@ -363,65 +545,26 @@ static pte_status init_delegates(load_ctx *c) {
   } else {
     m->delegate_map = c->external ? c->external : pmap;
   }
-
   size_t fb_size;
   const uint8_t *fb = pte_program_flatbuffer(m->program, &fb_size);
   pte_fb_table root = pte_fb_root(fb, fb_size);
 
   for (uint32_t i = 0; i < dels.len; i++) {
     pte_delegate_rt *d = &m->delegates[i];
+    const char *id = d->id;
     pte_fb_table dt = pte_fb_vec_table(dels, i);
-    const char *id = pte_fb_get_str(dt, PTE_S_DELEGATE_ID).ptr;
-    if (!id) return LERR(c, PTE_ERR_INVALID_PROGRAM, "method '%s': delegate %u has no backend id", m->name, (unsigned)i);
-    const pte_backend *be = pte_get_backend(id);
-    if (!be)
-      return LERR(c, PTE_ERR_NOT_FOUND, "backend '%s' (delegate %u of method '%s') is not registered", id, (unsigned)i,
-                  m->name);
-    if (be->is_available && !be->is_available())
-      return LERR(c, PTE_ERR_NOT_FOUND, "backend '%s' (delegate %u of method '%s') is not available", id, (unsigned)i,
-                  m->name);
-    pte_fb_table ref = pte_fb_get_table(dt, PTE_S_DELEGATE_PROCESSED);
-    if (!pte_fb_table_present(ref))
-      return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u ('%s') has no processed data reference", (unsigned)i, id);
-    int loc = pte_fb_get_i8(ref, PTE_S_DATAREF_LOCATION, 0);
-    uint32_t index = pte_fb_get_u32(ref, PTE_S_DATAREF_INDEX, 0);
-    pte_freeable_buffer processed = pte_freeable_buffer_view(NULL, 0);
-    if (loc == 0) { /* INLINE */
-      pte_fb_vec inl = pte_fb_get_vec(root, PTE_S_PROGRAM_BACKEND_DELEGATE_DATA);
-      if (index >= inl.len)
-        return LERR(c, PTE_ERR_NOT_FOUND, "delegate %u ('%s'): inline data index %u out of range (%u entries)", (unsigned)i,
-                    id, index, (unsigned)inl.len);
-      pte_fb_vec data = pte_fb_get_vec(pte_fb_vec_table(inl, index), PTE_S_INLINE_DATA_DATA);
-      if (!data.present)
-        return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u ('%s'): inline data %u has no bytes", (unsigned)i, id, index);
-      processed = pte_freeable_buffer_view(pte_fb_vec_data(data), data.len);
-    } else if (loc == 1) { /* SEGMENT */
-      pte_segment_info si = {PTE_SEGMENT_BACKEND, index, id};
-      pte_status s = pte_program_load_segment(m->program, index, &si, &processed);
-      if (s != PTE_OK)
-        return LERR(c, s, "delegate %u ('%s'): cannot load segment %u (%s)", (unsigned)i, id, index, pte_status_name(s));
-    } else {
-      return LERR(c, PTE_ERR_INTERNAL, "delegate %u ('%s'): unknown data location %d", (unsigned)i, id, loc);
-    }
-    d->processed = processed;
-    d->backend = be;
-    d->id = id;
+    if ((s = load_processed(c, i, dt, root, &d->processed)) != PTE_OK) return s;
 
     pte_fb_vec specs = pte_fb_get_vec(dt, PTE_S_DELEGATE_COMPILE_SPECS);
     pte_compile_spec *cs = PTE_ALLOC_ARRAY(m->method_allocator, pte_compile_spec, specs.len);
-    if (!cs) {
-      pte_freeable_buffer_free(&d->processed);
-      return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (compile specs)");
-    }
+    if (!cs) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (compile specs)");
     for (uint32_t k = 0; k < specs.len; k++) {
       pte_fb_table st = pte_fb_vec_table(specs, k);
       pte_fb_str key = pte_fb_get_str(st, PTE_S_SPEC_KEY);
       pte_fb_vec val = pte_fb_get_vec(st, PTE_S_SPEC_VALUE);
-      if (!key.ptr || !val.present) {
-        pte_freeable_buffer_free(&d->processed);
+      if (!key.ptr || !val.present)
         return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u ('%s'): compile spec %u lacks key or value", (unsigned)i, id,
                     (unsigned)k);
-      }
       cs[k].key = key.ptr;
       cs[k].value = pte_fb_vec_data(val);
       cs[k].nbytes = val.len;
@@ -433,6 +576,11 @@ static pte_status init_delegates(load_ctx *c) {
     ctx.method_name = m->name;
     ctx.named_data_map = m->delegate_map;
     ctx.event_tracer = m->tracer;
+    ctx.delegate_index = i;
+    ctx.n_calls = d->n_calls;
+    ctx.share_handle = d->share_handle;
+    ctx.scratch = d->n_scratch ? d->scratch : NULL;
+    ctx.n_scratch = d->n_scratch;
     for (size_t k = 0; c->opts->backend_options && k < c->opts->n_backend_options; k++) {
       const pte_backend_load_options *bo = &c->opts->backend_options[k];
       if (bo->backend_id && strcmp(bo->backend_id, id) == 0) {
@@ -446,7 +594,7 @@ static pte_status init_delegates(load_ctx *c) {
     be_err.msg[0] = '\0';
     ctx.err = &be_err;
     pte_delegate_handle *handle = NULL;
-    pte_status s = be->init(&ctx, &d->processed, cs, specs.len, &handle);
+    s = d->backend->init(&ctx, &d->processed, cs, specs.len, &handle);
     if (s != PTE_OK) {
       pte_freeable_buffer_free(&d->processed);
       return LERR(c, s, "backend '%s' init failed for delegate %u of method '%s': %s", id, (unsigned)i, m->name,
@@ -720,6 +868,15 @@ pte_status pte_method_load_ex(const pte_program *program, const char *name, cons
   pte_method_meta meta;
   pte_status s = pte_method_meta_get(program, name, &meta, err);
   if (s != PTE_OK) return s;
+  if (opts->max_planned_memory) { /* resource cap (docs/robustness.md) */
+    uint64_t planned = 0;
+    if ((s = pte_method_meta_planned_memory(&meta, &planned)) != PTE_OK)
+      return pte_error_set(err, s, "method '%s': malformed non_const_buffer_sizes", meta.name);
+    if (planned > opts->max_planned_memory)
+      return pte_error_set(err, PTE_ERR_OUT_OF_RESOURCES,
+                           "method '%s' plans %llu bytes of memory, over the limit of %llu", meta.name,
+                           (unsigned long long)planned, (unsigned long long)opts->max_planned_memory);
+  }
 
   pte_allocator *ma = mm->method_allocator;
   size_t saved = ma->used;

@@ -84,10 +84,14 @@ static pte_status exec_instr(pte_method *m, size_t *next, pte_error_info *err) {
       be.status = PTE_OK;
       be.msg[0] = '\0';
       pte_backend_execution_context ctx;
+      memset(&ctx, 0, sizeof ctx);
       ctx.temp_allocator = m->temp;
       ctx.method_name = m->name;
       ctx.event_tracer = m->tracer;
       ctx.err = &be;
+      ctx.delegate_index = in->a;
+      ctx.scratch = d->n_scratch ? d->scratch : NULL;
+      ctx.n_scratch = d->n_scratch;
       st = d->backend->execute(&ctx, d->handle, in->args, in->nargs);
       if (st != PTE_OK) {
         char at[64];

@@ -53,6 +53,11 @@ enum {
   PTE_S_DELEGATE_ID = 0,
   PTE_S_DELEGATE_PROCESSED = 1,
   PTE_S_DELEGATE_COMPILE_SPECS = 2,
+  PTE_S_DELEGATE_SCRATCH = 3,      /* pte extension: [DelegateScratch] */
+  PTE_S_DELEGATE_SHARE_HANDLE = 4, /* pte extension: bool */
+  PTE_S_SCRATCH_MEMORY_ID = 0,
+  PTE_S_SCRATCH_OFFSET = 1,
+  PTE_S_SCRATCH_SIZE = 2,
   PTE_S_DATAREF_LOCATION = 0,
   PTE_S_DATAREF_INDEX = 1,
   PTE_S_SPEC_KEY = 0,
@@ -104,6 +109,10 @@ typedef struct pte_delegate_rt {
   const char *id;
   pte_delegate_handle *handle;
   pte_freeable_buffer processed;
+  pte_delegate_scratch *scratch;  /* resolved BackendDelegate.scratch (pte extension) */
+  size_t n_scratch;
+  uint32_t n_calls;               /* DelegateCall instructions naming this delegate */
+  bool share_handle;              /* BackendDelegate.share_handle (pte extension) */
   bool initialized;
 } pte_delegate_rt;
 

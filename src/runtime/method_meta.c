@@ -183,6 +183,21 @@ pte_status pte_method_meta_planned_buffer_size(const pte_method_meta *meta, size
   return PTE_OK;
 }
 
+pte_status pte_method_meta_planned_memory(const pte_method_meta *meta, uint64_t *total) {
+  if (!meta || !total) return PTE_ERR_INVALID_ARGUMENT;
+  uint64_t sum = 0;
+  size_t n = pte_method_meta_num_planned_buffers(meta);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t sz;
+    pte_status s = pte_method_meta_planned_buffer_size(meta, i, &sz);
+    if (s != PTE_OK) return s;
+    if (sz > UINT64_MAX - sum) return PTE_ERR_INVALID_PROGRAM;
+    sum += sz;
+  }
+  *total = sum;
+  return PTE_OK;
+}
+
 size_t pte_method_meta_num_instructions(const pte_method_meta *meta) {
   if (!meta) return 0;
   pte_fb_vec chains = pte_fb_get_vec(plan_of(meta), PTE_S_PLAN_CHAINS);

@@ -1,32 +1,44 @@
 #!/bin/sh
-# Builds every libFuzzer target with clang (+ASan/UBSan) and runs each for N seconds, seeded
-# from ../shared/corpus plus the files in tests/fuzz/seeds. Usage: tests/fuzz/run.sh [SECONDS]
+# Builds every libFuzzer target (tests/fuzz/fuzz_*.c) with clang + ASan + UBSan and runs each for
+# N seconds (CI smoke: `make fuzz FUZZ_SECONDS=20`). Seeds: every corpus file ($PTE_CORPUS or
+# ../shared/corpus), every input of the malformed catalogue (tests/malformed, written by
+# test_malformed_catalogue --write-all) and tests/fuzz/seeds/<target>/ if present.
+# Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
+# Env: FUZZ_BUILD (build directory, default build-fuzz), FUZZ_WERROR=OFF (build even if clang warns).
 set -eu
 secs=${1:-30}
+[ $# -gt 0 ] && shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
-bdir="$root/build-fuzz"
+bdir="${FUZZ_BUILD:-$root/build-fuzz}"
 corpus_src="${PTE_CORPUS:-$root/../shared/corpus}"
-CC=clang cmake -S "$root" -B "$bdir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTE_FUZZ=ON \
+CC=clang cmake -S "$root" -B "$bdir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTE_FUZZ=ON -DPTE_WERROR="${FUZZ_WERROR:-ON}" \
   -DPTE_SANITIZE=fuzzer-no-link,address,undefined >/dev/null
-targets=$(for f in "$root"/tests/fuzz/fuzz_*.c; do basename "$f" .c; done)
+if [ $# -gt 0 ]; then targets="$*"; else targets=$(for f in "$root"/tests/fuzz/fuzz_*.c; do basename "$f" .c; done); fi
 # shellcheck disable=SC2086
-cmake --build "$bdir" -j "$(nproc)" --target $targets >/dev/null
+cmake --build "$bdir" -j "$(nproc)" --target $targets test_malformed_catalogue >/dev/null
+seeds="$bdir/seeds-generated"
+rm -rf "$seeds"
+mkdir -p "$seeds"
+PTE_CORPUS="$corpus_src" "$bdir/test_malformed_catalogue" --write-all "$seeds" >/dev/null
+# 0 seconds: only run the seeds once (libFuzzer's -max_total_time=0 would mean "no limit").
+if [ "$secs" -eq 0 ]; then limit="-runs=0"; else limit="-max_total_time=$secs"; fi
 status=0
-for exe in "$bdir"/fuzz/fuzz_*; do
-  [ -x "$exe" ] || continue
-  name=$(basename "$exe")
+for name in $targets; do
+  exe="$bdir/fuzz/$name"
+  [ -x "$exe" ] || { echo "fuzz: $name not built"; status=1; continue; }
   work="$bdir/corpus-$name"
   mkdir -p "$work"
-  # seeds: every corpus file, plus our own generated seeds for this target
   cp -n "$corpus_src"/*.pte "$corpus_src"/*.ptd "$corpus_src"/*.bpte "$work"/ 2>/dev/null || true
+  cp -n "$seeds"/* "$work"/ 2>/dev/null || true
   if [ -d "$root/tests/fuzz/seeds/$name" ]; then cp -n "$root/tests/fuzz/seeds/$name"/* "$work"/ 2>/dev/null || true; fi
   echo "fuzz: $name for ${secs}s"
-  if ! "$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+  if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      "$exe" $limit -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
       -dict="$root/tests/fuzz/pte.dict" -artifact_prefix="$bdir/crash-$name-" "$work" \
       >"$bdir/$name.log" 2>&1; then
     echo "fuzz: $name FAILED (see $bdir/$name.log)"; tail -40 "$bdir/$name.log"; status=1
   else
-    grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "$bdir/$name.log" | tail -1 || true
+    grep -E "^stat::number_of_executed_units" "$bdir/$name.log" | sed "s/^/fuzz: $name /" || true
   fi
 done
 exit $status

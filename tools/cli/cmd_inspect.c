@@ -224,6 +224,19 @@ static void describe_program_json(out *o, const pte_program *p) {
       jw_kstr(w, "location", seg ? "segment" : "inline");
       jw_kuint(w, "index", pte_et_BackendDelegateDataReference_index(ref));
       jw_kuint(w, "size", size);
+      jw_kbool(w, "share_handle", pte_et_BackendDelegate_share_handle(d));
+      jw_key(w, "scratch");
+      jw_arr(w);
+      pte_fb_vec scr = pte_et_BackendDelegate_scratch(d);
+      for (uint32_t s = 0; s < scr.len; s++) {
+        pte_fb_table sc = pte_fb_vec_table(scr, s);
+        jw_obj(w);
+        jw_kuint(w, "memory_id", pte_et_DelegateScratch_memory_id(sc));
+        jw_kuint(w, "offset", pte_et_DelegateScratch_offset(sc));
+        jw_kuint(w, "size", pte_et_DelegateScratch_size(sc));
+        jw_obj_end(w);
+      }
+      jw_arr_end(w);
       jw_key(w, "compile_specs");
       jw_arr(w);
       pte_fb_vec specs = pte_et_BackendDelegate_compile_specs(d);
@@ -407,6 +420,11 @@ static void describe_program_text(out *o, const pte_program *p) {
       uint64_t size = delegate_size(root, pte_et_BackendDelegate_processed(d), &seg);
       fprintf(f, "  delegate %.*s, %s %u, %llu B", (int)id.len, id.ptr ? id.ptr : "", seg ? "segment" : "inline",
               pte_et_BackendDelegateDataReference_index(pte_et_BackendDelegate_processed(d)), (unsigned long long)size);
+      if (pte_et_BackendDelegate_share_handle(d)) fprintf(f, ", one handle shared by its calls");
+      pte_fb_vec scr = pte_et_BackendDelegate_scratch(d);
+      uint64_t scratch_bytes = 0;
+      for (uint32_t s = 0; s < scr.len; s++) scratch_bytes += pte_et_DelegateScratch_size(pte_fb_vec_table(scr, s));
+      if (scr.len) fprintf(f, ", scratch %llu B in %u region(s)", (unsigned long long)scratch_bytes, scr.len);
       pte_fb_vec specs = pte_et_BackendDelegate_compile_specs(d);
       for (uint32_t s = 0; s < specs.len; s++) {
         pte_fb_str k = pte_et_CompileSpec_key(pte_fb_vec_table(specs, s));

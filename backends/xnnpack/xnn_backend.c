@@ -1,0 +1,138 @@
+/* The "XnnpackBackend" function table, registration and options. */
+#include <string.h>
+
+#include "xnn_internal.h"
+
+static pte_xnnpack_options g_defaults = {1, PTE_XNN_ISA_AUTO};
+
+static pte_xnn_kisa to_kisa(pte_xnn_isa isa) {
+  switch (isa) {
+    case PTE_XNN_ISA_AVX512: return PTE_XNN_KISA_AVX512;
+    case PTE_XNN_ISA_AVX2: return PTE_XNN_KISA_AVX2;
+    case PTE_XNN_ISA_SCALAR: return PTE_XNN_KISA_SCALAR;
+    default: return pte_xnn_cpu_best_isa();
+  }
+}
+
+pte_xnn_isa pte_xnnpack_detect_isa(void) {
+  switch (pte_xnn_cpu_best_isa()) {
+    case PTE_XNN_KISA_AVX512: return PTE_XNN_ISA_AVX512;
+    case PTE_XNN_KISA_AVX2: return PTE_XNN_ISA_AVX2;
+    default: return PTE_XNN_ISA_SCALAR;
+  }
+}
+
+bool pte_xnnpack_isa_supported(pte_xnn_isa isa) {
+  pte_xnn_isa best = pte_xnnpack_detect_isa();
+  switch (isa) {
+    case PTE_XNN_ISA_AUTO:
+    case PTE_XNN_ISA_SCALAR: return true;
+    case PTE_XNN_ISA_AVX2: return best == PTE_XNN_ISA_AVX2 || best == PTE_XNN_ISA_AVX512;
+    case PTE_XNN_ISA_AVX512: return best == PTE_XNN_ISA_AVX512;
+  }
+  return false;
+}
+
+const char *pte_xnnpack_isa_name(pte_xnn_isa isa) {
+  switch (isa) {
+    case PTE_XNN_ISA_AUTO: return "auto";
+    case PTE_XNN_ISA_SCALAR: return "scalar";
+    case PTE_XNN_ISA_AVX2: return "avx2";
+    case PTE_XNN_ISA_AVX512: return "avx512";
+  }
+  return "unknown";
+}
+
+static pte_status check_options(const pte_xnnpack_options *o, pte_error_info *err) {
+  if (!o) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: NULL options");
+  if (o->num_threads < 0 || o->num_threads > PTE_XNN_MAX_THREADS)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: num_threads %d outside 0..%d", o->num_threads,
+                         PTE_XNN_MAX_THREADS);
+  if ((int)o->isa < (int)PTE_XNN_ISA_AUTO || (int)o->isa > (int)PTE_XNN_ISA_AVX512)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: unknown isa %d", (int)o->isa);
+  if (!pte_xnnpack_isa_supported(o->isa))
+    return pte_error_set(err, PTE_ERR_NOT_SUPPORTED, "xnnpack: this CPU does not support %s",
+                         pte_xnnpack_isa_name(o->isa));
+  return PTE_OK;
+}
+
+pte_status pte_xnnpack_set_default_options(const pte_xnnpack_options *opts) {
+  pte_status s = check_options(opts, NULL);
+  if (s != PTE_OK) return s;
+  g_defaults = *opts;
+  return PTE_OK;
+}
+
+void pte_xnnpack_get_default_options(pte_xnnpack_options *opts) {
+  if (opts) *opts = g_defaults;
+}
+
+pte_status pte_xnn_delegate_init(const void *blob, size_t size, const pte_named_data_map *named_data,
+                                 const pte_xnnpack_options *opts, pte_xnn_delegate **out, pte_error_info *err) {
+  if (out) *out = NULL;
+  if (!blob || !out) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: NULL blob or output handle");
+  const pte_xnnpack_options *o = opts ? opts : &g_defaults;
+  pte_status s = check_options(o, err);
+  if (s != PTE_OK) return s;
+  const pte_xnn_kernels *k = pte_xnn_kernels_for(to_kisa(o->isa));
+  if (!k) k = pte_xnn_kernels_scalar();
+  return pte_xnn_delegate_init_internal(blob, size, named_data, o->num_threads, k, out, err);
+}
+
+/* ---- backend interface -------------------------------------------------------------------- */
+
+static pte_status be_init(pte_backend_init_context *ctx, pte_freeable_buffer *processed,
+                          const pte_compile_spec *compile_specs, size_t n_specs, pte_delegate_handle **handle) {
+  (void)compile_specs;
+  (void)n_specs;
+  pte_error_info *err = ctx ? ctx->err : NULL;
+  if (!ctx || !processed || !handle) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: NULL init argument");
+  pte_xnnpack_options o = g_defaults;
+  int threads;
+  pte_status s = pte_backend_runtime_spec_int(ctx, PTE_XNNPACK_OPTION_NUM_THREADS, &threads);
+  if (s == PTE_OK) o.num_threads = threads;
+  else if (s != PTE_ERR_NOT_FOUND)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: option '%s' must be an int",
+                         PTE_XNNPACK_OPTION_NUM_THREADS);
+  const char *isa;
+  s = pte_backend_runtime_spec_string(ctx, PTE_XNNPACK_OPTION_ISA, &isa);
+  if (s == PTE_OK) {
+    if (strcmp(isa, "auto") == 0) o.isa = PTE_XNN_ISA_AUTO;
+    else if (strcmp(isa, "scalar") == 0) o.isa = PTE_XNN_ISA_SCALAR;
+    else if (strcmp(isa, "avx2") == 0) o.isa = PTE_XNN_ISA_AVX2;
+    else if (strcmp(isa, "avx512") == 0) o.isa = PTE_XNN_ISA_AVX512;
+    else return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: unknown isa '%s'", isa);
+  } else if (s != PTE_ERR_NOT_FOUND) {
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: option '%s' must be a string", PTE_XNNPACK_OPTION_ISA);
+  }
+  if (o.isa != PTE_XNN_ISA_AUTO && !pte_xnnpack_isa_supported(o.isa))
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: this CPU does not support %s",
+                         pte_xnnpack_isa_name(o.isa));
+  pte_xnn_delegate *d = NULL;
+  s = pte_xnn_delegate_init(processed->data, processed->size, ctx->named_data_map, &o, &d, err);
+  if (s != PTE_OK) return s;
+  /* everything execute needs was copied or kept: release the blob now, as upstream does */
+  pte_freeable_buffer_free(processed);
+  *handle = d;
+  return PTE_OK;
+}
+
+static pte_status be_execute(pte_backend_execution_context *ctx, pte_delegate_handle *handle, pte_evalue **args,
+                             size_t nargs) {
+  pte_error_info *err = ctx ? ctx->err : NULL;
+  if (!handle) return pte_error_set(err, PTE_ERR_DELEGATE_INVALID_HANDLE, "xnnpack: NULL delegate handle");
+  return pte_xnn_delegate_execute((pte_xnn_delegate *)handle, args, nargs, err);
+}
+
+static void be_destroy(pte_delegate_handle *handle) { pte_xnn_delegate_destroy((pte_xnn_delegate *)handle); }
+
+static const pte_backend k_backend = {NULL, be_init, be_execute, be_destroy, NULL};
+
+const pte_backend *pte_xnnpack_backend(void) { return &k_backend; }
+
+pte_status pte_register_xnnpack_backend(void) {
+  const pte_backend *cur = pte_get_backend(PTE_XNNPACK_BACKEND_ID);
+  if (cur == &k_backend) return PTE_OK;
+  if (cur) return PTE_ERR_INVALID_ARGUMENT;
+  return pte_register_backend(PTE_XNNPACK_BACKEND_ID, &k_backend);
+}

@@ -1,0 +1,807 @@
+/* Writer side: builds XNNPACK delegate blobs (XH00 header + XN00 graph + constants) the way the
+ * exporter lays them out, with sha256-keyed named data or inline constants. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/flatbuf.h"
+#include "pte_gen/xnnpack_gen.h"
+#include "xnn_internal.h"
+
+typedef struct btensor {
+  pte_xnn_tensor_desc d;
+  uint32_t dims[PTE_XNN_MAX_DIMS];
+  uint8_t *data;
+  float *scales;
+} btensor;
+
+typedef struct bnode {
+  pte_xnn_node_desc d;
+  uint32_t a[PTE_XNN_MAX_DIMS], b[PTE_XNN_MAX_DIMS];
+} bnode;
+
+struct pte_xnn_builder {
+  btensor *t;
+  size_t n_t, cap_t;
+  bnode *n;
+  size_t n_n, cap_n;
+};
+
+static void *heap_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+  (void)ctx;
+  (void)old_size;
+  if (new_size == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, new_size);
+}
+
+pte_xnn_builder *pte_xnn_builder_new(void) { return (pte_xnn_builder *)calloc(1, sizeof(pte_xnn_builder)); }
+
+void pte_xnn_builder_free(pte_xnn_builder *b) {
+  if (!b) return;
+  for (size_t i = 0; i < b->n_t; i++) {
+    free(b->t[i].data);
+    free(b->t[i].scales);
+  }
+  free(b->t);
+  free(b->n);
+  free(b);
+}
+
+static size_t dt_size(int dt) { return pte_xnn_dtype_size((unsigned)dt); }
+
+pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_desc *t, uint32_t *id) {
+  if (!b || !t || !id) return PTE_ERR_INVALID_ARGUMENT;
+  if (t->rank > PTE_XNN_MAX_DIMS || (t->rank && !t->dims) || dt_size(t->dtype) == 0) return PTE_ERR_INVALID_ARGUMENT;
+  size_t numel = 1;
+  for (uint32_t i = 0; i < t->rank; i++) numel *= t->dims[i];
+  if (t->data && t->nbytes != numel * dt_size(t->dtype)) return PTE_ERR_INVALID_ARGUMENT;
+  if (t->data && (t->flags & (PTE_XNN_VALUE_EXTERNAL_INPUT | PTE_XNN_VALUE_EXTERNAL_OUTPUT))) return PTE_ERR_INVALID_ARGUMENT;
+  if (t->dq_datatype && (t->dq_datatype != PTE_XNN_DT_QINT8 || t->dtype != PTE_XNN_DT_FP32 ||
+                         !(t->flags & PTE_XNN_VALUE_EXTERNAL_INPUT)))
+    return PTE_ERR_INVALID_ARGUMENT;
+  switch (t->quant) {
+    case PTE_XNN_QUANT_NONE:
+      if (t->dtype != PTE_XNN_DT_FP32) return PTE_ERR_INVALID_ARGUMENT;
+      break;
+    case PTE_XNN_QUANT_PER_TENSOR:
+      if (t->dtype != PTE_XNN_DT_QINT8 && t->dtype != PTE_XNN_DT_QUINT8 && t->dtype != PTE_XNN_DT_QINT32)
+        return PTE_ERR_INVALID_ARGUMENT;
+      break;
+    case PTE_XNN_QUANT_PER_CHANNEL:
+      if ((t->dtype != PTE_XNN_DT_QCINT8 && t->dtype != PTE_XNN_DT_QCINT32) || t->channel_dim >= t->rank ||
+          !t->channel_scales || t->n_channel_scales != t->dims[t->channel_dim])
+        return PTE_ERR_INVALID_ARGUMENT;
+      break;
+    case PTE_XNN_QUANT_PER_TOKEN:
+      if (t->dtype != PTE_XNN_DT_QDINT8 || t->data) return PTE_ERR_INVALID_ARGUMENT;
+      break;
+    default:
+      return PTE_ERR_INVALID_ARGUMENT;
+  }
+  if (b->n_t == b->cap_t) {
+    size_t nc = b->cap_t ? b->cap_t * 2 : 16;
+    btensor *p = (btensor *)realloc(b->t, nc * sizeof(btensor));
+    if (!p) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    b->t = p;
+    b->cap_t = nc;
+  }
+  btensor *e = &b->t[b->n_t];
+  memset(e, 0, sizeof *e);
+  e->d = *t;
+  for (uint32_t i = 0; i < t->rank; i++) e->dims[i] = t->dims[i];
+  e->d.dims = NULL;
+  if (t->data) {
+    e->data = (uint8_t *)malloc(t->nbytes ? t->nbytes : 1);
+    if (!e->data) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    memcpy(e->data, t->data, t->nbytes);
+  }
+  if (t->quant == PTE_XNN_QUANT_PER_CHANNEL) {
+    e->scales = (float *)malloc(t->n_channel_scales * sizeof(float) + 1);
+    if (!e->scales) {
+      free(e->data);
+      return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    }
+    memcpy(e->scales, t->channel_scales, t->n_channel_scales * sizeof(float));
+  }
+  e->d.data = NULL;
+  e->d.channel_scales = NULL;
+  *id = (uint32_t)b->n_t++;
+  return PTE_OK;
+}
+
+static bool node_known(unsigned t) { return t >= 1 && t < pte_xn_XNodeUnion_COUNT && t != 21 && t != 36 && t != 39; }
+
+static unsigned node_inputs(unsigned t) {
+  switch (t) {
+    case PTE_XNN_NODE_FULLY_CONNECTED:
+    case PTE_XNN_NODE_CONV2D:
+    case PTE_XNN_NODE_DEPTHWISE_CONV2D: return 3;
+    case PTE_XNN_NODE_ADD:
+    case PTE_XNN_NODE_DIV:
+    case PTE_XNN_NODE_MINIMUM:
+    case PTE_XNN_NODE_MAXIMUM:
+    case PTE_XNN_NODE_MULTIPLY:
+    case PTE_XNN_NODE_SUBTRACT:
+    case PTE_XNN_NODE_PRELU:
+    case PTE_XNN_NODE_BATCH_MATRIX_MULTIPLY:
+    case PTE_XNN_NODE_CONCATENATE2: return 2;
+    case PTE_XNN_NODE_CONCATENATE3: return 3;
+    case PTE_XNN_NODE_CONCATENATE4: return 4;
+    case PTE_XNN_NODE_CONCATENATE5: return 5;
+    default: return 1;
+  }
+}
+
+pte_status pte_xnn_builder_add_node(pte_xnn_builder *b, const pte_xnn_node_desc *n) {
+  if (!b || !n || !node_known(n->type)) return PTE_ERR_INVALID_ARGUMENT;
+  unsigned k = node_inputs(n->type);
+  for (unsigned i = 0; i < k; i++) {
+    bool optional = i == 2 && (n->type == PTE_XNN_NODE_FULLY_CONNECTED || n->type == PTE_XNN_NODE_CONV2D ||
+                               n->type == PTE_XNN_NODE_DEPTHWISE_CONV2D);
+    if (n->inputs[i] == PTE_XNN_NO_VALUE && optional) continue;
+    if (n->inputs[i] >= b->n_t) return PTE_ERR_INVALID_ARGUMENT;
+  }
+  if (n->output >= b->n_t) return PTE_ERR_INVALID_ARGUMENT;
+  bool uses_a = n->type == PTE_XNN_NODE_STATIC_TRANSPOSE || n->type == PTE_XNN_NODE_STATIC_RESHAPE ||
+                n->type == PTE_XNN_NODE_STATIC_SLICE || n->type == PTE_XNN_NODE_STATIC_CONSTANT_PAD;
+  bool uses_b = n->type == PTE_XNN_NODE_STATIC_SLICE || n->type == PTE_XNN_NODE_STATIC_CONSTANT_PAD;
+  if (uses_a && (n->num_dims > PTE_XNN_MAX_DIMS || (n->num_dims && !n->a))) return PTE_ERR_INVALID_ARGUMENT;
+  if (uses_b && n->num_dims && !n->b) return PTE_ERR_INVALID_ARGUMENT;
+  if (b->n_n == b->cap_n) {
+    size_t nc = b->cap_n ? b->cap_n * 2 : 16;
+    bnode *p = (bnode *)realloc(b->n, nc * sizeof(bnode));
+    if (!p) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    b->n = p;
+    b->cap_n = nc;
+  }
+  bnode *e = &b->n[b->n_n++];
+  memset(e, 0, sizeof *e);
+  e->d = *n;
+  if (uses_a)
+    for (uint32_t i = 0; i < n->num_dims; i++) e->a[i] = n->a[i];
+  if (uses_b)
+    for (uint32_t i = 0; i < n->num_dims; i++) e->b[i] = n->b[i];
+  e->d.a = e->d.b = NULL;
+  return PTE_OK;
+}
+
+/* ---- serialisation -------------------------------------------------------------------------- */
+
+typedef struct cinfo {
+  uint32_t index; /* constant_data index (0: none) */
+} cinfo;
+
+static pte_fb_ref build_node_params(pte_fb_builder *fb, const bnode *bn) {
+  const pte_xnn_node_desc *n = &bn->d;
+  const uint32_t out = n->output;
+  switch (n->type) {
+    case PTE_XNN_NODE_ADD:
+    case PTE_XNN_NODE_DIV:
+    case PTE_XNN_NODE_MINIMUM:
+    case PTE_XNN_NODE_MAXIMUM:
+    case PTE_XNN_NODE_MULTIPLY:
+    case PTE_XNN_NODE_SUBTRACT:
+    case PTE_XNN_NODE_PRELU:
+    case PTE_XNN_NODE_BATCH_MATRIX_MULTIPLY:
+      pte_xn__XNNNode2x1_start(fb);
+      pte_xn__XNNNode2x1_add_input1_id(fb, n->inputs[0]);
+      pte_xn__XNNNode2x1_add_input2_id(fb, n->inputs[1]);
+      pte_xn__XNNNode2x1_add_output_id(fb, out);
+      pte_xn__XNNNode2x1_add_flags(fb, n->flags);
+      return pte_xn__XNNNode2x1_end(fb);
+    case PTE_XNN_NODE_FULLY_CONNECTED:
+      pte_xn_XNNFullyConnected_start(fb);
+      pte_xn_XNNFullyConnected_add_input1_id(fb, n->inputs[0]);
+      pte_xn_XNNFullyConnected_add_filter_id(fb, n->inputs[1]);
+      pte_xn_XNNFullyConnected_add_bias_id(fb, n->inputs[2]);
+      pte_xn_XNNFullyConnected_add_output_id(fb, out);
+      pte_xn_XNNFullyConnected_add_flags(fb, n->flags);
+      return pte_xn_XNNFullyConnected_end(fb);
+    case PTE_XNN_NODE_CONV2D:
+    case PTE_XNN_NODE_DEPTHWISE_CONV2D:
+      pte_xn__XNNNodeConv_start(fb);
+      pte_xn__XNNNodeConv_add_padding_top(fb, n->padding[0]);
+      pte_xn__XNNNodeConv_add_padding_right(fb, n->padding[1]);
+      pte_xn__XNNNodeConv_add_padding_bottom(fb, n->padding[2]);
+      pte_xn__XNNNodeConv_add_padding_left(fb, n->padding[3]);
+      pte_xn__XNNNodeConv_add_kernel_height(fb, n->kernel[0]);
+      pte_xn__XNNNodeConv_add_kernel_width(fb, n->kernel[1]);
+      pte_xn__XNNNodeConv_add_subsampling_height(fb, n->stride[0]);
+      pte_xn__XNNNodeConv_add_subsampling_width(fb, n->stride[1]);
+      pte_xn__XNNNodeConv_add_dilation_height(fb, n->dilation[0]);
+      pte_xn__XNNNodeConv_add_dilation_width(fb, n->dilation[1]);
+      pte_xn__XNNNodeConv_add_group_input_channels(fb, n->group_input_channels);
+      pte_xn__XNNNodeConv_add_group_output_channels(fb, n->group_output_channels);
+      pte_xn__XNNNodeConv_add_groups(fb, n->groups);
+      pte_xn__XNNNodeConv_add_input1_id(fb, n->inputs[0]);
+      pte_xn__XNNNodeConv_add_filter_id(fb, n->inputs[1]);
+      pte_xn__XNNNodeConv_add_bias_id(fb, n->inputs[2]);
+      pte_xn__XNNNodeConv_add_output_id(fb, out);
+      pte_xn__XNNNodeConv_add_flags(fb, n->flags);
+      return pte_xn__XNNNodeConv_end(fb);
+    case PTE_XNN_NODE_AVG_POOLING_2D:
+    case PTE_XNN_NODE_MAX_POOLING_2D:
+      pte_xn__XNNPooling2D_start(fb);
+      pte_xn__XNNPooling2D_add_padding_top(fb, n->padding[0]);
+      pte_xn__XNNPooling2D_add_padding_right(fb, n->padding[1]);
+      pte_xn__XNNPooling2D_add_padding_bottom(fb, n->padding[2]);
+      pte_xn__XNNPooling2D_add_padding_left(fb, n->padding[3]);
+      pte_xn__XNNPooling2D_add_pooling_height(fb, n->kernel[0]);
+      pte_xn__XNNPooling2D_add_pooling_width(fb, n->kernel[1]);
+      pte_xn__XNNPooling2D_add_stride_height(fb, n->stride[0]);
+      pte_xn__XNNPooling2D_add_stride_width(fb, n->stride[1]);
+      pte_xn__XNNPooling2D_add_dilation_height(fb, n->dilation[0]);
+      pte_xn__XNNPooling2D_add_dilation_width(fb, n->dilation[1]);
+      pte_xn__XNNPooling2D_add_input_id(fb, n->inputs[0]);
+      pte_xn__XNNPooling2D_add_output_id(fb, out);
+      pte_xn__XNNPooling2D_add_flags(fb, n->flags);
+      return pte_xn__XNNPooling2D_end(fb);
+    case PTE_XNN_NODE_STATIC_TRANSPOSE: {
+      pte_fb_ref perm = pte_xn_XNNStaticTranspose_create_perm(fb, bn->a, n->num_dims);
+      pte_xn_XNNStaticTranspose_start(fb);
+      pte_xn_XNNStaticTranspose_add_num_dims(fb, n->num_dims);
+      pte_xn_XNNStaticTranspose_add_perm(fb, perm);
+      pte_xn_XNNStaticTranspose_add_input_id(fb, n->inputs[0]);
+      pte_xn_XNNStaticTranspose_add_output_id(fb, out);
+      pte_xn_XNNStaticTranspose_add_flags(fb, n->flags);
+      return pte_xn_XNNStaticTranspose_end(fb);
+    }
+    case PTE_XNN_NODE_STATIC_RESHAPE: {
+      pte_fb_ref ns = pte_xn_XNNStaticReshape_create_new_shape(fb, bn->a, n->num_dims);
+      pte_xn_XNNStaticReshape_start(fb);
+      pte_xn_XNNStaticReshape_add_num_dims(fb, n->num_dims);
+      pte_xn_XNNStaticReshape_add_new_shape(fb, ns);
+      pte_xn_XNNStaticReshape_add_input_id(fb, n->inputs[0]);
+      pte_xn_XNNStaticReshape_add_output_id(fb, out);
+      pte_xn_XNNStaticReshape_add_flags(fb, n->flags);
+      return pte_xn_XNNStaticReshape_end(fb);
+    }
+    case PTE_XNN_NODE_STATIC_SLICE: {
+      pte_fb_ref off = pte_xn_XNNStaticSlice_create_offsets(fb, bn->a, n->num_dims);
+      pte_fb_ref sz = pte_xn_XNNStaticSlice_create_sizes(fb, bn->b, n->num_dims);
+      pte_xn_XNNStaticSlice_start(fb);
+      pte_xn_XNNStaticSlice_add_num_dims(fb, n->num_dims);
+      pte_xn_XNNStaticSlice_add_offsets(fb, off);
+      pte_xn_XNNStaticSlice_add_sizes(fb, sz);
+      pte_xn_XNNStaticSlice_add_input_id(fb, n->inputs[0]);
+      pte_xn_XNNStaticSlice_add_output_id(fb, out);
+      pte_xn_XNNStaticSlice_add_flags(fb, n->flags);
+      return pte_xn_XNNStaticSlice_end(fb);
+    }
+    case PTE_XNN_NODE_STATIC_CONSTANT_PAD: {
+      pte_fb_ref pre = pte_xn_XNNStaticConstantPad_create_pre_paddings(fb, bn->a, n->num_dims);
+      pte_fb_ref post = pte_xn_XNNStaticConstantPad_create_post_paddings(fb, bn->b, n->num_dims);
+      pte_xn_XNNStaticConstantPad_start(fb);
+      pte_xn_XNNStaticConstantPad_add_pre_paddings(fb, pre);
+      pte_xn_XNNStaticConstantPad_add_post_paddings(fb, post);
+      pte_xn_XNNStaticConstantPad_add_padding_value(fb, n->alpha);
+      pte_xn_XNNStaticConstantPad_add_input_id(fb, n->inputs[0]);
+      pte_xn_XNNStaticConstantPad_add_output_id(fb, out);
+      pte_xn_XNNStaticConstantPad_add_flags(fb, n->flags);
+      return pte_xn_XNNStaticConstantPad_end(fb);
+    }
+    case PTE_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+      pte_xn_XNNStaticResizeBilinear2D_start(fb);
+      pte_xn_XNNStaticResizeBilinear2D_add_new_height(fb, n->new_h);
+      pte_xn_XNNStaticResizeBilinear2D_add_new_width(fb, n->new_w);
+      pte_xn_XNNStaticResizeBilinear2D_add_input_id(fb, n->inputs[0]);
+      pte_xn_XNNStaticResizeBilinear2D_add_output_id(fb, out);
+      pte_xn_XNNStaticResizeBilinear2D_add_flags(fb, n->flags);
+      return pte_xn_XNNStaticResizeBilinear2D_end(fb);
+    case PTE_XNN_NODE_CONCATENATE2:
+    case PTE_XNN_NODE_CONCATENATE3:
+    case PTE_XNN_NODE_CONCATENATE4:
+    case PTE_XNN_NODE_CONCATENATE5: {
+      unsigned k = node_inputs(n->type);
+      pte_xn__XNNCat_start(fb);
+      pte_xn__XNNCat_add_axis(fb, n->axis);
+      pte_xn__XNNCat_add_input1_id(fb, n->inputs[0]);
+      pte_xn__XNNCat_add_input2_id(fb, n->inputs[1]);
+      if (k > 2) pte_xn__XNNCat_add_input3_id(fb, n->inputs[2]);
+      if (k > 3) pte_xn__XNNCat_add_input4_id(fb, n->inputs[3]);
+      if (k > 4) pte_xn__XNNCat_add_input5_id(fb, n->inputs[4]);
+      pte_xn__XNNCat_add_output_id(fb, out);
+      pte_xn__XNNCat_add_flags(fb, n->flags);
+      return pte_xn__XNNCat_end(fb);
+    }
+    case PTE_XNN_NODE_ELU:
+      pte_xn_XNNELU_start(fb);
+      pte_xn_XNNELU_add_alpha(fb, n->alpha);
+      pte_xn_XNNELU_add_input_id(fb, n->inputs[0]);
+      pte_xn_XNNELU_add_output_id(fb, out);
+      pte_xn_XNNELU_add_flags(fb, n->flags);
+      return pte_xn_XNNELU_end(fb);
+    case PTE_XNN_NODE_LEAKY_RELU:
+      pte_xn_XNNLeakyReLU_start(fb);
+      pte_xn_XNNLeakyReLU_add_negative_slope(fb, n->alpha);
+      pte_xn_XNNLeakyReLU_add_input_id(fb, n->inputs[0]);
+      pte_xn_XNNLeakyReLU_add_output_id(fb, out);
+      pte_xn_XNNLeakyReLU_add_flags(fb, n->flags);
+      return pte_xn_XNNLeakyReLU_end(fb);
+    default:
+      pte_xn__XNNNode1x1_start(fb);
+      pte_xn__XNNNode1x1_add_input_id(fb, n->inputs[0]);
+      pte_xn__XNNNode1x1_add_output_id(fb, out);
+      pte_xn__XNNNode1x1_add_flags(fb, n->flags);
+      return pte_xn__XNNNode1x1_end(fb);
+  }
+}
+
+static size_t align_up(size_t x, size_t a) { return (x + a - 1) & ~(a - 1); }
+
+static void put32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mode, pte_xnn_blob *out,
+                                  pte_error_info *err) {
+  if (!b || !out) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack builder: NULL argument");
+  memset(out, 0, sizeof *out);
+  pte_status st = PTE_OK;
+  /* 1. constants: dedupe by content key */
+  size_t n_const = 0;
+  for (size_t i = 0; i < b->n_t; i++)
+    if (b->t[i].data) n_const++;
+  cinfo *ci = (cinfo *)calloc(b->n_t ? b->n_t : 1, sizeof(cinfo));
+  char(*keys)[65] = (char(*)[65])calloc(n_const + 1, 65);
+  size_t *src = (size_t *)calloc(n_const + 1, sizeof(size_t)); /* tensor providing entry i (1-based) */
+  size_t *offs = (size_t *)calloc(n_const + 1, sizeof(size_t));
+  pte_fb_ref *refs = NULL;
+  pte_fb_builder fb;
+  pte_fb_builder_init(&fb, heap_realloc, NULL);
+  if (!ci || !keys || !src || !offs) {
+    st = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+    goto done;
+  }
+  size_t n_entries = 1, region = 0;
+  for (size_t i = 0; i < b->n_t; i++) {
+    btensor *t = &b->t[i];
+    if (!t->data) continue;
+    char key[65];
+    pte_sha256_hex(t->data, t->d.nbytes, key);
+    size_t found = 0;
+    for (size_t e = 1; e < n_entries; e++)
+      if (strcmp(keys[e], key) == 0 && b->t[src[e]].d.nbytes == t->d.nbytes) {
+        found = e;
+        break;
+      }
+    if (!found) {
+      found = n_entries++;
+      memcpy(keys[found], key, 65);
+      src[found] = i;
+      region = align_up(region, 16);
+      offs[found] = region;
+      region += t->d.nbytes;
+    }
+    ci[i].index = (uint32_t)found;
+  }
+  if (mode == PTE_XNN_CONSTANTS_INLINE) region = align_up(region, 16);
+
+  /* 2. flatbuffer */
+  size_t n_refs = b->n_t > b->n_n ? b->n_t : b->n_n;
+  if (n_entries > n_refs) n_refs = n_entries;
+  refs = (pte_fb_ref *)calloc(n_refs + 1, sizeof(pte_fb_ref));
+  if (!refs) {
+    st = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+    goto done;
+  }
+  pte_fb_ref version = pte_fb_create_string(&fb, "0", 1);
+  /* constant_data */
+  for (size_t e = 0; e < n_entries; e++) {
+    pte_fb_ref key = 0;
+    if (mode == PTE_XNN_CONSTANTS_NAMED) key = pte_fb_create_string(&fb, e ? keys[e] : "", e ? 64 : 0);
+    pte_xn_ConstantDataOffset_start(&fb);
+    if (e) {
+      if (mode == PTE_XNN_CONSTANTS_NAMED) pte_xn_ConstantDataOffset_add_offset(&fb, UINT64_MAX);
+      else pte_xn_ConstantDataOffset_add_offset(&fb, offs[e]);
+      pte_xn_ConstantDataOffset_add_size(&fb, b->t[src[e]].d.nbytes);
+    }
+    if (key) pte_xn_ConstantDataOffset_add_named_key(&fb, key);
+    refs[e] = pte_xn_ConstantDataOffset_end(&fb);
+  }
+  pte_fb_ref cdata = pte_xn_XNNGraph_create_constant_data(&fb, refs, n_entries);
+  /* values */
+  uint32_t n_in = 0, n_out = 0, max_ext = 0;
+  bool any_ext = false;
+  for (size_t i = 0; i < b->n_t; i++) {
+    const btensor *t = &b->t[i];
+    pte_fb_ref dims = pte_xn_XNNTensorValue_create_dims(&fb, t->dims, t->d.rank);
+    bool ext = (t->d.flags & (PTE_XNN_VALUE_EXTERNAL_INPUT | PTE_XNN_VALUE_EXTERNAL_OUTPUT)) != 0;
+    if (t->d.flags & PTE_XNN_VALUE_EXTERNAL_INPUT) n_in++;
+    if (t->d.flags & PTE_XNN_VALUE_EXTERNAL_OUTPUT) n_out++;
+    if (ext) {
+      if (!any_ext || t->d.external_id > max_ext) max_ext = t->d.external_id;
+      any_ext = true;
+    }
+    pte_xn_XNNTensorValue_start(&fb);
+    pte_xn_XNNTensorValue_add_datatype(&fb, (int16_t)t->d.dtype);
+    pte_xn_XNNTensorValue_add_num_dims(&fb, t->d.rank);
+    pte_xn_XNNTensorValue_add_dims(&fb, dims);
+    pte_xn_XNNTensorValue_add_constant_buffer_idx(&fb, ci[i].index);
+    pte_xn_XNNTensorValue_add_external_id(&fb, ext ? t->d.external_id : PTE_XNN_INVALID_ID);
+    pte_xn_XNNTensorValue_add_flags(&fb, t->d.flags);
+    pte_xn_XNNTensorValue_add_id_out(&fb, (uint32_t)i);
+    pte_xn_XNNTensorValue_add_dq_datatype(&fb, (int16_t)t->d.dq_datatype);
+    pte_fb_ref tv = pte_xn_XNNTensorValue_end(&fb);
+    uint8_t vtag = pte_xn_XValueUnion_XNNTensorValue;
+    pte_fb_ref vref = tv;
+    if (t->d.quant != PTE_XNN_QUANT_NONE) {
+      pte_fb_ref qp;
+      uint8_t qtag;
+      if (t->d.quant == PTE_XNN_QUANT_PER_TENSOR) {
+        pte_xn_PerTensorQuant_start(&fb);
+        pte_xn_PerTensorQuant_add_scale(&fb, t->d.scale);
+        pte_xn_PerTensorQuant_add_zero_point(&fb, t->d.zero_point);
+        qp = pte_xn_PerTensorQuant_end(&fb);
+        qtag = pte_xn_XNNQuantParams_PerTensorQuant;
+      } else if (t->d.quant == PTE_XNN_QUANT_PER_CHANNEL) {
+        pte_fb_ref sc = pte_xn_PerChannelQuant_create_scale(&fb, t->scales, t->d.n_channel_scales);
+        pte_xn_PerChannelQuant_start(&fb);
+        pte_xn_PerChannelQuant_add_scale(&fb, sc);
+        pte_xn_PerChannelQuant_add_channel_dim(&fb, (int32_t)t->d.channel_dim);
+        qp = pte_xn_PerChannelQuant_end(&fb);
+        qtag = pte_xn_XNNQuantParams_PerChannelQuant;
+      } else {
+        pte_xn_PerTokenDynamicQuant_start(&fb);
+        pte_xn_PerTokenDynamicQuant_add_num_nonbatch_dims(&fb, t->d.num_nonbatch_dims);
+        qp = pte_xn_PerTokenDynamicQuant_end(&fb);
+        qtag = pte_xn_XNNQuantParams_PerTokenDynamicQuant;
+      }
+      pte_xn_XNNQuantizedTensorValue_start(&fb);
+      pte_xn_XNNQuantizedTensorValue_add_tensor_value(&fb, tv);
+      pte_xn_XNNQuantizedTensorValue_add_quant_params_type(&fb, qtag);
+      pte_xn_XNNQuantizedTensorValue_add_quant_params(&fb, qp);
+      vref = pte_xn_XNNQuantizedTensorValue_end(&fb);
+      vtag = pte_xn_XValueUnion_XNNQuantizedTensorValue;
+    }
+    pte_xn_XValue_start(&fb);
+    pte_xn_XValue_add_xvalue_union_type(&fb, vtag);
+    pte_xn_XValue_add_xvalue_union(&fb, vref);
+    refs[i] = pte_xn_XValue_end(&fb);
+  }
+  pte_fb_ref xvalues = pte_xn_XNNGraph_create_xvalues(&fb, refs, b->n_t);
+  /* input/output id lists */
+  uint32_t *ids = (uint32_t *)calloc(b->n_t + 1, sizeof(uint32_t));
+  if (!ids) {
+    st = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+    goto done;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < b->n_t; i++)
+    if (b->t[i].d.flags & PTE_XNN_VALUE_EXTERNAL_INPUT) ids[k++] = (uint32_t)i;
+  pte_fb_ref in_ids = pte_xn_XNNGraph_create_input_ids(&fb, ids, k);
+  k = 0;
+  for (size_t i = 0; i < b->n_t; i++)
+    if (b->t[i].d.flags & PTE_XNN_VALUE_EXTERNAL_OUTPUT) ids[k++] = (uint32_t)i;
+  pte_fb_ref out_ids = pte_xn_XNNGraph_create_output_ids(&fb, ids, k);
+  free(ids);
+  (void)n_in;
+  (void)n_out;
+  /* nodes */
+  for (size_t i = 0; i < b->n_n; i++) {
+    const bnode *bn = &b->n[i];
+    pte_fb_ref params = build_node_params(&fb, bn);
+    pte_fb_ref mm = 0;
+    if (bn->d.has_min_max) {
+      pte_xn_OutputMinMax_start(&fb);
+      pte_xn_OutputMinMax_add_output_min(&fb, bn->d.out_min);
+      pte_xn_OutputMinMax_add_output_max(&fb, bn->d.out_max);
+      mm = pte_xn_OutputMinMax_end(&fb);
+    }
+    pte_xn_XNode_start(&fb);
+    pte_xn_XNode_add_xnode_union_type(&fb, (uint8_t)bn->d.type);
+    pte_xn_XNode_add_xnode_union(&fb, params);
+    pte_xn_XNode_add_debug_handle(&fb, bn->d.debug_handle);
+    if (mm) pte_xn_XNode_add_output_min_max(&fb, mm);
+    refs[i] = pte_xn_XNode_end(&fb);
+  }
+  pte_fb_ref xnodes = pte_xn_XNNGraph_create_xnodes(&fb, refs, b->n_n);
+  pte_xn_XNNGraph_start(&fb);
+  pte_xn_XNNGraph_add_version(&fb, version);
+  pte_xn_XNNGraph_add_xnodes(&fb, xnodes);
+  pte_xn_XNNGraph_add_xvalues(&fb, xvalues);
+  pte_xn_XNNGraph_add_num_externs(&fb, any_ext ? max_ext + 1 : 0);
+  pte_xn_XNNGraph_add_input_ids(&fb, in_ids);
+  pte_xn_XNNGraph_add_output_ids(&fb, out_ids);
+  pte_xn_XNNGraph_add_constant_data(&fb, cdata);
+  pte_fb_ref root = pte_xn_XNNGraph_end(&fb);
+  const uint8_t *fbytes;
+  size_t fsize;
+  st = pte_xn_finish(&fb, root, &fbytes, &fsize);
+  if (st != PTE_OK) {
+    st = pte_error_set(err, st, "xnnpack builder: flatbuffer construction failed (%s)", pte_status_name(st));
+    goto done;
+  }
+  /* 3. blob: header (padded to 32), graph (padded to 16), constant region */
+  {
+    const size_t fb_off = PTE_XNN_HEADER_PADDED_SIZE;
+    const size_t c_off = align_up(fb_off + fsize, 16);
+    const size_t c_size = mode == PTE_XNN_CONSTANTS_INLINE ? region : 0;
+    const size_t total = c_off + c_size;
+    out->data = (uint8_t *)calloc(1, total);
+    if (!out->data) {
+      st = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+      goto done;
+    }
+    out->size = total;
+    uint8_t *h = out->data;
+    memcpy(h + 4, "XH00", 4);
+    h[8] = PTE_XNN_HEADER_MIN_SIZE;
+    h[9] = 0;
+    put32(h + 10, (uint32_t)fb_off);
+    put32(h + 14, (uint32_t)fsize);
+    put32(h + 18, (uint32_t)c_off);
+    put32(h + 22, (uint32_t)c_size);
+    put32(h + 26, (uint32_t)((uint64_t)c_size >> 32));
+    memcpy(h + fb_off, fbytes, fsize);
+    if (mode == PTE_XNN_CONSTANTS_INLINE) {
+      for (size_t e = 1; e < n_entries; e++) memcpy(h + c_off + offs[e], b->t[src[e]].data, b->t[src[e]].d.nbytes);
+    } else if (n_entries > 1) {
+      out->named = (pte_xnn_named_blob *)calloc(n_entries - 1, sizeof(pte_xnn_named_blob));
+      if (!out->named) {
+        st = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+        goto done;
+      }
+      for (size_t e = 1; e < n_entries; e++) {
+        pte_xnn_named_blob *nb = &out->named[out->n_named];
+        const btensor *t = &b->t[src[e]];
+        uint8_t *copy = (uint8_t *)malloc(t->d.nbytes ? t->d.nbytes : 1);
+        if (!copy) {
+          st = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+          goto done;
+        }
+        memcpy(copy, t->data, t->d.nbytes);
+        memcpy(nb->key, keys[e], 65);
+        nb->data = copy;
+        nb->size = t->d.nbytes;
+        out->n_named++;
+      }
+    }
+  }
+done:
+  pte_fb_builder_free(&fb);
+  free(ci);
+  free(keys);
+  free(src);
+  free(offs);
+  free(refs);
+  if (st != PTE_OK) pte_xnn_blob_free(out);
+  return st;
+}
+
+void pte_xnn_blob_free(pte_xnn_blob *blob) {
+  if (!blob) return;
+  for (size_t i = 0; i < blob->n_named; i++) free((void *)blob->named[i].data);
+  free(blob->named);
+  free(blob->data);
+  memset(blob, 0, sizeof *blob);
+}
+
+/* ---- named data map over a blob ------------------------------------------------------------- */
+
+static const pte_xnn_named_blob *bdm_find(const pte_named_data_map *m, const char *key) {
+  const pte_xnn_blob *b = ((const pte_xnn_blob_data_map *)m)->blob;
+  for (size_t i = 0; key && i < b->n_named; i++)
+    if (strcmp(b->named[i].key, key) == 0) return &b->named[i];
+  return NULL;
+}
+
+static pte_status bdm_layout(const pte_named_data_map *m, const char *key, pte_tensor_layout *out) {
+  (void)out;
+  return bdm_find(m, key) ? PTE_ERR_NOT_IMPLEMENTED : PTE_ERR_NOT_FOUND;
+}
+static pte_status bdm_get(const pte_named_data_map *m, const char *key, pte_freeable_buffer *out) {
+  const pte_xnn_named_blob *e = bdm_find(m, key);
+  if (!e) return PTE_ERR_NOT_FOUND;
+  *out = pte_freeable_buffer_view(e->data, e->size);
+  return PTE_OK;
+}
+static pte_status bdm_load(const pte_named_data_map *m, const char *key, void *buf, size_t size) {
+  const pte_xnn_named_blob *e = bdm_find(m, key);
+  if (!e) return PTE_ERR_NOT_FOUND;
+  if (size != e->size) return PTE_ERR_INVALID_ARGUMENT;
+  memcpy(buf, e->data, size);
+  return PTE_OK;
+}
+static pte_status bdm_num(const pte_named_data_map *m, uint32_t *out) {
+  *out = (uint32_t)((const pte_xnn_blob_data_map *)m)->blob->n_named;
+  return PTE_OK;
+}
+static pte_status bdm_key(const pte_named_data_map *m, uint32_t i, const char **out) {
+  const pte_xnn_blob *b = ((const pte_xnn_blob_data_map *)m)->blob;
+  if (i >= b->n_named) return PTE_ERR_INVALID_ARGUMENT;
+  *out = b->named[i].key;
+  return PTE_OK;
+}
+static const pte_named_data_map_vtable k_bdm_vt = {bdm_layout, bdm_get, bdm_load, bdm_num, bdm_key};
+
+void pte_xnn_blob_data_map_init(pte_xnn_blob_data_map *m, const pte_xnn_blob *blob) {
+  m->base.vt = &k_bdm_vt;
+  m->blob = blob;
+}
+
+/* ---- ready-made graphs ------------------------------------------------------------------------ */
+
+static pte_xnn_tensor_desc fp32_desc(uint32_t rank, const uint32_t *dims) {
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32;
+  t.rank = rank;
+  t.dims = dims;
+  return t;
+}
+
+pte_status pte_xnn_blob_build_mlp(size_t batch, size_t n_layers, const size_t *widths, const float *const *weights,
+                                  const float *const *biases, bool relu_hidden, bool relu_last,
+                                  pte_xnn_constants_mode mode, pte_xnn_blob *out, pte_error_info *err) {
+  if (!widths || !weights || !out || n_layers == 0)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack builder: bad MLP arguments");
+  for (size_t i = 0; i <= n_layers; i++)
+    if (widths[i] == 0 || widths[i] > 0x7FFFFFFF || batch > 0x7FFFFFFF)
+      return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack builder: bad MLP sizes");
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  if (!b) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+  pte_status s = PTE_OK;
+  uint32_t dims[2] = {(uint32_t)batch, (uint32_t)widths[0]};
+  pte_xnn_tensor_desc t = fp32_desc(2, dims);
+  t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT;
+  t.external_id = 0;
+  uint32_t cur;
+  s = pte_xnn_builder_add_tensor(b, &t, &cur);
+  for (size_t l = 0; s == PTE_OK && l < n_layers; l++) {
+    const uint32_t nout = (uint32_t)widths[l + 1], kin = (uint32_t)widths[l];
+    uint32_t wd[2] = {nout, kin}, bd[1] = {nout}, od[2] = {(uint32_t)batch, nout};
+    pte_xnn_tensor_desc w = fp32_desc(2, wd);
+    w.data = weights[l];
+    w.nbytes = (size_t)nout * kin * sizeof(float);
+    uint32_t wid, bid = PTE_XNN_NO_VALUE, oid;
+    s = pte_xnn_builder_add_tensor(b, &w, &wid);
+    if (s == PTE_OK && biases && biases[l]) {
+      pte_xnn_tensor_desc bb = fp32_desc(1, bd);
+      bb.data = biases[l];
+      bb.nbytes = nout * sizeof(float);
+      s = pte_xnn_builder_add_tensor(b, &bb, &bid);
+    }
+    if (s != PTE_OK) break;
+    pte_xnn_tensor_desc o = fp32_desc(2, od);
+    if (l + 1 == n_layers) {
+      o.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT;
+      o.external_id = 1;
+    }
+    s = pte_xnn_builder_add_tensor(b, &o, &oid);
+    if (s != PTE_OK) break;
+    pte_xnn_node_desc nd;
+    memset(&nd, 0, sizeof nd);
+    nd.type = PTE_XNN_NODE_FULLY_CONNECTED;
+    nd.inputs[0] = cur;
+    nd.inputs[1] = wid;
+    nd.inputs[2] = bid;
+    nd.output = oid;
+    nd.debug_handle = (uint32_t)l;
+    if ((l + 1 < n_layers && relu_hidden) || (l + 1 == n_layers && relu_last)) {
+      nd.has_min_max = true;
+      nd.out_min = 0.0f;
+      nd.out_max = INFINITY;
+    }
+    s = pte_xnn_builder_add_node(b, &nd);
+    cur = oid;
+  }
+  if (s == PTE_OK) s = pte_xnn_builder_finish(b, mode, out, err);
+  else s = pte_error_set(err, s, "xnnpack builder: cannot add MLP layer (%s)", pte_status_name(s));
+  pte_xnn_builder_free(b);
+  return s;
+}
+
+pte_status pte_xnn_blob_build_linear(size_t batch, size_t in_features, size_t out_features, const float *weight,
+                                     const float *bias, pte_xnn_constants_mode mode, pte_xnn_blob *out,
+                                     pte_error_info *err) {
+  size_t widths[2] = {in_features, out_features};
+  const float *w[1] = {weight};
+  const float *bb[1] = {bias};
+  return pte_xnn_blob_build_mlp(batch, 1, widths, w, bb, false, false, mode, out, err);
+}
+
+pte_status pte_xnn_blob_build_conv2d(const pte_xnn_conv2d_spec *sp, const float *weight, const float *bias,
+                                     pte_xnn_constants_mode mode, pte_xnn_blob *out, pte_error_info *err) {
+  if (!sp || !weight || !out || sp->groups == 0 || sp->c_in % sp->groups || sp->c_out % sp->groups || sp->kh == 0 ||
+      sp->kw == 0)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack builder: bad conv2d spec");
+  const uint32_t sh = sp->stride_h ? sp->stride_h : 1, sw = sp->stride_w ? sp->stride_w : 1;
+  const uint32_t dh = sp->dilation_h ? sp->dilation_h : 1, dw = sp->dilation_w ? sp->dilation_w : 1;
+  const uint32_t eh = (sp->kh - 1) * dh + 1, ew = (sp->kw - 1) * dw + 1;
+  if (sp->h + 2 * sp->pad_h < eh || sp->w + 2 * sp->pad_w < ew)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack builder: kernel larger than the padded input");
+  const uint32_t oh = (sp->h + 2 * sp->pad_h - eh) / sh + 1, ow = (sp->w + 2 * sp->pad_w - ew) / sw + 1;
+  const uint32_t gic = sp->c_in / sp->groups, goc = sp->c_out / sp->groups;
+  const bool depthwise = sp->groups == sp->c_in && sp->groups > 1;
+  const size_t taps = (size_t)sp->kh * sp->kw;
+  /* weight OIHW [c_out, gic, kh, kw] -> OHWI (regular) or [1, kh, kw, c_out] (depthwise) */
+  float *wt = (float *)malloc((size_t)sp->c_out * gic * taps * sizeof(float) + 4);
+  if (!wt) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+  for (uint32_t o = 0; o < sp->c_out; o++)
+    for (uint32_t i = 0; i < gic; i++)
+      for (size_t t = 0; t < taps; t++) {
+        const float v = weight[((size_t)o * gic + i) * taps + t];
+        if (depthwise) wt[t * sp->c_out + o] = v; /* gic == 1 */
+        else wt[((size_t)o * taps + t) * gic + i] = v;
+      }
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  if (!b) {
+    free(wt);
+    return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
+  }
+  pte_status s;
+  uint32_t in_d[4] = {sp->n, sp->c_in, sp->h, sp->w}, nhwc_d[4] = {sp->n, sp->h, sp->w, sp->c_in};
+  uint32_t w_d[4] = {sp->c_out, sp->kh, sp->kw, gic}, dw_d[4] = {1, sp->kh, sp->kw, sp->c_out}, b_d[1] = {sp->c_out};
+  uint32_t co_d[4] = {sp->n, oh, ow, sp->c_out}, out_d[4] = {sp->n, sp->c_out, oh, ow};
+  uint32_t vin = 0, vnhwc = 0, vw = 0, vb = PTE_XNN_NO_VALUE, vco = 0, vout = 0;
+  pte_xnn_tensor_desc t = fp32_desc(4, in_d);
+  t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT;
+  t.external_id = 0;
+  s = pte_xnn_builder_add_tensor(b, &t, &vin);
+  t = fp32_desc(4, nhwc_d);
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &vnhwc);
+  t = fp32_desc(4, depthwise ? dw_d : w_d);
+  t.data = wt;
+  t.nbytes = (size_t)sp->c_out * gic * taps * sizeof(float);
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &vw);
+  t = fp32_desc(4, co_d);
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &vco);
+  if (s == PTE_OK && bias) {
+    t = fp32_desc(1, b_d);
+    t.data = bias;
+    t.nbytes = sp->c_out * sizeof(float);
+    s = pte_xnn_builder_add_tensor(b, &t, &vb);
+  }
+  t = fp32_desc(4, out_d);
+  t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT;
+  t.external_id = 1;
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &vout);
+  static const uint32_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2};
+  pte_xnn_node_desc nd;
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_STATIC_TRANSPOSE;
+  nd.inputs[0] = vin;
+  nd.output = vnhwc;
+  nd.num_dims = 4;
+  nd.a = to_nhwc;
+  if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
+  memset(&nd, 0, sizeof nd);
+  nd.type = depthwise ? PTE_XNN_NODE_DEPTHWISE_CONV2D : PTE_XNN_NODE_CONV2D;
+  nd.inputs[0] = vnhwc;
+  nd.inputs[1] = vw;
+  nd.inputs[2] = vb;
+  nd.output = vco;
+  nd.padding[0] = nd.padding[2] = sp->pad_h;
+  nd.padding[1] = nd.padding[3] = sp->pad_w;
+  nd.kernel[0] = sp->kh;
+  nd.kernel[1] = sp->kw;
+  nd.stride[0] = sh;
+  nd.stride[1] = sw;
+  nd.dilation[0] = dh;
+  nd.dilation[1] = dw;
+  nd.groups = sp->groups;
+  nd.group_input_channels = gic;
+  nd.group_output_channels = goc;
+  if (sp->relu) {
+    nd.has_min_max = true;
+    nd.out_min = 0.0f;
+    nd.out_max = INFINITY;
+  }
+  if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_STATIC_TRANSPOSE;
+  nd.inputs[0] = vco;
+  nd.output = vout;
+  nd.num_dims = 4;
+  nd.a = to_nchw;
+  if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
+  if (s == PTE_OK) s = pte_xnn_builder_finish(b, mode, out, err);
+  else s = pte_error_set(err, s, "xnnpack builder: cannot build conv2d graph (%s)", pte_status_name(s));
+  pte_xnn_builder_free(b);
+  free(wt);
+  return s;
+}

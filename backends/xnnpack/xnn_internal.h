@@ -1,0 +1,343 @@
+/* xnn_internal.h — private structures of the XNNPACK-compatible backend.
+ *
+ * A delegate blob is compiled at init into:
+ *   - a value table (one entry per XValue, plus hidden values the compiler adds), each with its
+ *     declared shape, current shape, quantization parameters and, at execute, a data pointer;
+ *   - a node list in execution order, with operator parameters and packed weights;
+ *   - a memory plan (an arena offset per internal value, reusing memory between values whose
+ *     lifetimes do not overlap) recomputed whenever the input shapes change.
+ * Tensors are row-major (4-D activations are NHWC as in XNNPACK).
+ */
+#ifndef PTE_BACKENDS_XNNPACK_INTERNAL_H
+#define PTE_BACKENDS_XNNPACK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pte/backend.h"
+#include "pte/backend_xnnpack.h"
+#include "pte/status.h"
+
+#define PTE_XNN_MAX_DIMS 6
+#define PTE_XNN_INVALID_ID 0xFFFFFFFFu
+#define PTE_XNN_MAX_THREADS 64
+
+/* XNNDatatype values. */
+enum {
+  PTE_XD_INVALID = 0,
+  PTE_XD_FP32 = 1,
+  PTE_XD_FP16 = 2,
+  PTE_XD_QINT8 = 3,
+  PTE_XD_QUINT8 = 4,
+  PTE_XD_QINT32 = 5,
+  PTE_XD_QCINT8 = 6,
+  PTE_XD_QCINT32 = 7,
+  PTE_XD_QCINT4 = 8,
+  PTE_XD_QDINT8 = 9,
+  PTE_XD_QBINT4 = 10,
+  PTE_XD_QPINT8 = 11,
+  PTE_XD_INT32 = 12,
+  PTE_XD_PFP32 = 13,
+  PTE_XD_BF16 = 14,
+  PTE_XD_COUNT = 15
+};
+
+/* XNNPACK flag bits that matter here. */
+#define PTE_XNN_VALUE_FLAG_EXTERNAL_INPUT 0x1u
+#define PTE_XNN_VALUE_FLAG_EXTERNAL_OUTPUT 0x2u
+#define PTE_XNN_FLAG_TRANSPOSE_WEIGHTS 0x1u /* FC filter [K, N]; BMM: B is [.., N, K] */
+#define PTE_XNN_FLAG_TENSORFLOW_SAME_PADDING 0x4u
+#define PTE_XNN_FLAG_TENSORFLOW_RESHAPE_2D 0x4u
+#define PTE_XNN_FLAG_TENSORFLOW_LEGACY_MODE 0x4u
+#define PTE_XNN_FLAG_ALIGN_CORNERS 0x8u
+#define PTE_XNN_FLAG_KEEP_DIMS 0x40u
+
+/* Per-row parameters of a dynamically quantized (qdint8) value, stored after its int8 data. */
+typedef struct pte_xnn_qrow {
+  float scale;
+  int32_t zero_point;
+} pte_xnn_qrow;
+
+typedef struct pte_xnn_value {
+  uint32_t id;           /* serialized id_out */
+  uint16_t dtype;        /* PTE_XD_* */
+  uint8_t rank;
+  bool is_input, is_output, is_const, hidden;
+  uint32_t external_id;  /* args index for inputs/outputs */
+  size_t decl[PTE_XNN_MAX_DIMS];  /* declared dims */
+  size_t shape[PTE_XNN_MAX_DIMS]; /* current dims */
+  size_t numel;
+  /* quantization */
+  float scale;
+  int32_t zero_point;
+  float *channel_scales; /* heap copy (per-channel quantization), or NULL */
+  uint32_t n_channel_scales;
+  uint32_t channel_dim;
+  int32_t num_nonbatch_dims; /* qdint8 */
+  /* constant bytes (valid until destroy when raw_needed; otherwise only during init) */
+  const uint8_t *cdata;
+  size_t csize;
+  bool raw_needed; /* some node reads the unpacked bytes at execute */
+  /* planning */
+  int def_node;  /* producing node, -1 for inputs/constants */
+  int last_use;  /* last consuming node, -1 if none */
+  size_t nbytes; /* current byte size (qdint8: data + row params) */
+  size_t offset; /* arena offset of internal values */
+  uint8_t *data; /* bound at execute */
+} pte_xnn_value;
+
+/* A packed-weights blob (self-contained; see docs/xnnpack.md "Packed weights"). */
+typedef struct pte_xnn_packed {
+  uint8_t *bytes; /* 64-byte aligned, header included */
+  size_t size;
+} pte_xnn_packed;
+
+/* Packed header layout (little-endian, 64 bytes). */
+#define PTE_XNN_PACKED_MAGIC "XPW1"
+#define PTE_XNN_PACKED_VERSION 1
+#define PTE_XNN_PACKED_HEADER_SIZE 64
+enum {
+  PTE_XNN_PACK_F32_GEMM = 1, /* panels: [NR f32 bias][K x NR f32] */
+  PTE_XNN_PACK_QS8_GEMM = 2, /* panels: [NR i32 bias'][NR f32 scale][K x NR i8] */
+  PTE_XNN_PACK_QD8_GEMM = 3, /* panels: [NR f32 bias][NR f32 wscale][NR i32 ksum][K x NR i8] */
+  PTE_XNN_PACK_F32_DWCONV = 4 /* [C f32 bias][KH*KW x C f32] */
+};
+typedef struct pte_xnn_packed_info {
+  uint32_t kind, isa, nr, kr;
+  uint32_t n, k;          /* logical output channels, reduction length */
+  uint32_t n_panels;
+  uint64_t panel_stride;  /* bytes from one panel to the next */
+  uint64_t total_size;
+} pte_xnn_packed_info;
+
+bool pte_xnn_packed_info_get(const pte_xnn_packed *p, pte_xnn_packed_info *out);
+void pte_xnn_packed_free(pte_xnn_packed *p);
+
+/* Node kinds that need a variant choice at init. */
+enum {
+  PTE_XNN_V_F32 = 0,   /* fp32 everything */
+  PTE_XNN_V_QS8 = 1,   /* static int8: qint8 in/out, qint8/qcint8 weights, int32 bias */
+  PTE_XNN_V_QD8 = 2    /* qdint8 input, qcint8 weights, fp32 bias/out */
+};
+
+typedef struct pte_xnn_conv_params {
+  uint32_t pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, gic, goc, groups, adj_h, adj_w;
+} pte_xnn_conv_params;
+
+typedef struct pte_xnn_pool_params {
+  uint32_t pt, pr, pb, pl, ph, pw, sh, sw, dh, dw;
+} pte_xnn_pool_params;
+
+typedef struct pte_xnn_node {
+  uint8_t type; /* pte_xn_XNodeUnion_* tag */
+  uint8_t n_in, n_out;
+  uint8_t variant;
+  uint32_t in[5];  /* value indices (PTE_XNN_INVALID_ID: absent optional input, e.g. bias) */
+  uint32_t out[2];
+  uint32_t flags;
+  uint32_t debug_handle;
+  float out_min, out_max;
+  union {
+    pte_xnn_conv_params conv;
+    pte_xnn_pool_params pool;
+    struct { uint32_t n; uint32_t perm[PTE_XNN_MAX_DIMS]; } transpose;
+    struct { uint32_t n; size_t shape[PTE_XNN_MAX_DIMS]; } reshape;
+    struct { uint32_t n; size_t offsets[PTE_XNN_MAX_DIMS], sizes[PTE_XNN_MAX_DIMS]; } slice;
+    struct { uint32_t n; size_t pre[PTE_XNN_MAX_DIMS], post[PTE_XNN_MAX_DIMS]; float value; } pad;
+    struct { uint32_t h, w; } resize;
+    struct { uint32_t axis; } cat;
+    struct { float alpha; } elu;
+    struct { float slope; } leaky;
+  } p;
+  /* prepared at init */
+  pte_xnn_packed packed;
+  bool weights_dynamic; /* FC/conv filter not constant: packed at execute into scratch */
+  size_t scratch;       /* per-thread scratch bytes needed at the current shapes */
+  size_t shared_scratch;/* scratch shared by all threads (e.g. run-time packed weights) */
+  /* qs8 requantization bounds */
+  int32_t qmin, qmax;
+  /* conv: run-time paddings (differ from the serialized ones with TF SAME padding), group packing */
+  uint32_t rt_pt, rt_pl;
+  size_t group_stride; /* bytes between the packed blobs of consecutive groups */
+  uint32_t n_groups;   /* GEMM groups (1 for FC) */
+  bool as_dwconv;      /* depthwise with multiplier 1: direct kernel */
+} pte_xnn_node;
+
+/* ---- CPU / kernels ------------------------------------------------------------------------ */
+typedef enum {
+  PTE_XNN_KISA_SCALAR = 0,
+  PTE_XNN_KISA_AVX2 = 1,
+  PTE_XNN_KISA_AVX512 = 2
+} pte_xnn_kisa;
+
+/* fp32 GEMM microkernel: C[mr x nc] = clamp(init + A[mr x kc] * W[kc x NR]) where init is the
+ * NR-float bias when `bias` is non-NULL, else the current contents of C (accumulation across
+ * K blocks). a_stride/c_stride are in elements. mr <= MR, nc <= NR. */
+typedef void (*pte_xnn_f32_gemm_fn)(size_t mr, size_t nc, size_t kc, const float *a, size_t a_stride,
+                                    const float *w, const float *bias, float *c, size_t c_stride,
+                                    float vmin, float vmax);
+
+/* int8 GEMM microkernel: raw int32 accumulators acc[mr x NR] = sum_k a[m][k] * w[k][n]
+ * (a in int8 rows, w a K x NR int8 panel), written to acc (row stride NR). */
+typedef void (*pte_xnn_i8_gemm_fn)(size_t mr, size_t kc, const int8_t *a, size_t a_stride, const int8_t *w,
+                                   int32_t *acc);
+
+/* Same over nseg K segments of kc each: segment s reads rows aseg[s] + r * a_stride and the
+ * kc x NR weights at wseg[s]; the accumulators stay in registers across segments. */
+typedef void (*pte_xnn_f32_igemm_fn)(size_t mr, size_t nc, size_t nseg, size_t kc, const float *const *aseg,
+                                     size_t a_stride, const float *const *wseg, const float *bias, float *c,
+                                     size_t c_stride, float vmin, float vmax);
+
+typedef struct pte_xnn_kernels {
+  pte_xnn_kisa isa;
+  uint32_t f32_mr, f32_nr;
+  pte_xnn_f32_gemm_fn f32_gemm;
+  pte_xnn_f32_igemm_fn f32_igemm;
+  /* optional narrow variant, used (and packed for) when N <= f32n_nr; 0/NULL when absent */
+  uint32_t f32n_mr, f32n_nr;
+  pte_xnn_f32_gemm_fn f32n_gemm;
+  pte_xnn_f32_igemm_fn f32n_igemm;
+  uint32_t i8_mr, i8_nr;
+  pte_xnn_i8_gemm_fn i8_gemm;
+  /* y[i] = clamp(x[i] * s + b) style helpers used by elementwise code */
+  void (*f32_vadd)(size_t n, const float *a, const float *b, float *y, float vmin, float vmax);
+  void (*f32_vmul)(size_t n, const float *a, const float *b, float *y, float vmin, float vmax);
+  void (*f32_vclamp)(size_t n, const float *x, float *y, float vmin, float vmax);
+  /* depthwise conv row: acc[c] over taps, C channels (see xnn_conv.c) */
+  void (*f32_dw_row)(size_t c, size_t taps, const float **in, const float *w, const float *bias, float *out,
+                     float vmin, float vmax);
+} pte_xnn_kernels;
+
+pte_xnn_kisa pte_xnn_cpu_best_isa(void);
+const pte_xnn_kernels *pte_xnn_kernels_for(pte_xnn_kisa isa);
+const pte_xnn_kernels *pte_xnn_kernels_scalar(void);
+void pte_xnn_i8_gemm_4x8(size_t mr, size_t kc, const int8_t *a, size_t a_stride, const int8_t *w, int32_t *acc);
+const pte_xnn_kernels *pte_xnn_kernels_avx2(void);   /* NULL if not compiled */
+const pte_xnn_kernels *pte_xnn_kernels_avx512(void); /* NULL if not compiled */
+
+/* ---- Thread pool -------------------------------------------------------------------------- */
+typedef struct pte_xnn_pool pte_xnn_pool;
+/* fn(ctx, item, tid) for item in [0, n); tid < pool threads. */
+typedef void (*pte_xnn_task_fn)(void *ctx, size_t item, int tid);
+pte_xnn_pool *pte_xnn_pool_create(int threads); /* NULL if threads <= 1 or creation failed */
+void pte_xnn_pool_destroy(pte_xnn_pool *p);
+int pte_xnn_pool_threads(const pte_xnn_pool *p); /* 1 for NULL */
+void pte_xnn_parallel(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n);
+
+/* ---- Packing (xnn_pack.c) ----------------------------------------------------------------- */
+/* fp32 GEMM tile chosen for a problem with n outputs (the narrow variant when it fits), and the
+ * tile a packed blob was laid out for (by its NR). */
+typedef struct pte_xnn_f32_tile {
+  uint32_t mr, nr;
+  pte_xnn_f32_gemm_fn gemm;
+  pte_xnn_f32_igemm_fn igemm;
+} pte_xnn_f32_tile;
+pte_xnn_f32_tile pte_xnn_f32_tile_for_n(const pte_xnn_kernels *k, size_t n);
+pte_xnn_f32_tile pte_xnn_f32_tile_for_nr(const pte_xnn_kernels *k, size_t nr);
+
+/* Packs fp32 weights W (N x K row-major, or K x N when transposed) and optional bias[N]. */
+pte_status pte_xnn_pack_f32_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w, bool transposed,
+                                 const float *bias, pte_xnn_packed *out);
+/* Into caller memory (run-time packing); returns the size needed when dst is NULL. */
+size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w,
+                                  size_t w_row_stride, size_t w_col_stride, const float *bias, uint8_t *dst);
+/* qs8: weights int8 N x K (zero point 0), per-channel or per-tensor weight scales, int32 bias. */
+/* Element (o, i) of an int8 weight matrix is w[o * row_stride + i * col_stride]. The blob is
+ * written at dst (pte_xnn_pack_*_size bytes, 64-aligned). */
+size_t pte_xnn_pack_i8_size(const pte_xnn_kernels *k, size_t n, size_t kdim, bool qd8);
+void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t row_stride,
+                           size_t col_stride, const int32_t *bias, int32_t in_zp, const float *req_scale /* [n] */,
+                           uint8_t *dst);
+/* qd8: weights int8 N x K, per-channel scales[n], fp32 bias or NULL. */
+void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t row_stride,
+                           size_t col_stride, const float *wscale, const float *bias, uint8_t *dst);
+/* depthwise: filter [1, KH, KW, C] (fp32), bias[C] or NULL. */
+pte_status pte_xnn_pack_f32_dwconv(size_t c, size_t taps, const float *w, const float *bias, pte_xnn_packed *out);
+
+/* ---- GEMM drivers (xnn_gemm.c) ------------------------------------------------------------ */
+typedef struct pte_xnn_exec pte_xnn_exec;
+/* C[M x N] = clamp(A[M x K] * packed + bias). */
+void pte_xnn_f32_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const float *a, size_t lda, float *c,
+                      size_t ldc, float vmin, float vmax);
+/* Same on one thread, rows [m0, m1) and panels [p0, p1) only. */
+void pte_xnn_f32_gemm_region(const pte_xnn_kernels *k, const uint8_t *packed, size_t m0, size_t m1, size_t p0,
+                             size_t p1, const float *a, size_t lda, float *c, size_t ldc, float vmin, float vmax);
+/* qs8: int8 A rows (zero point folded into the packed bias), requantized int8 output. */
+void pte_xnn_qs8_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const int8_t *a, size_t lda, int8_t *c,
+                      size_t ldc, int32_t out_zp, int32_t qmin, int32_t qmax);
+/* qd8: int8 A rows; row m uses the quantization params rows[(row_off + m) / row_div]; fp32 out. */
+void pte_xnn_qd8_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const int8_t *a, size_t lda,
+                      const pte_xnn_qrow *rows, size_t row_off, size_t row_div, float *c, size_t ldc, float vmin,
+                      float vmax);
+
+/* ---- The compiled delegate ---------------------------------------------------------------- */
+struct pte_xnn_delegate {
+  pte_xnn_value *values;
+  size_t n_values, cap_values;
+  pte_xnn_node *nodes;
+  size_t n_nodes, cap_nodes;
+  uint32_t *inputs;  /* value indices, sorted by external id */
+  uint32_t *outputs;
+  size_t n_inputs, n_outputs;
+  uint32_t num_externs; /* args needed: max external id + 1 */
+  pte_freeable_buffer *bufs; /* named-data buffers kept for raw constants */
+  size_t n_bufs, cap_bufs;
+  uint8_t **owned; /* heap copies owned by the delegate */
+  size_t n_owned, cap_owned;
+  /* memory */
+  uint8_t *arena;
+  size_t arena_size, arena_cap;
+  size_t scratch_per_thread, shared_scratch;
+  bool planned;
+  /* machine */
+  const pte_xnn_kernels *k;
+  pte_xnn_pool *pool;
+  int threads;
+};
+
+struct pte_xnn_exec {
+  pte_xnn_delegate *d;
+  const pte_xnn_kernels *k;
+  pte_xnn_pool *pool;
+  int threads;
+  uint8_t *scratch;       /* threads * scratch_stride */
+  size_t scratch_stride;
+  uint8_t *shared;        /* shared scratch */
+};
+
+/* Per-thread scratch of thread tid. */
+static inline uint8_t *pte_xnn_scratch(pte_xnn_exec *x, int tid) { return x->scratch + (size_t)tid * x->scratch_stride; }
+
+/* Compiles a blob (xnn_compile.c); the public init wraps this with option handling. */
+pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const pte_named_data_map *ndm, int threads,
+                                          const pte_xnn_kernels *k, pte_xnn_delegate **out, pte_error_info *err);
+
+/* ---- Compiler pieces ---------------------------------------------------------------------- */
+/* Shape inference of node i from its inputs' current shapes; fills output shapes, node scratch.
+ * check_decl: compare with the declared output shapes (init). */
+pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t i, bool check_decl, pte_error_info *err);
+/* Runs shape inference for every node and computes the memory plan. */
+pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *err);
+/* Executes node i. */
+pte_status pte_xnn_run_node(pte_xnn_exec *x, size_t i, pte_error_info *err);
+/* Prepares node i at init (validates dtypes, packs weights). */
+pte_status pte_xnn_prepare_node(pte_xnn_delegate *d, size_t i, pte_error_info *err);
+
+size_t pte_xnn_dtype_size(unsigned dtype); /* bytes per element (0 if unsupported) */
+const char *pte_xnn_dtype_name(unsigned dtype);
+const char *pte_xnn_node_name(unsigned type);
+size_t pte_xnn_value_bytes(const pte_xnn_value *v); /* nbytes for the current shape */
+
+/* fp32 math helpers shared by ops and tests */
+static inline float pte_xnn_clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+/* Quantizes x with scale/zp into [qmin, qmax] (round half to even). */
+int32_t pte_xnn_quantize(float x, float inv_scale, int32_t zp, int32_t qmin, int32_t qmax);
+/* Dynamic-quantization parameters of a row (XNNPACK qd8 rule). */
+pte_xnn_qrow pte_xnn_qd8_params(float rmin, float rmax, float *inv_scale);
+
+/* Heap with alignment (backend memory lives outside the method allocator). */
+void *pte_xnn_aligned_alloc(size_t size);
+void pte_xnn_aligned_free(void *p);
+
+#endif

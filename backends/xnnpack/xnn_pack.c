@@ -1,0 +1,227 @@
+#define _POSIX_C_SOURCE 200809L
+/* Weight packing into self-contained blobs.
+ *
+ * Every packed blob starts with a 64-byte little-endian header:
+ *   [0..4)  "XPW1"            [4..6) u16 format version (1)   [6..8) u16 header size (64)
+ *   [8..12) u32 kind          [12..16) u32 ISA the panels were laid out for
+ *   [16..20) u32 NR (panel width)  [20..24) u32 KR (k grouping, 1)
+ *   [24..28) u32 N            [28..32) u32 K
+ *   [32..36) u32 panel count  [36..40) u32 reserved (0)
+ *   [40..48) u64 panel stride (bytes)   [48..56) u64 total size (bytes)   [56..64) reserved (0)
+ * followed by the panels, each 64-byte aligned (see xnn_internal.h for per-kind layouts). The
+ * blob holds no pointers, so it can be written to a file and used in place from a mapping. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xnn_internal.h"
+
+void *pte_xnn_aligned_alloc(size_t size) {
+  void *p = NULL;
+  if (posix_memalign(&p, 64, size ? size : 64) != 0) return NULL;
+  return p;
+}
+
+void pte_xnn_aligned_free(void *p) { free(p); }
+
+void pte_xnn_packed_free(pte_xnn_packed *p) {
+  if (!p) return;
+  pte_xnn_aligned_free(p->bytes);
+  p->bytes = NULL;
+  p->size = 0;
+}
+
+static void st16(uint8_t *p, uint16_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+}
+static void st32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void st64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint32_t ld32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t ld64(const uint8_t *p) { return (uint64_t)ld32(p) | ((uint64_t)ld32(p + 4) << 32); }
+
+static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+static void write_header(uint8_t *h, uint32_t kind, uint32_t isa, uint32_t nr, size_t n, size_t k, size_t panels,
+                         size_t stride, size_t total) {
+  memset(h, 0, PTE_XNN_PACKED_HEADER_SIZE);
+  memcpy(h, PTE_XNN_PACKED_MAGIC, 4);
+  st16(h + 4, PTE_XNN_PACKED_VERSION);
+  st16(h + 6, PTE_XNN_PACKED_HEADER_SIZE);
+  st32(h + 8, kind);
+  st32(h + 12, isa);
+  st32(h + 16, nr);
+  st32(h + 20, 1);
+  st32(h + 24, (uint32_t)n);
+  st32(h + 28, (uint32_t)k);
+  st32(h + 32, (uint32_t)panels);
+  st64(h + 40, (uint64_t)stride);
+  st64(h + 48, (uint64_t)total);
+}
+
+bool pte_xnn_packed_info_get(const pte_xnn_packed *p, pte_xnn_packed_info *o) {
+  if (!p || !p->bytes || p->size < PTE_XNN_PACKED_HEADER_SIZE) return false;
+  const uint8_t *h = p->bytes;
+  if (memcmp(h, PTE_XNN_PACKED_MAGIC, 4) != 0) return false;
+  o->kind = ld32(h + 8);
+  o->isa = ld32(h + 12);
+  o->nr = ld32(h + 16);
+  o->kr = ld32(h + 20);
+  o->n = ld32(h + 24);
+  o->k = ld32(h + 28);
+  o->n_panels = ld32(h + 32);
+  o->panel_stride = ld64(h + 40);
+  o->total_size = ld64(h + 48);
+  return o->total_size == p->size;
+}
+
+static pte_status alloc_packed(size_t total, pte_xnn_packed *out) {
+  out->bytes = (uint8_t *)pte_xnn_aligned_alloc(total);
+  if (!out->bytes) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+  out->size = total;
+  return PTE_OK;
+}
+
+static bool too_big(size_t n, size_t k) { return n > 0xFFFFFFFFu || k > 0xFFFFFFFFu; }
+
+pte_xnn_f32_tile pte_xnn_f32_tile_for_nr(const pte_xnn_kernels *k, size_t nr) {
+  pte_xnn_f32_tile t;
+  if (k->f32n_gemm && nr == k->f32n_nr) {
+    t.mr = k->f32n_mr, t.nr = k->f32n_nr, t.gemm = k->f32n_gemm, t.igemm = k->f32n_igemm;
+  } else {
+    t.mr = k->f32_mr, t.nr = k->f32_nr, t.gemm = k->f32_gemm, t.igemm = k->f32_igemm;
+  }
+  return t;
+}
+
+pte_xnn_f32_tile pte_xnn_f32_tile_for_n(const pte_xnn_kernels *k, size_t n) {
+  return pte_xnn_f32_tile_for_nr(k, (k->f32n_gemm && n <= k->f32n_nr) ? k->f32n_nr : k->f32_nr);
+}
+
+/* ---- fp32 GEMM: panel = [NR bias][K x NR weights] ------------------------------------------ */
+size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *kr, size_t n, size_t kdim, const float *w,
+                                  size_t w_row_stride, size_t w_col_stride, const float *bias, uint8_t *dst) {
+  const size_t nr = pte_xnn_f32_tile_for_n(kr, n).nr;
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t stride = align64((nr + kdim * nr) * sizeof(float));
+  const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
+  if (!dst) return total;
+  write_header(dst, PTE_XNN_PACK_F32_GEMM, (uint32_t)kr->isa, (uint32_t)nr, n, kdim, panels, stride, total);
+  for (size_t p = 0; p < panels; p++) {
+    float *panel = (float *)(dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride);
+    const size_t n0 = p * nr;
+    for (size_t j = 0; j < nr; j++) panel[j] = (bias && n0 + j < n) ? bias[n0 + j] : 0.0f;
+    float *pw = panel + nr;
+    /* element (out channel o, reduction index i) of W is w[o * w_row_stride + i * w_col_stride] */
+    for (size_t i = 0; i < kdim; i++) {
+      for (size_t j = 0; j < nr; j++) {
+        const size_t o = n0 + j;
+        pw[i * nr + j] = o < n ? w[o * w_row_stride + i * w_col_stride] : 0.0f;
+      }
+    }
+    /* zero the alignment tail so the blob is deterministic */
+    const size_t used = (nr + kdim * nr) * sizeof(float);
+    memset((uint8_t *)panel + used, 0, stride - used);
+  }
+  return total;
+}
+
+pte_status pte_xnn_pack_f32_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w, bool transposed,
+                                 const float *bias, pte_xnn_packed *out) {
+  if (too_big(n, kdim)) return PTE_ERR_NOT_SUPPORTED;
+  size_t total = pte_xnn_pack_f32_gemm_into(k, n, kdim, w, 0, 0, bias, NULL);
+  pte_status s = alloc_packed(total, out);
+  if (s != PTE_OK) return s;
+  if (transposed)
+    pte_xnn_pack_f32_gemm_into(k, n, kdim, w, 1, n, bias, out->bytes);
+  else
+    pte_xnn_pack_f32_gemm_into(k, n, kdim, w, kdim, 1, bias, out->bytes);
+  return PTE_OK;
+}
+
+/* ---- int8 GEMMs ------------------------------------------------------------------------------ */
+size_t pte_xnn_pack_i8_size(const pte_xnn_kernels *k, size_t n, size_t kdim, bool qd8) {
+  const size_t nr = k->i8_nr;
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t stride = align64(nr * (qd8 ? 12 : 8) + kdim * nr);
+  return PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
+}
+
+void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
+                           const int32_t *bias, int32_t in_zp, const float *req_scale, uint8_t *dst) {
+  const size_t nr = k->i8_nr;
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t stride = align64(nr * 8 + kdim * nr);
+  const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
+  write_header(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, n, kdim, panels, stride, total);
+  for (size_t p = 0; p < panels; p++) {
+    uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
+    memset(panel, 0, stride);
+    int32_t *pb = (int32_t *)panel;
+    float *ps = (float *)(panel + nr * 4);
+    int8_t *pw = (int8_t *)(panel + nr * 8);
+    for (size_t j = 0; j < nr; j++) {
+      const size_t o = p * nr + j;
+      if (o >= n) continue;
+      int64_t sum = 0;
+      for (size_t i = 0; i < kdim; i++) {
+        const int8_t v = w[o * rs + i * cs];
+        pw[i * nr + j] = v;
+        sum += v;
+      }
+      /* fold the input zero point: sum_k (x - zx) w = sum_k x w - zx sum_k w */
+      pb[j] = (int32_t)((bias ? (int64_t)bias[o] : 0) - (int64_t)in_zp * sum);
+      ps[j] = req_scale[o];
+    }
+  }
+}
+
+void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
+                           const float *wscale, const float *bias, uint8_t *dst) {
+  const size_t nr = k->i8_nr;
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t stride = align64(nr * 12 + kdim * nr);
+  const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
+  write_header(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, n, kdim, panels, stride, total);
+  for (size_t p = 0; p < panels; p++) {
+    uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
+    memset(panel, 0, stride);
+    float *pb = (float *)panel;
+    float *ps = (float *)(panel + nr * 4);
+    int32_t *pk = (int32_t *)(panel + nr * 8);
+    int8_t *pw = (int8_t *)(panel + nr * 12);
+    for (size_t j = 0; j < nr; j++) {
+      const size_t o = p * nr + j;
+      if (o >= n) continue;
+      int32_t sum = 0;
+      for (size_t i = 0; i < kdim; i++) {
+        const int8_t v = w[o * rs + i * cs];
+        pw[i * nr + j] = v;
+        sum += v;
+      }
+      pb[j] = bias ? bias[o] : 0.0f;
+      ps[j] = wscale[o];
+      pk[j] = sum;
+    }
+  }
+}
+
+/* ---- depthwise: [C bias][taps x C] ------------------------------------------------------------ */
+pte_status pte_xnn_pack_f32_dwconv(size_t c, size_t taps, const float *w, const float *bias, pte_xnn_packed *out) {
+  if (too_big(c, taps)) return PTE_ERR_NOT_SUPPORTED;
+  const size_t stride = align64((c + taps * c) * sizeof(float));
+  const size_t total = PTE_XNN_PACKED_HEADER_SIZE + stride;
+  pte_status s = alloc_packed(total, out);
+  if (s != PTE_OK) return s;
+  write_header(out->bytes, PTE_XNN_PACK_F32_DWCONV, 0, (uint32_t)c, c, taps, 1, stride, total);
+  float *pb = (float *)(out->bytes + PTE_XNN_PACKED_HEADER_SIZE);
+  memset(pb, 0, stride);
+  for (size_t ch = 0; ch < c; ch++) pb[ch] = bias ? bias[ch] : 0.0f;
+  memcpy(pb + c, w, taps * c * sizeof(float));
+  return PTE_OK;
+}

@@ -1,0 +1,350 @@
+/* pte/backend_xnnpack.h — the "XnnpackBackend" delegate backend, in pure C.
+ *
+ * Runs the XNNPACK delegate blobs ExecuTorch's exporter writes, without the XNNPACK library:
+ *
+ *   pte_register_xnnpack_backend();          // once, before loading methods
+ *   ... pte_method_load(...) ...              // DelegateCalls to "XnnpackBackend" now run here
+ *
+ * What a blob is (docs/xnnpack.md has the byte layout): an optional 32-byte "XH00" header, an
+ * XNNGraph flatbuffer (identifier "XN00" or "XN01", schema/xnnpack.fbs) describing tensor values
+ * and nodes, then constant data. Constants live either in that trailing region (older exports:
+ * ConstantDataOffset.offset) or in the program's named data (current exports: a sha256 key
+ * looked up through the init context's NamedDataMap).
+ *
+ * init verifies the flatbuffer and every cross reference (value ids, external ids, constant
+ * ranges, dtypes, shapes — inferring every node's output shape and comparing it with the
+ * declared one), fetches the constants, packs weights into microkernel layouts (GEMM panels with
+ * the bias fused in, depthwise taps), plans the scratch memory and frees the blob. execute binds
+ * the call's tensors (inputs, then outputs, in external-id order as upstream), re-plans when an
+ * input shape changed (DYNAMIC_BOUND inputs), resizes the outputs and runs the nodes.
+ *
+ * Kernels: fp32 GEMM microkernels for AVX-512, AVX2+FMA and portable C, chosen at run time from
+ * the CPU (overridable, see pte_xnnpack_options.isa). Datatypes: fp32; static int8 (qint8
+ * activations, qint8/qcint8 weights, qint32 bias) for FullyConnected / Conv2d; dynamically
+ * quantized int8 activations (qdint8) with per-channel int8 weights (qcint8) for
+ * FullyConnected / Conv2d; Convert between fp32 and qint8/quint8/qdint8.
+ *
+ * Memory: the backend's own data (packed weights, the activation arena, the delegate handle)
+ * lives on the C heap, as XNNPACK's does; nothing is taken from the method allocator.
+ * Threads: a delegate is used by one thread at a time (like a method). With num_threads > 1 it
+ * owns a pthread pool of num_threads - 1 workers.
+ */
+#ifndef PTE_BACKEND_XNNPACK_H
+#define PTE_BACKEND_XNNPACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pte/backend.h"
+#include "pte/evalue.h"
+#include "pte/named_data_map.h"
+#include "pte/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PTE_XNNPACK_BACKEND_ID "XnnpackBackend"
+
+/* ---- Registration and options ---------------------------------------------------------------- */
+
+/* Instruction sets for the microkernels. AUTO picks the best one the CPU (and OS) supports. */
+typedef enum pte_xnn_isa {
+  PTE_XNN_ISA_AUTO = 0,
+  PTE_XNN_ISA_SCALAR = 1, /* portable C, always available */
+  PTE_XNN_ISA_AVX2 = 2,   /* AVX2 + FMA */
+  PTE_XNN_ISA_AVX512 = 3  /* AVX-512F */
+} pte_xnn_isa;
+
+typedef struct pte_xnnpack_options {
+  int num_threads; /* 0 or 1: run on the calling thread (default); at most 64 */
+  pte_xnn_isa isa; /* default AUTO */
+} pte_xnnpack_options;
+
+/* Registers the backend under "XnnpackBackend" (pte_register_backend). Calling it again is a
+ * no-op returning PTE_OK. Errors: PTE_ERR_INVALID_ARGUMENT if another backend already holds the
+ * id, PTE_ERR_INTERNAL if the registry is full. */
+pte_status pte_register_xnnpack_backend(void);
+
+/* The backend's function table (for registering under another name or calling it directly). */
+const pte_backend *pte_xnnpack_backend(void);
+
+/* Process-wide defaults used by delegates initialised afterwards (per-load runtime specs
+ * override them). Errors: PTE_ERR_INVALID_ARGUMENT (NULL, num_threads outside 0..64, unknown
+ * isa), PTE_ERR_NOT_SUPPORTED (isa not supported by this CPU). Not thread-safe. */
+pte_status pte_xnnpack_set_default_options(const pte_xnnpack_options *opts);
+void pte_xnnpack_get_default_options(pte_xnnpack_options *opts);
+
+/* Runtime specs accepted at method load (pte_method_options.backend_options for
+ * "XnnpackBackend"): "num_threads" (int, 0..64) and "isa" (string "auto", "scalar", "avx2" or
+ * "avx512"). A spec of the wrong type or value makes init fail with PTE_ERR_INVALID_ARGUMENT. */
+#define PTE_XNNPACK_OPTION_NUM_THREADS "num_threads"
+#define PTE_XNNPACK_OPTION_ISA "isa"
+
+/* Best ISA of this machine (never AUTO), and ISA names ("scalar", "avx2", "avx512", "auto"). */
+pte_xnn_isa pte_xnnpack_detect_isa(void);
+bool pte_xnnpack_isa_supported(pte_xnn_isa isa);
+const char *pte_xnnpack_isa_name(pte_xnn_isa isa);
+
+/* ---- Direct use (without the method runtime) ---------------------------------------------- */
+
+typedef struct pte_xnn_delegate pte_xnn_delegate;
+
+/* Compiles a blob (see above). `named_data` resolves named constants (may be NULL when the
+ * blob has none); `opts` NULL means the process defaults. The blob need not outlive the call
+ * (what execute needs is copied); named-data buffers still needed are kept until destroy.
+ * Errors (message in *err):
+ *   PTE_ERR_INVALID_ARGUMENT               NULL argument, blob shorter than 30 bytes, bad options
+ *   PTE_ERR_DELEGATE_INVALID_COMPATIBILITY flatbuffer identifier is neither XN00 nor XN01
+ *   PTE_ERR_INVALID_PROGRAM                corrupt header (region out of bounds or overlapping),
+ *                                          flatbuffer fails verification, duplicate or unknown
+ *                                          value ids, bad external ids, constant out of range or
+ *                                          too small, dtype/shape mismatch between a node and
+ *                                          its values, node out of topological order
+ *   PTE_ERR_NOT_FOUND                      a named constant's key is absent from named_data
+ *   PTE_ERR_NOT_IMPLEMENTED                node kind or datatype combination not supported
+ *   PTE_ERR_MEMORY_ALLOCATION_FAILED       out of heap
+ * On failure nothing needs destroying. */
+pte_status pte_xnn_delegate_init(const void *blob, size_t size, const pte_named_data_map *named_data,
+                                 const pte_xnnpack_options *opts, pte_xnn_delegate **out, pte_error_info *err);
+
+/* Runs the graph. args[external_id] are the call's tensors (nargs >= the graph's external
+ * count). Input tensors must be contiguous with the value's element type (fp32 <-> FLOAT,
+ * qint8 <-> CHAR/QINT8, quint8 <-> BYTE/QUINT8, int32 <-> INT) and rank; their sizes may
+ * differ from the declared ones (the graph is re-planned). Output tensors are resized to the
+ * computed shapes (pte_tensor_resize rules). Errors: PTE_ERR_INVALID_ARGUMENT (too few args, a
+ * non-tensor or NULL arg, wrong dtype/rank/layout, missing data, an input shape the graph
+ * cannot take, output resize refused), PTE_ERR_MEMORY_ALLOCATION_FAILED (arena growth). */
+pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size_t nargs, pte_error_info *err);
+
+void pte_xnn_delegate_destroy(pte_xnn_delegate *d);
+
+/* Number of graph inputs/outputs, and args an execute needs (max external id + 1). */
+size_t pte_xnn_delegate_num_inputs(const pte_xnn_delegate *d);
+size_t pte_xnn_delegate_num_outputs(const pte_xnn_delegate *d);
+size_t pte_xnn_delegate_num_args(const pte_xnn_delegate *d);
+/* Chosen microkernel ISA and thread count. */
+pte_xnn_isa pte_xnn_delegate_isa(const pte_xnn_delegate *d);
+int pte_xnn_delegate_threads(const pte_xnn_delegate *d);
+/* Bytes of packed weights and of the activation arena (for sizing reports). */
+size_t pte_xnn_delegate_packed_bytes(const pte_xnn_delegate *d);
+size_t pte_xnn_delegate_arena_bytes(const pte_xnn_delegate *d);
+
+/* ---- Blob header ------------------------------------------------------------------------------ */
+
+typedef struct pte_xnn_header {
+  bool present;                  /* false: the whole blob is the flatbuffer */
+  uint16_t header_length;        /* 30 in current blobs */
+  uint32_t flatbuffer_offset;
+  uint32_t flatbuffer_size;
+  uint32_t constant_data_offset;
+  uint64_t constant_data_size;
+} pte_xnn_header;
+
+#define PTE_XNN_HEADER_MIN_SIZE 30
+#define PTE_XNN_HEADER_PADDED_SIZE 32
+
+/* Parses and checks the header of a blob. Without "XH00" at bytes 4..8 the blob is a bare
+ * flatbuffer (present false, flatbuffer = whole blob). Errors: PTE_ERR_INVALID_ARGUMENT (NULL,
+ * size < 30), PTE_ERR_INVALID_PROGRAM (flatbuffer smaller than 8 bytes or out of bounds,
+ * constant region out of bounds, regions overlapping). */
+pte_status pte_xnn_parse_header(const void *blob, size_t size, pte_xnn_header *out, pte_error_info *err);
+
+/* ---- SHA-256 (the exporter's named-data keys) -------------------------------------------------- */
+
+typedef struct pte_sha256_ctx {
+  uint32_t h[8];
+  uint64_t len;
+  uint8_t buf[64];
+  size_t n;
+} pte_sha256_ctx;
+
+void pte_sha256_init(pte_sha256_ctx *c);
+void pte_sha256_update(pte_sha256_ctx *c, const void *data, size_t n);
+void pte_sha256_final(pte_sha256_ctx *c, uint8_t digest[32]);
+void pte_sha256(const void *data, size_t n, uint8_t digest[32]);
+/* Lower-case hex digest, NUL-terminated (65 bytes). */
+void pte_sha256_hex(const void *data, size_t n, char hex[65]);
+
+/* ---- Blob writer ------------------------------------------------------------------------------ */
+
+/* Element types of graph values (XNNDatatype numbering). */
+enum {
+  PTE_XNN_DT_FP32 = 1,
+  PTE_XNN_DT_QINT8 = 3,
+  PTE_XNN_DT_QUINT8 = 4,
+  PTE_XNN_DT_QINT32 = 5,
+  PTE_XNN_DT_QCINT8 = 6,
+  PTE_XNN_DT_QCINT32 = 7,
+  PTE_XNN_DT_QDINT8 = 9
+};
+
+/* Node kinds (XNodeUnion tags). */
+enum {
+  PTE_XNN_NODE_ADD = 1,
+  PTE_XNN_NODE_FULLY_CONNECTED = 2,
+  PTE_XNN_NODE_SOFTMAX = 3,
+  PTE_XNN_NODE_SIGMOID = 4,
+  PTE_XNN_NODE_STATIC_TRANSPOSE = 5,
+  PTE_XNN_NODE_CLAMP = 6,
+  PTE_XNN_NODE_CONV2D = 7,
+  PTE_XNN_NODE_DIV = 8,
+  PTE_XNN_NODE_STATIC_RESIZE_BILINEAR_2D = 9,
+  PTE_XNN_NODE_STATIC_CONSTANT_PAD = 10,
+  PTE_XNN_NODE_AVG_POOLING_2D = 11,
+  PTE_XNN_NODE_MINIMUM = 12,
+  PTE_XNN_NODE_DEPTHWISE_CONV2D = 13,
+  PTE_XNN_NODE_MAX_POOLING_2D = 14,
+  PTE_XNN_NODE_MULTIPLY = 15,
+  PTE_XNN_NODE_SUBTRACT = 16,
+  PTE_XNN_NODE_FLOOR = 17,
+  PTE_XNN_NODE_CONVERT = 18,
+  PTE_XNN_NODE_GLOBAL_AVG_POOLING_2D = 19,
+  PTE_XNN_NODE_STATIC_RESHAPE = 20,
+  PTE_XNN_NODE_SQUARE_ROOT = 22,
+  PTE_XNN_NODE_CEILING = 23,
+  PTE_XNN_NODE_HARDSWISH = 24,
+  PTE_XNN_NODE_LEAKY_RELU = 25,
+  PTE_XNN_NODE_MAXIMUM = 26,
+  PTE_XNN_NODE_NEGATE = 27,
+  PTE_XNN_NODE_SQUARE = 28,
+  PTE_XNN_NODE_ELU = 29,
+  PTE_XNN_NODE_ABS = 30,
+  PTE_XNN_NODE_PRELU = 31,
+  PTE_XNN_NODE_CONCATENATE2 = 32,
+  PTE_XNN_NODE_CONCATENATE3 = 33,
+  PTE_XNN_NODE_CONCATENATE4 = 34,
+  PTE_XNN_NODE_STATIC_SLICE = 35,
+  PTE_XNN_NODE_BATCH_MATRIX_MULTIPLY = 37,
+  PTE_XNN_NODE_CONCATENATE5 = 38,
+  PTE_XNN_NODE_RECIPROCAL_SQUARE_ROOT = 40,
+  PTE_XNN_NODE_LOG = 41,
+  PTE_XNN_NODE_GELU = 42,
+  PTE_XNN_NODE_TANH = 43,
+  PTE_XNN_NODE_EXP = 44,
+  PTE_XNN_NODE_SIN = 45
+};
+
+#define PTE_XNN_VALUE_EXTERNAL_INPUT 0x1u
+#define PTE_XNN_VALUE_EXTERNAL_OUTPUT 0x2u
+#define PTE_XNN_NO_VALUE 0xFFFFFFFFu /* an absent optional input (e.g. no bias) */
+
+typedef enum pte_xnn_quant {
+  PTE_XNN_QUANT_NONE = 0,
+  PTE_XNN_QUANT_PER_TENSOR = 1,  /* scale, zero_point */
+  PTE_XNN_QUANT_PER_CHANNEL = 2, /* channel_scales[n_channel_scales] along channel_dim */
+  PTE_XNN_QUANT_PER_TOKEN = 3    /* qdint8: num_nonbatch_dims */
+} pte_xnn_quant;
+
+typedef struct pte_xnn_tensor_desc {
+  int dtype;            /* PTE_XNN_DT_* */
+  uint32_t rank;        /* <= 6 */
+  const uint32_t *dims; /* [rank] */
+  uint32_t flags;       /* PTE_XNN_VALUE_EXTERNAL_INPUT / _OUTPUT */
+  uint32_t external_id; /* delegate argument index of inputs/outputs */
+  const void *data;     /* constant bytes (copied), or NULL */
+  size_t nbytes;
+  pte_xnn_quant quant;
+  float scale;
+  int32_t zero_point;
+  const float *channel_scales; /* copied */
+  uint32_t n_channel_scales;
+  uint32_t channel_dim;
+  int32_t num_nonbatch_dims;
+  int dq_datatype; /* legacy dynamic quantization of an fp32 input: PTE_XNN_DT_QINT8, or 0 */
+} pte_xnn_tensor_desc;
+
+/* One node. Fields a kind does not use are ignored. */
+typedef struct pte_xnn_node_desc {
+  unsigned type;           /* PTE_XNN_NODE_* */
+  uint32_t inputs[5];      /* value ids (PTE_XNN_NO_VALUE for an absent bias) */
+  uint32_t output;
+  uint32_t flags;
+  bool has_min_max;        /* fused output clamp */
+  float out_min, out_max;
+  uint32_t debug_handle;
+  /* conv / pooling: padding top, right, bottom, left; kernel or pooling h, w; stride h, w;
+   * dilation h, w; conv groups and per-group channels */
+  uint32_t padding[4], kernel[2], stride[2], dilation[2];
+  uint32_t groups, group_input_channels, group_output_channels;
+  /* transpose perm / reshape new_shape / slice offsets+sizes / pad pre+post (num_dims each) */
+  uint32_t num_dims;
+  const uint32_t *a, *b;
+  float alpha;          /* ELU alpha, LeakyReLU slope, pad value */
+  uint32_t new_h, new_w;/* resize */
+  uint32_t axis;        /* concatenate */
+} pte_xnn_node_desc;
+
+typedef struct pte_xnn_builder pte_xnn_builder;
+
+/* Where a built blob keeps its constants. */
+typedef enum pte_xnn_constants_mode {
+  PTE_XNN_CONSTANTS_NAMED = 0, /* sha256-keyed named data, as current exporters (default) */
+  PTE_XNN_CONSTANTS_INLINE = 1 /* in the blob's constant region, as older exporters */
+} pte_xnn_constants_mode;
+
+typedef struct pte_xnn_named_blob {
+  char key[65];       /* sha256 hex of the bytes */
+  const uint8_t *data;/* owned by the pte_xnn_blob */
+  size_t size;
+} pte_xnn_named_blob;
+
+/* A finished blob: the delegate's processed bytes (XH00 header, XN00 graph padded to 16,
+ * constant region) and, in NAMED mode, the constants to store in Program.named_data (each
+ * distinct key once, 16-byte alignment expected). Free with pte_xnn_blob_free. */
+typedef struct pte_xnn_blob {
+  uint8_t *data;
+  size_t size;
+  pte_xnn_named_blob *named;
+  size_t n_named;
+} pte_xnn_blob;
+
+/* Builder (heap). Values get ids 0, 1, 2, ... in the order they are added. */
+pte_xnn_builder *pte_xnn_builder_new(void);
+void pte_xnn_builder_free(pte_xnn_builder *b);
+/* Adds a value and stores its id in *id. Errors: PTE_ERR_INVALID_ARGUMENT (bad dtype, rank,
+ * quantization fields, data size != numel * element size), PTE_ERR_MEMORY_ALLOCATION_FAILED. */
+pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_desc *t, uint32_t *id);
+/* Adds a node. Errors: PTE_ERR_INVALID_ARGUMENT (unknown kind, id not yet defined, too many dims),
+ * PTE_ERR_MEMORY_ALLOCATION_FAILED. Graph-level consistency is checked by the runtime. */
+pte_status pte_xnn_builder_add_node(pte_xnn_builder *b, const pte_xnn_node_desc *n);
+/* Serialises the graph. The builder stays usable (finish again for another mode). */
+pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mode, pte_xnn_blob *out,
+                                  pte_error_info *err);
+void pte_xnn_blob_free(pte_xnn_blob *blob);
+
+/* Ready-made graphs (as the exporter lowers them). Weights use PyTorch layouts.
+ * Linear / MLP: input external id 0 [batch, widths[0]], output external id 1
+ * [batch, widths[n_layers]]; layer i has weight [widths[i+1], widths[i]] and bias (may be NULL);
+ * relu adds a fused [0, inf) clamp to every layer but the last (or to all when relu_last). */
+pte_status pte_xnn_blob_build_mlp(size_t batch, size_t n_layers, const size_t *widths, const float *const *weights,
+                                  const float *const *biases, bool relu_hidden, bool relu_last,
+                                  pte_xnn_constants_mode mode, pte_xnn_blob *out, pte_error_info *err);
+pte_status pte_xnn_blob_build_linear(size_t batch, size_t in_features, size_t out_features, const float *weight,
+                                     const float *bias, pte_xnn_constants_mode mode, pte_xnn_blob *out,
+                                     pte_error_info *err);
+/* Conv2d on an NCHW input [n, c_in, h, w]: transposes to NHWC, convolves (weight OIHW
+ * [c_out, c_in / groups, kh, kw], depthwise node when groups == c_in == c_out / multiplier),
+ * optional fused ReLU, transposes back. Input external id 0, output 1. */
+typedef struct pte_xnn_conv2d_spec {
+  uint32_t n, c_in, h, w;
+  uint32_t c_out, kh, kw;
+  uint32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups;
+  bool relu;
+} pte_xnn_conv2d_spec;
+pte_status pte_xnn_blob_build_conv2d(const pte_xnn_conv2d_spec *spec, const float *weight, const float *bias,
+                                     pte_xnn_constants_mode mode, pte_xnn_blob *out, pte_error_info *err);
+
+/* A pte_named_data_map over a finished blob's named constants (for running it directly).
+ * The map points into *blob, which must outlive it. */
+typedef struct pte_xnn_blob_data_map {
+  pte_named_data_map base;
+  const pte_xnn_blob *blob;
+} pte_xnn_blob_data_map;
+void pte_xnn_blob_data_map_init(pte_xnn_blob_data_map *m, const pte_xnn_blob *blob);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,152 @@
+#define _POSIX_C_SOURCE 200809L
+/* file.c — pte_prepare_file: prepare a file into another (or the same) path through the file
+ * writer, with stale temp-file cleanup under the destination's lock. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "pte/io.h"
+#include "pte/prepare.h"
+
+static bool all_digits(const char *s, size_t n) {
+  if (n == 0) return false;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
+
+/* ".<base>.<digits>.<digits>.tmp" */
+static bool is_temp_of(const char *name, const char *base) {
+  size_t bl = strlen(base), nl = strlen(name);
+  if (nl < bl + 1 + 4 || name[0] != '.' || strncmp(name + 1, base, bl) != 0) return false;
+  const char *p = name + 1 + bl;
+  if (*p != '.') return false;
+  p++;
+  size_t rest = strlen(p);
+  if (rest < 4 || strcmp(p + rest - 4, ".tmp") != 0) return false;
+  const char *dot = memchr(p, '.', rest - 4);
+  if (!dot) return false;
+  return all_digits(p, (size_t)(dot - p)) && all_digits(dot + 1, (size_t)(p + rest - 4 - dot - 1));
+}
+
+/* ".pte-spool.<pid>.XXXXXX" of a process that no longer exists */
+static bool is_dead_spool(const char *name) {
+  static const char pre[] = ".pte-spool.";
+  if (strncmp(name, pre, sizeof pre - 1) != 0) return false;
+  const char *p = name + sizeof pre - 1;
+  const char *dot = strchr(p, '.');
+  if (!dot || !all_digits(p, (size_t)(dot - p))) return false;
+  long pid = strtol(p, NULL, 10);
+  if (pid <= 0) return false;
+  return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+size_t pte_prepare_remove_stale_temps(const char *dest_path, const char *keep) {
+  if (!dest_path || !*dest_path) return 0;
+  const char *slash = strrchr(dest_path, '/');
+  const char *base = slash ? slash + 1 : dest_path;
+  size_t dl = slash ? (size_t)(slash - dest_path) : 0;
+  char *dir = (char *)malloc(dl + 2);
+  if (!dir) return 0;
+  if (slash) {
+    memcpy(dir, dest_path, dl ? dl : 1);
+    dir[dl ? dl : 1] = 0;
+  } else {
+    memcpy(dir, ".", 2);
+  }
+  const char *keep_base = NULL;
+  if (keep) {
+    const char *ks = strrchr(keep, '/');
+    keep_base = ks ? ks + 1 : keep;
+  }
+  size_t removed = 0;
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (keep_base && strcmp(e->d_name, keep_base) == 0) continue;
+      if (!is_temp_of(e->d_name, base) && !is_dead_spool(e->d_name)) continue;
+      size_t n = strlen(dir) + strlen(e->d_name) + 2;
+      char *p = (char *)malloc(n);
+      if (!p) break;
+      memcpy(p, dir, strlen(dir));
+      p[strlen(dir)] = '/';
+      memcpy(p + strlen(dir) + 1, e->d_name, strlen(e->d_name) + 1);
+      if (unlink(p) == 0) removed++;
+      free(p);
+    }
+    closedir(d);
+  }
+  free(dir);
+  return removed;
+}
+
+pte_status pte_prepare_file(const char *in_path, const char *out_path, const pte_prepare_file_options *opt_in,
+                            pte_prepare_report *report, pte_error_info *err) {
+  pte_error_info local;
+  if (!err) err = &local;
+  if (report) memset(report, 0, sizeof *report);
+  if (!in_path || !out_path) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "prepare: NULL path");
+  pte_prepare_file_options opt;
+  if (opt_in) {
+    opt = *opt_in;
+  } else {
+    memset(&opt, 0, sizeof opt);
+    pte_file_writer_options_init(&opt.file);
+  }
+  if (opt.file.mode == 0 && !opt.file.replace_existing && opt.file.lock == PTE_FILE_LOCK_FAIL_FAST && !opt.file.no_fsync)
+    pte_file_writer_options_init(&opt.file); /* an all-zero struct means the defaults */
+
+  pte_mmap_loader ml;
+  pte_file_loader fl;
+  pte_file_writer fw;
+  memset(&fw, 0, sizeof fw);
+  fl.fd = -1;
+  pte_status s = pte_mmap_loader_open_ex(&ml, in_path, PTE_MLOCK_NONE, PTE_MMAP_PER_LOAD, err);
+  if (s != PTE_OK) return s;
+  s = pte_file_loader_open(&fl, in_path, 0, err);
+  if (s != PTE_OK) {
+    pte_mmap_loader_close(&ml);
+    return s;
+  }
+  char *dir = NULL;
+  uint8_t *temp_mem = NULL;
+  s = pte_file_writer_open(&fw, out_path, &opt.file, err);
+  if (s == PTE_OK) {
+    if (opt.file.lock != PTE_FILE_LOCK_NONE) pte_prepare_remove_stale_temps(out_path, fw.temp);
+    if (!opt.prepare.spool_dir) {
+      const char *slash = strrchr(out_path, '/');
+      size_t dl = slash ? (size_t)(slash - out_path) : 0;
+      dir = (char *)malloc(dl + 2);
+      if (!dir) {
+        s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "prepare: out of memory");
+      } else if (!slash) {
+        memcpy(dir, ".", 2);
+      } else {
+        memcpy(dir, out_path, dl ? dl : 1);
+        dir[dl ? dl : 1] = 0;
+      }
+      opt.prepare.spool_dir = dir;
+    }
+    if (!opt.prepare.copy_loader) opt.prepare.copy_loader = &fl.base;
+  }
+  size_t temp_size = opt.temp_allocator_size ? opt.temp_allocator_size : ((size_t)64 << 20);
+  pte_allocator temp;
+  if (s == PTE_OK) {
+    temp_mem = (uint8_t *)malloc(temp_size); /* untouched pages cost nothing */
+    if (!temp_mem) s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "prepare: cannot reserve %zu bytes", temp_size);
+    else pte_allocator_init(&temp, temp_mem, temp_size);
+  }
+  if (s == PTE_OK)
+    s = pte_initialize_and_save_backend_data_ex(&ml.base, &fw.base, &temp, opt.tracer, &opt.prepare, report, err);
+  pte_data_writer_destroy(&fw.base); /* discards the temp file unless published */
+  free(temp_mem);
+  free(dir);
+  pte_file_loader_close(&fl);
+  pte_mmap_loader_close(&ml);
+  return s;
+}

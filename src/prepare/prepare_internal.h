@@ -1,0 +1,94 @@
+/* prepare_internal.h — shared state of the prepare coordinator (internal to pte_prepare). */
+#ifndef PTE_PREPARE_INTERNAL_H
+#define PTE_PREPARE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/flatbuf.h"
+#include "pte/prepare.h"
+#include "pte/program.h"
+
+/* A replaced value: envelope header + payload, on the heap or in the spool file. */
+typedef struct pte_pp_value {
+  uint64_t size;     /* envelope included */
+  uint8_t *mem;      /* heap copy, or NULL when in the spool file */
+  uint64_t file_off; /* position in the spool file */
+} pte_pp_value;
+
+/* A distinct stored blob of one backend. */
+typedef struct pte_pp_item {
+  uint32_t backend;       /* backend ordinal */
+  bool inline_data;       /* Program.backend_delegate_data (else a segment) */
+  uint32_t index;         /* segment or inline index */
+  const char *method_name;
+  uint32_t delegate_index;
+  pte_fb_table delegate;  /* first delegate using it */
+  uint32_t n_delegates;
+  uint32_t ordinal;       /* index among the backend's items */
+  int32_t repl;           /* value index, -1 none */
+} pte_pp_item;
+
+typedef struct pte_pp_key {
+  const char *key;
+  uint32_t segment;
+  int32_t repl;           /* value index, -1 none */
+  int32_t repl_backend;   /* backend that replaced it, -1 none */
+} pte_pp_key;
+
+typedef struct pte_pp_backend {
+  const char *id;         /* points into the flatbuffer */
+  pte_prepare_backend_state state;
+  uint32_t n_items, n_delegates;
+  pte_prepare_backend_report *report; /* NULL past PTE_PREPARE_MAX_REPORTED_BACKENDS */
+} pte_pp_backend;
+
+typedef struct pte_pp_state {
+  const pte_prepare_options *opt;
+  pte_writer_realloc_fn realloc_fn;
+  void *realloc_ctx;
+  pte_error_info *err;
+  pte_program prog;
+  bool prog_loaded;
+  const pte_data_loader *loader, *copy_loader;
+  const uint8_t *fb;
+  size_t fb_size;
+  pte_fb_table root;
+  uint64_t file_size, base;
+  size_t n_segs, n_inline;
+  pte_pp_backend *backends;
+  size_t n_backends;
+  pte_pp_item *items;
+  size_t n_items;
+  size_t cap_dels; /* allocated entries of backends / items */
+  pte_pp_key *keys;
+  size_t n_keys;
+  /* spool */
+  pte_pp_value *values;
+  size_t n_values, cap_values;
+  uint64_t spool_mem, spool_limit;
+  int spool_fd;
+  uint64_t spool_end;
+  /* results */
+  pte_prepare_report *report;
+} pte_pp_state;
+
+/* memory through the options' realloc callback */
+void *pte_pp_alloc(pte_pp_state *st, size_t size); /* zeroed */
+void pte_pp_free(pte_pp_state *st, void *p, size_t size);
+
+/* Reads [off, off + n) of a spooled value into dst. */
+pte_status pte_pp_value_read(pte_pp_state *st, const pte_pp_value *v, uint64_t off, void *dst, size_t n);
+
+/* rebuild.c: the full-rebuild fallback; writes through `out` (not published). */
+pte_status pte_pp_rebuild(pte_pp_state *st, pte_data_writer *out, uint64_t segment_alignment, uint64_t *size_after);
+
+/* spool.c */
+pte_status pte_pp_spool_add(pte_pp_state *st, const uint8_t header[PTE_PREPARED_HEADER_SIZE], const void *payload,
+                            size_t size, int32_t *value);
+void pte_pp_spool_free(pte_pp_state *st);
+
+uint64_t pte_pp_now_ns(void);
+
+#endif

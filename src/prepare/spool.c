@@ -1,0 +1,145 @@
+#define _GNU_SOURCE 1 /* O_TMPFILE (Linux); falls back to mkstemp + unlink elsewhere */
+/* spool.c — where replaced values wait until every backend hook has run: the heap up to a limit,
+ * then an anonymous temp file (unlinked at creation, so a crash leaves nothing behind). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prepare/prepare_internal.h"
+
+uint64_t pte_pp_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void *pte_pp_alloc(pte_pp_state *st, size_t size) {
+  if (size == 0) size = 1;
+  void *p = st->realloc_fn(st->realloc_ctx, NULL, 0, size);
+  if (p) memset(p, 0, size);
+  return p;
+}
+
+void pte_pp_free(pte_pp_state *st, void *p, size_t size) {
+  if (p) st->realloc_fn(st->realloc_ctx, p, size ? size : 1, 0);
+}
+
+static int spool_open(const char *dir) {
+  int fd = -1;
+#ifdef O_TMPFILE
+  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+#endif
+  size_t n = strlen(dir) + 64;
+  char *path = (char *)malloc(n);
+  if (!path) return -1;
+  snprintf(path, n, "%s/.pte-spool.%ld.XXXXXX", dir, (long)getpid());
+  fd = mkstemp(path);
+  if (fd >= 0) unlink(path);
+  free(path);
+  return fd;
+}
+
+static pte_status spool_pwrite(pte_pp_state *st, const void *data, size_t n, uint64_t off) {
+  const uint8_t *p = (const uint8_t *)data;
+  while (n > 0) {
+    size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+    ssize_t w = pwrite(st->spool_fd, p, chunk, (off_t)off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0)
+      return pte_error_set(st->err, PTE_ERR_ACCESS_FAILED, "prepare: cannot write the spool file in '%s': %s",
+                           st->opt->spool_dir, w < 0 ? strerror(errno) : "short write");
+    p += w;
+    off += (uint64_t)w;
+    n -= (size_t)w;
+  }
+  return PTE_OK;
+}
+
+pte_status pte_pp_spool_add(pte_pp_state *st, const uint8_t header[PTE_PREPARED_HEADER_SIZE], const void *payload,
+                            size_t size, int32_t *value) {
+  if (size > SIZE_MAX - PTE_PREPARED_HEADER_SIZE)
+    return pte_error_set(st->err, PTE_ERR_INVALID_ARGUMENT, "prepare: value of %zu bytes is too large", size);
+  if (st->n_values >= (size_t)INT32_MAX)
+    return pte_error_set(st->err, PTE_ERR_OUT_OF_RESOURCES, "prepare: too many replaced values");
+  if (st->n_values == st->cap_values) {
+    size_t nc = st->cap_values ? st->cap_values * 2 : 16;
+    pte_pp_value *nv = (pte_pp_value *)pte_pp_alloc(st, nc * sizeof *nv);
+    if (!nv) return pte_error_set(st->err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "prepare: out of memory (value table)");
+    if (st->values) memcpy(nv, st->values, st->n_values * sizeof *nv);
+    pte_pp_free(st, st->values, st->cap_values * sizeof *nv);
+    st->values = nv;
+    st->cap_values = nc;
+  }
+  pte_pp_value v;
+  memset(&v, 0, sizeof v);
+  v.size = (uint64_t)size + PTE_PREPARED_HEADER_SIZE;
+  bool to_file = st->opt->spool_dir && st->spool_mem + v.size > st->spool_limit;
+  if (!to_file) {
+    v.mem = (uint8_t *)st->realloc_fn(st->realloc_ctx, NULL, 0, (size_t)v.size);
+    if (!v.mem) {
+      if (!st->opt->spool_dir)
+        return pte_error_set(st->err, PTE_ERR_MEMORY_ALLOCATION_FAILED,
+                             "prepare: out of memory keeping a replaced value of %zu bytes", size);
+      to_file = true;
+    } else {
+      memcpy(v.mem, header, PTE_PREPARED_HEADER_SIZE);
+      if (size) memcpy(v.mem + PTE_PREPARED_HEADER_SIZE, payload, size);
+      st->spool_mem += v.size;
+    }
+  }
+  if (to_file) {
+    if (st->spool_fd < 0) {
+      st->spool_fd = spool_open(st->opt->spool_dir);
+      if (st->spool_fd < 0)
+        return pte_error_set(st->err, PTE_ERR_ACCESS_FAILED, "prepare: cannot create a spool file in '%s': %s",
+                             st->opt->spool_dir, strerror(errno));
+    }
+    v.file_off = st->spool_end;
+    pte_status s = spool_pwrite(st, header, PTE_PREPARED_HEADER_SIZE, v.file_off);
+    if (s == PTE_OK && size) s = spool_pwrite(st, payload, size, v.file_off + PTE_PREPARED_HEADER_SIZE);
+    if (s != PTE_OK) return s;
+    st->spool_end += v.size;
+  }
+  st->values[st->n_values] = v;
+  *value = (int32_t)st->n_values++;
+  return PTE_OK;
+}
+
+pte_status pte_pp_value_read(pte_pp_state *st, const pte_pp_value *v, uint64_t off, void *dst, size_t n) {
+  if (off > v->size || n > v->size - off)
+    return pte_error_set(st->err, PTE_ERR_INTERNAL, "prepare: spool read out of range");
+  if (v->mem) {
+    memcpy(dst, v->mem + off, n);
+    return PTE_OK;
+  }
+  uint8_t *p = (uint8_t *)dst;
+  uint64_t pos = v->file_off + off;
+  while (n > 0) {
+    size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+    ssize_t r = pread(st->spool_fd, p, chunk, (off_t)pos);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      return pte_error_set(st->err, PTE_ERR_ACCESS_FAILED, "prepare: cannot read the spool file: %s",
+                           r < 0 ? strerror(errno) : "unexpected end");
+    p += r;
+    pos += (uint64_t)r;
+    n -= (size_t)r;
+  }
+  return PTE_OK;
+}
+
+void pte_pp_spool_free(pte_pp_state *st) {
+  for (size_t i = 0; i < st->n_values; i++)
+    if (st->values[i].mem) st->realloc_fn(st->realloc_ctx, st->values[i].mem, (size_t)st->values[i].size, 0);
+  pte_pp_free(st, st->values, st->cap_values * sizeof *st->values);
+  st->values = NULL;
+  st->n_values = st->cap_values = 0;
+  if (st->spool_fd >= 0) close(st->spool_fd);
+  st->spool_fd = -1;
+}

@@ -1,0 +1,781 @@
+/* `pte run` and `pte test` (the built CLI, $PTE_CLI) on corpus files ($PTE_CORPUS). Expected values
+ * come from the io/ goldens, from the models' definitions in MANIFEST.md computed here by hand, or
+ * from bytes read straight out of the files. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+
+#include "json.h"
+#include "test.h"
+
+#include "../../tools/cli/npy.c"
+#include "pte/bundled.h"
+#include "pte/data_loader.h"
+#include "pte/ptd.h"
+#include "pte/writer.h"
+
+/* ------------------------------------------------------------------ helpers */
+static char g_corpus[1024];
+
+static const char *cp(const char *name, char *buf, size_t cap) {
+  size_t a = strlen(g_corpus), b = strlen(name);
+  if (cap == 0) return buf;
+  if (a + 1 + b + 1 > cap) {
+    buf[0] = 0; /* does not fit: an empty path makes the calling test fail visibly */
+    return buf;
+  }
+  memcpy(buf, g_corpus, a);
+  buf[a] = '/';
+  memcpy(buf + a + 1, name, b + 1);
+  return buf;
+}
+
+typedef struct run_result {
+  char *out;
+  int rc;
+} run_result;
+
+/* Runs `$PTE_CLI <args>` through the shell. `merge` also captures stderr. */
+static run_result pte(bool merge, const char *fmt, ...) {
+  char args[8192], cmd[9000];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "'%s' %s %s", getenv("PTE_CLI"), args, merge ? "2>&1" : "2>/dev/null");
+  run_result r = {NULL, -1};
+  r.out = test_run_capture(cmd, &r.rc);
+  if (!r.out) r.out = calloc(1, 1);
+  return r;
+}
+
+static test_json *parse_json(const char *text) {
+  char err[256];
+  test_json *j = test_json_parse(text, strlen(text), err, sizeof err);
+  if (!j) fprintf(stderr, "  JSON error: %s\n  text: %.400s\n", err, text);
+  return j;
+}
+
+#define J(v, p) test_json_path((v), (p))
+
+static bool env_ok(void) {
+  const char *c = getenv("PTE_CORPUS");
+  if (!c || !getenv("PTE_CLI")) {
+    test_fail(__FILE__, __LINE__, "PTE_CORPUS and PTE_CLI must be set (run through ctest)");
+    return false;
+  }
+  snprintf(g_corpus, sizeof g_corpus, "%s", c);
+  return true;
+}
+
+static const char *tmpdir(const char *name) {
+  const char *p = test_tmp_path(name);
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", p, p);
+  int rc = system(cmd);
+  (void)rc;
+  return p;
+}
+
+static bool write_npy(const char *path, int dtype, const int32_t *sizes, int32_t dim, const void *data) {
+  char err[256];
+  if (pte_npy_save(path, dtype, sizes, dim, data, err, sizeof err) != 0) {
+    fprintf(stderr, "  %s\n", err);
+    return false;
+  }
+  return true;
+}
+
+/* Values of outputs[i] in a `pte run --json` document as doubles. */
+static size_t json_values(const test_json *doc, size_t i, double *out, size_t cap) {
+  char path[64];
+  snprintf(path, sizeof path, "outputs[%zu].values", i);
+  const test_json *v = J(doc, path);
+  size_t n = test_json_len(v);
+  for (size_t k = 0; k < n && k < cap; k++) out[k] = test_json_num(test_json_at(v, k), NAN);
+  return n;
+}
+
+/* ------------------------------------------------------------------ usage */
+TEST(help_and_usage_errors) {
+  if (!env_ok()) return;
+  run_result r = pte(true, "run --help");
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "usage: pte run FILE");
+  CHECK_CONTAINS(r.out, "--input-fill");
+  free(r.out);
+  r = pte(true, "test --help");
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "rtol 1e-5, atol 1e-8");
+  free(r.out);
+  char p[1024];
+  cp("arduino_AddModel.pte", p, sizeof p);
+  const char *bad[] = {"run", "run --bogus x.pte", "run '%s' --repeat 0", "run '%s' --repeat abc", "run '%s' --loader nfs",
+                       "run '%s' --input-fill twos", "run '%s' --method", "run '%s' '%s'", "test", "test '%s' --rtol -1",
+                       "test '%s' --atol", "test '%s' --frobnicate"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    run_result b = pte(true, bad[i], p, p);
+    CHECK_MSG(b.rc == 2, "'%s' exited %d, expected 2", bad[i], b.rc);
+    free(b.out);
+  }
+  r = pte(true, "run");
+  CHECK_CONTAINS(r.out, "no FILE given");
+  free(r.out);
+}
+
+/* ------------------------------------------------------------------ pte run */
+TEST(arduino_add_raw_input_writes_golden_npy) {
+  if (!env_ok()) return;
+  char p[1024], in[1024], exp[1024];
+  cp("arduino_AddModel.pte", p, sizeof p);
+  cp("io/arduino_AddModel.input0.float32.bin", in, sizeof in);
+  cp("io/arduino_AddModel.expected_output0.float32.bin", exp, sizeof exp);
+  const char *dir = tmpdir("run_arduino");
+  run_result r = pte(true, "run '%s' --input '%s' --output-dir '%s'", p, in, dir);
+  CHECK_MSG(r.rc == 0, "rc %d: %s", r.rc, r.out);
+  CHECK_CONTAINS(r.out, "method     forward");
+  CHECK_CONTAINS(r.out, "(raw)");
+  CHECK_CONTAINS(r.out, "float32[3] = [2, 3, 4]");
+  free(r.out);
+  char outp[2048];
+  snprintf(outp, sizeof outp, "%s/forward.output0.npy", dir);
+  pte_npy_array a;
+  char err[256];
+  CHECK_MSG(pte_npy_load(outp, &a, err, sizeof err) == 0, "%s: %s", outp, err);
+  size_t n = 0;
+  uint8_t *want = test_read_file(exp, &n);
+  bool ok = want && n == 12 && a.dtype == PTE_DTYPE_FLOAT && a.dim == 1 && a.sizes[0] == 3 && a.nbytes == 12 &&
+            memcmp(a.data, want, 12) == 0;
+  free(want);
+  pte_npy_free(&a);
+  CHECK(ok);
+}
+
+TEST(module_linear_npy_inputs_c_and_fortran) {
+  if (!env_ok()) return;
+  char p[1024];
+  cp("deprecated_ModuleLinear-no-constant-segment.pte", p, sizeof p);
+  const char *dir = tmpdir("run_linear");
+  char in_c[2048], in_f[2048];
+  snprintf(in_c, sizeof in_c, "%s/x_c.npy", dir);
+  snprintf(in_f, sizeof in_f, "%s/x_f.npy", dir);
+  /* x = [[1, -2], [0.5, 10]]: C order, and the same array stored Fortran order */
+  float xc[4] = {1, -2, 0.5f, 10};
+  int32_t sizes[2] = {2, 2};
+  CHECK(write_npy(in_c, PTE_DTYPE_FLOAT, sizes, 2, xc));
+  size_t len;
+  uint8_t *img = pte_npy_encode(PTE_DTYPE_FLOAT, sizes, 2, xc, &len, NULL, 0);
+  CHECK(img != NULL);
+  char *fo = strstr((char *)img + 10, "'fortran_order': False");
+  CHECK(fo != NULL);
+  memcpy(fo, "'fortran_order': True, ", 23); /* one byte shorter: the dict keeps a valid extra space */
+  float xf[4] = {1, 0.5f, -2, 10};
+  memcpy(img + len - 16, xf, 16);
+  CHECK(test_write_file(in_f, img, len) == 0);
+  free(img);
+  const char *ins[2] = {in_c, in_f};
+  for (int k = 0; k < 2; k++) {
+    run_result r = pte(false, "run '%s' --input '%s' --json", p, ins[k]);
+    CHECK_MSG(r.rc == 0, "rc %d", r.rc);
+    test_json *j = parse_json(r.out);
+    free(r.out);
+    CHECK(j != NULL);
+    double v[8];
+    size_t n = json_values(j, 0, v, 8);
+    CHECK_EQ_INT(n, 4);
+    for (int i = 0; i < 4; i++) CHECK_NEAR(v[i], 3.0 * xc[i] + 2.0, 0); /* 3x + 2 */
+    CHECK_STR(test_json_str(J(j, "inputs[0].source")), ins[k]);
+    test_json_free(j);
+  }
+}
+
+TEST(etrs_data_map_with_and_without_ptd) {
+  if (!env_ok()) return;
+  char p[1024], d[1024];
+  cp("etrs_data_map_model.pte", p, sizeof p);
+  cp("etrs_data_map__default_external_constant.ptd", d, sizeof d);
+  run_result r = pte(false, "run '%s' --data '%s' --json", p, d);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK(J(j, "default_fill") && J(j, "default_fill")->b);
+  CHECK_STR(test_json_str(J(j, "inputs[0].source")), "ones");
+  double v[8];
+  CHECK_EQ_INT(json_values(j, 0, v, 8), 4);
+  for (int i = 0; i < 4; i++) CHECK_NEAR(v[i], 5.0, 0); /* 3 * 1 + 2 */
+  CHECK_STR(test_json_str(J(j, "data")), d);
+  test_json_free(j);
+  r = pte(true, "run '%s'", p);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "pte run: ");
+  CHECK_CONTAINS(r.out, "InvalidState (0x02)");
+  CHECK_CONTAINS(r.out, "this program needs external data (a, b): pass --data FILE.ptd");
+  free(r.out);
+}
+
+TEST(const_methods_each_method) {
+  if (!env_ok()) return;
+  char p[1024];
+  cp("numpyrt_const_methods.pte", p, sizeof p);
+  size_t fsize = 0;
+  uint8_t *bytes = test_read_file(p, &fsize);
+  CHECK(bytes && fsize == 2344);
+  /* get_tensor returns the LONG[3] constant stored in the last 24 bytes of the constant segment */
+  int64_t want[3];
+  memcpy(want, bytes + 2320, 24);
+  free(bytes);
+  const char *dir = tmpdir("run_const");
+  struct { const char *method, *kind; double value; } cases[] = {
+      {"get_scalar", "Int", 128}, {"get_double", "Double", 2.5}, {"get_bool", "Bool", 1}};
+  for (size_t i = 0; i < 3; i++) {
+    run_result r = pte(false, "run '%s' --method %s --json --output-dir '%s'", p, cases[i].method, dir);
+    CHECK_EQ_INT(r.rc, 0);
+    test_json *j = parse_json(r.out);
+    free(r.out);
+    CHECK(j != NULL);
+    CHECK_STR(test_json_str(J(j, "method")), cases[i].method);
+    CHECK_STR(test_json_str(J(j, "outputs[0].kind")), cases[i].kind);
+    const test_json *val = J(j, "outputs[0].value");
+    double got = val && val->type == TEST_JSON_BOOL ? (val->b ? 1 : 0) : test_json_num(val, NAN);
+    CHECK_NEAR(got, cases[i].value, 0);
+    test_json_free(j);
+  }
+  /* the Int output saved as a 0-d int64 array */
+  char np[2048];
+  snprintf(np, sizeof np, "%s/get_scalar.output0.npy", dir);
+  pte_npy_array a;
+  CHECK(pte_npy_load(np, &a, NULL, 0) == 0);
+  CHECK(a.dtype == PTE_DTYPE_LONG && a.dim == 0 && a.nbytes == 8 && *(int64_t *)a.data == 128);
+  pte_npy_free(&a);
+  run_result r = pte(false, "run '%s' --method get_tensor --json", p);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_STR(test_json_str(J(j, "outputs[0].dtype")), "int64");
+  double v[4];
+  CHECK_EQ_INT(json_values(j, 0, v, 4), 3);
+  for (int i = 0; i < 3; i++) CHECK_NEAR(v[i], (double)want[i], 0);
+  test_json_free(j);
+  r = pte(true, "run '%s' --method forward", p);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "float32[3] = [2, 2, 2]"); /* x + 1 on ones */
+  free(r.out);
+  r = pte(true, "run '%s' --method nope", p);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "InvalidArgument (0x12): no method 'nope' (methods: forward, get_scalar, get_double, get_bool, get_tensor)");
+  free(r.out);
+}
+
+static double sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+TEST(xor_all_methods_with_ptd_hand_checked) {
+  if (!env_ok()) return;
+  char p[1024], d[1024];
+  cp("upstream_android_xor.pte", p, sizeof p);
+  cp("upstream_android_xor.ptd", d, sizeof d);
+  /* parameters straight from the .ptd */
+  size_t dsz = 0;
+  uint8_t *db = test_read_file(d, &dsz);
+  CHECK(db != NULL);
+  pte_buffer_loader bl;
+  pte_buffer_loader_init(&bl, db, dsz);
+  pte_ptd ptd;
+  CHECK_OK(pte_ptd_load(&bl.base, &ptd, NULL));
+  float W1[20], b1[10], W2[20], b2[2];
+  CHECK_OK(pte_ndm_load_data_into(pte_ptd_map(&ptd), "net.linear.weight", W1, sizeof W1));
+  CHECK_OK(pte_ndm_load_data_into(pte_ptd_map(&ptd), "net.linear.bias", b1, sizeof b1));
+  CHECK_OK(pte_ndm_load_data_into(pte_ptd_map(&ptd), "net.linear2.weight", W2, sizeof W2));
+  CHECK_OK(pte_ndm_load_data_into(pte_ptd_map(&ptd), "net.linear2.bias", b2, sizeof b2));
+  pte_ptd_destroy(&ptd);
+  free(db);
+  /* forward on x = [1, 1], label 1 (ones fill): 2-10-2 MLP, sigmoid, cross-entropy */
+  double h[10], z[2];
+  for (int i = 0; i < 10; i++) h[i] = sigm(W1[2 * i] + W1[2 * i + 1] + b1[i]);
+  for (int o = 0; o < 2; o++) {
+    z[o] = b2[o];
+    for (int i = 0; i < 10; i++) z[o] += W2[10 * o + i] * h[i];
+  }
+  double mz = z[0] > z[1] ? z[0] : z[1];
+  double lse = mz + log(exp(z[0] - mz) + exp(z[1] - mz));
+  double loss = lse - z[1];
+  double dz[2] = {exp(z[0] - lse), exp(z[1] - lse) - 1.0};
+  /* (this method needs more than the CLI's initial 16 KiB method allocator: the load goes
+   * through grow-and-retry) */
+  run_result r = pte(false, "run '%s' --data '%s' --json", p, d);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_len(J(j, "outputs")), 10);
+  double v[20];
+  CHECK_EQ_INT(json_values(j, 0, v, 20), 1);
+  CHECK_NEAR(v[0], loss, 1e-5);
+  CHECK_EQ_INT(json_values(j, 1, v, 20), 1);
+  CHECK_NEAR(v[0], z[1] > z[0] ? 1 : 0, 0);
+  CHECK_EQ_INT(json_values(j, 5, v, 20), 2); /* grad b2 */
+  for (int o = 0; o < 2; o++) CHECK_NEAR(v[o], dz[o], 1e-5);
+  CHECK_EQ_INT(json_values(j, 4, v, 20), 20); /* grad W2 */
+  for (int o = 0; o < 2; o++)
+    for (int i = 0; i < 10; i++) CHECK_NEAR(v[10 * o + i], dz[o] * h[i], 1e-5);
+  double dh[10];
+  for (int i = 0; i < 10; i++) dh[i] = (W2[i] * dz[0] + W2[10 + i] * dz[1]) * h[i] * (1 - h[i]);
+  CHECK_EQ_INT(json_values(j, 3, v, 20), 10); /* grad b1 */
+  for (int i = 0; i < 10; i++) CHECK_NEAR(v[i], dh[i], 1e-5);
+  CHECK_EQ_INT(json_values(j, 2, v, 20), 20); /* grad W1 (x = ones) */
+  for (int i = 0; i < 20; i++) CHECK_NEAR(v[i], dh[i / 2], 1e-5);
+  const float *params[4] = {W1, b1, W2, b2};
+  const size_t counts[4] = {20, 10, 20, 2};
+  for (int k = 0; k < 4; k++) { /* the parameters come back unchanged */
+    CHECK_EQ_INT(json_values(j, 6 + (size_t)k, v, 20), counts[k]);
+    for (size_t i = 0; i < counts[k]; i++) CHECK(v[i] == (double)params[k][i]);
+  }
+  test_json_free(j);
+
+  r = pte(true, "run '%s' --data '%s' --method __et_training_gradients_index_forward", p, d);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "output 0   Int 2");
+  free(r.out);
+  r = pte(true, "run '%s' --data '%s' --method __et_training_parameters_index_forward", p, d);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "output 0   Int 6");
+  free(r.out);
+  r = pte(false, "run '%s' --data '%s' --method __et_training_fqn_forward --json", p, d);
+  CHECK_EQ_INT(r.rc, 0);
+  j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  const char *names[4] = {"net.linear.weight", "net.linear.bias", "net.linear2.weight", "net.linear2.bias"};
+  for (size_t i = 0; i < 4; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "outputs[%zu].value", i);
+    CHECK_STR(test_json_str(J(j, path)), names[i]);
+  }
+  test_json_free(j);
+  r = pte(true, "run '%s'", p); /* no .ptd: the message names the missing tensors */
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "InvalidExternalData (0x24)");
+  CHECK_CONTAINS(r.out, "needs external data (net.linear.weight, net.linear.bias, net.linear2.weight, net.linear2.bias)");
+  free(r.out);
+}
+
+TEST(json_keys_and_repeat_medians) {
+  if (!env_ok()) return;
+  char p[1024];
+  cp("arduino_AddModel.pte", p, sizeof p);
+  run_result r = pte(false, "run '%s' --json --repeat 5", p);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  const char *keys[] = {"file", "method", "loader", "data", "repeat", "load_ms", "program_load_ms", "method_load_ms",
+                        "execute_ms", "median", "inputs", "outputs"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) CHECK_MSG(test_json_get(j, keys[i]) != NULL, "missing key %s", keys[i]);
+  CHECK_EQ_INT(test_json_int(J(j, "repeat"), 0), 5);
+  CHECK(J(j, "median")->b);
+  CHECK_STR(test_json_str(J(j, "loader")), "mmap");
+  CHECK_STR(test_json_str(J(j, "method")), "forward");
+  double load = test_json_num(J(j, "load_ms"), -1), pl = test_json_num(J(j, "program_load_ms"), -1),
+         ml = test_json_num(J(j, "method_load_ms"), -1), ex = test_json_num(J(j, "execute_ms"), -1);
+  CHECK(pl > 0 && ml > 0 && ex > 0);
+  CHECK_NEAR(load, pl + ml, 1e-9);
+  CHECK(J(j, "data")->type == TEST_JSON_NULL);
+  CHECK_STR(test_json_str(J(j, "outputs[0].dtype")), "float32");
+  CHECK_EQ_INT(test_json_int(J(j, "outputs[0].sizes[0]"), 0), 3);
+  CHECK_NEAR(test_json_num(J(j, "outputs[0].min"), 0), 2, 0);
+  CHECK_NEAR(test_json_num(J(j, "outputs[0].max"), 0), 2, 0);
+  CHECK_NEAR(test_json_num(J(j, "outputs[0].mean"), 0), 2, 0);
+  CHECK(J(j, "outputs[0].file")->type == TEST_JSON_NULL);
+  test_json_free(j);
+  r = pte(true, "run '%s' --repeat 5", p);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "(median of 5 runs)");
+  free(r.out);
+}
+
+TEST(loaders_give_identical_outputs) {
+  if (!env_ok()) return;
+  char p[1024], d[1024], b[1024];
+  cp("upstream_android_xor.pte", p, sizeof p);
+  cp("upstream_android_xor.ptd", d, sizeof d);
+  cp("module_test_bundled_program.bpte", b, sizeof b);
+  const char *loaders[3] = {"mmap", "file", "buffer"};
+  char *first[2] = {NULL, NULL};
+  for (int k = 0; k < 3; k++) {
+    const char *dir = tmpdir(loaders[k]);
+    run_result r = pte(false, "run '%s' --data '%s' --loader %s --json --output-dir '%s'", p, d, loaders[k], dir);
+    CHECK_MSG(r.rc == 0, "%s: rc %d", loaders[k], r.rc);
+    test_json *j = parse_json(r.out);
+    free(r.out);
+    CHECK(j != NULL);
+    CHECK_STR(test_json_str(J(j, "loader")), loaders[k]);
+    char outp[2048];
+    snprintf(outp, sizeof outp, "%s/forward.output2.npy", dir);
+    size_t n;
+    char *bytes = (char *)test_read_file(outp, &n);
+    CHECK(bytes != NULL && n == 128 + 80);
+    /* outputs as printed, without the timing keys */
+    char *vals = malloc(1 << 16);
+    size_t len = 0;
+    for (size_t o = 0; o < test_json_len(J(j, "outputs")); o++) {
+      double v[20];
+      size_t m = json_values(j, o, v, 20);
+      for (size_t i = 0; i < m && i < 20; i++) len += (size_t)snprintf(vals + len, 64, "%.17g,", v[i]);
+    }
+    test_json_free(j);
+    /* the bundled program's embedded .pte through each loader: 3*1 + 2 + 1 */
+    r = pte(true, "run '%s' --loader %s", b, loaders[k]);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_CONTAINS(r.out, "int32[2, 2] = [6, 6, 6, 6]");
+    free(r.out);
+    if (k == 0) {
+      first[0] = bytes;
+      first[1] = vals;
+      continue;
+    }
+    bool same = !memcmp(bytes, first[0], n) && !strcmp(vals, first[1]);
+    free(bytes);
+    free(vals);
+    CHECK_MSG(same, "loader %s gives different outputs", loaders[k]);
+  }
+  free(first[0]);
+  free(first[1]);
+}
+
+TEST(input_errors) {
+  if (!env_ok()) return;
+  char p[1024], pr[1024], in[1024];
+  cp("arduino_AddModel.pte", p, sizeof p);
+  cp("djl_spike_prim_input.pte", pr, sizeof pr);
+  cp("io/bundled_program.forward.case0.input0.int32.bin", in, sizeof in); /* 16 bytes */
+  const char *dir = tmpdir("run_inputs");
+  char f64[2048], shp[2048], be[2048], x4[2048];
+  snprintf(f64, sizeof f64, "%s/f64.npy", dir);
+  snprintf(shp, sizeof shp, "%s/shape.npy", dir);
+  snprintf(be, sizeof be, "%s/be.npy", dir);
+  snprintf(x4, sizeof x4, "%s/x4.npy", dir);
+  double d3[3] = {1, 2, 3};
+  float f4[4] = {1, 2, 3, 4};
+  int32_t s3[1] = {3}, s4[1] = {4}, s22[2] = {2, 2};
+  CHECK(write_npy(f64, PTE_DTYPE_DOUBLE, s3, 1, d3));
+  CHECK(write_npy(shp, PTE_DTYPE_FLOAT, s22, 2, f4));
+  CHECK(write_npy(x4, PTE_DTYPE_FLOAT, s4, 1, f4));
+  size_t len;
+  uint8_t *img = pte_npy_encode(PTE_DTYPE_FLOAT, s3, 1, f4, &len, NULL, 0);
+  CHECK(img != NULL);
+  ((char *)strstr((char *)img + 10, "<f4"))[0] = '>';
+  CHECK(test_write_file(be, img, len) == 0);
+  free(img);
+  struct { const char *args, *a1, *a2, *want; } cases[] = {
+      {"run '%s' --input '%s'", p, "/nonexistent/x.npy", "AccessFailed (0x22)"},
+      {"run '%s' --input '%s'", p, in, "raw file has 16 bytes, the method's float32[3] input needs 12"},
+      {"run '%s' --input '%s'", p, f64, "InvalidArgument (0x12): input 0: expected dtype float32, got float64"},
+      {"run '%s' --input '%s'", p, shp, "InvalidArgument (0x12): input 0: expected rank 1, got 2"},
+      {"run '%s' --input '%s'", p, x4, "NotSupported (0x10): input 0: shape differs"},
+      {"run '%s' --input '%s'", p, be, "big-endian"},
+      {"run '%s' --input '%s' --input '%s'", p, x4, "takes 1 input, 2 given"},
+      {"run '%s' --input '%s' --input 3.0", pr, x4, "must equal the traced Double value"},
+      {"run '%s' --input '%s' --input abc", pr, x4, "'abc' is not a valid literal"},
+      {"run '%s' --input '%s'", pr, x4, "InvalidArgument (0x12): input 1 has not been set"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    run_result r = pte(true, cases[i].args, cases[i].a1, cases[i].a2, cases[i].a2);
+    CHECK_MSG(r.rc == 1, "case %zu: rc %d: %s", i, r.rc, r.out);
+    CHECK_MSG(strstr(r.out, cases[i].want) != NULL, "case %zu: \"%s\" lacks \"%s\"", i, r.out, cases[i].want);
+    CHECK_MSG(strncmp(r.out, "pte run: ", 9) == 0, "case %zu: %s", i, r.out);
+    free(r.out);
+  }
+  /* the prim input: x * alpha with the traced alpha, given explicitly or by default */
+  run_result r = pte(true, "run '%s' --input '%s' --input 2.0", pr, x4);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "float32[4] = [2, 4, 6, 8]");
+  free(r.out);
+  r = pte(true, "run '%s' --input '%s' --input-fill zeros", pr, x4);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "Double 2 (traced value)");
+  CHECK_CONTAINS(r.out, "float32[4] = [2, 4, 6, 8]");
+  free(r.out);
+  r = pte(true, "run '%s' --input-fill zeros", pr);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "float32[4] = [0, 0, 0, 0]");
+  free(r.out);
+  /* random fill is deterministic per seed */
+  run_result a = pte(false, "run '%s' --input-fill random --seed 7 --json", pr);
+  run_result b = pte(false, "run '%s' --input-fill random --seed 7 --json", pr);
+  test_json *ja = parse_json(a.out), *jb = parse_json(b.out);
+  free(a.out);
+  free(b.out);
+  CHECK(ja && jb);
+  double va[4], vb[4];
+  CHECK_EQ_INT(json_values(ja, 0, va, 4), 4);
+  CHECK_EQ_INT(json_values(jb, 0, vb, 4), 4);
+  for (int i = 0; i < 4; i++) CHECK(va[i] == vb[i] && va[i] >= 0 && va[i] < 2.0);
+  test_json_free(ja);
+  test_json_free(jb);
+  /* not a program */
+  char d[1024];
+  cp("etrs_data_map__default_external_constant.ptd", d, sizeof d);
+  r = pte(true, "run '%s'", d);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "pass it with --data");
+  free(r.out);
+}
+
+/* ------------------------------------------------------------------ writer-built programs */
+/* forward(x) = x + x on one float32 tensor (planned input and output of the same sizes, dim
+ * order and dynamism), written with pte's own writer. */
+static bool build_double_program(const char *path, const int32_t *sizes, size_t dim, const uint8_t *dim_order,
+                                 int dynamism) {
+  pte_writer *w = NULL;
+  pte_error_info e;
+  memset(&e, 0, sizeof e);
+  uint32_t m, op, chain;
+  int32_t x, y, one;
+  pte_wr_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_DTYPE_FLOAT;
+  t.dim = dim;
+  t.sizes = sizes;
+  t.dim_order = dim_order;
+  t.dynamism = dynamism;
+  t.plan = PTE_WR_PLAN_AUTO;
+  t.mem_id = 1;
+  bool ok = pte_writer_create(NULL, &w, &e) == PTE_OK && pte_writer_add_method(w, "forward", &m, &e) == PTE_OK &&
+            pte_writer_add_tensor(w, m, &t, &x, &e) == PTE_OK && pte_writer_add_tensor(w, m, &t, &y, &e) == PTE_OK &&
+            pte_writer_add_int(w, m, 1, &one, &e) == PTE_OK && pte_writer_set_inputs(w, m, &x, 1, &e) == PTE_OK &&
+            pte_writer_set_outputs(w, m, &y, 1, &e) == PTE_OK &&
+            pte_writer_add_operator(w, m, "aten::add", "out", &op, &e) == PTE_OK &&
+            pte_writer_add_chain(w, m, NULL, 0, NULL, 0, &chain, &e) == PTE_OK;
+  int32_t args[5] = {x, x, one, y, y};
+  ok = ok && pte_writer_add_kernel_call(w, m, chain, op, args, 5, NULL, &e) == PTE_OK &&
+       pte_writer_write_file(w, path, NULL, &e) == PTE_OK;
+  if (!ok) fprintf(stderr, "  writer: %s\n", e.msg);
+  pte_writer_destroy(w);
+  return ok;
+}
+
+TEST(dynamic_bound_input_accepts_smaller_npy) {
+  if (!env_ok()) return;
+  const char *dir = tmpdir("run_dynamic");
+  char prog[2048], in5[2048], in9[2048];
+  snprintf(prog, sizeof prog, "%s/dyn.pte", dir);
+  snprintf(in5, sizeof in5, "%s/x5.npy", dir);
+  snprintf(in9, sizeof in9, "%s/x9.npy", dir);
+  int32_t bound[1] = {8};
+  CHECK(build_double_program(prog, bound, 1, NULL, PTE_SHAPE_DYNAMIC_BOUND));
+  float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  int32_t s5[1] = {5}, s9[1] = {9};
+  CHECK(write_npy(in5, PTE_DTYPE_FLOAT, s5, 1, x));
+  CHECK(write_npy(in9, PTE_DTYPE_FLOAT, s9, 1, x));
+  run_result r = pte(false, "run '%s' --input '%s' --json --output-dir '%s'", prog, in5, dir);
+  CHECK_MSG(r.rc == 0, "rc %d", r.rc);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_len(J(j, "outputs[0].sizes")), 1);
+  CHECK_EQ_INT(test_json_int(J(j, "outputs[0].sizes[0]"), 0), 5);
+  double v[8];
+  CHECK_EQ_INT(json_values(j, 0, v, 8), 5);
+  for (int i = 0; i < 5; i++) CHECK_NEAR(v[i], 2.0 * x[i], 0);
+  test_json_free(j);
+  char outp[2048];
+  snprintf(outp, sizeof outp, "%s/forward.output0.npy", dir);
+  pte_npy_array a;
+  CHECK(pte_npy_load(outp, &a, NULL, 0) == 0);
+  bool ok = a.dim == 1 && a.sizes[0] == 5 && a.nbytes == 20 && ((float *)a.data)[4] == 10.0f;
+  pte_npy_free(&a);
+  CHECK(ok);
+  /* without --input the bound shape is filled */
+  r = pte(true, "run '%s'", prog);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "float32[8] = [2, 2, 2, 2, 2, 2, 2, 2]");
+  free(r.out);
+  /* above the bound: the runtime's NotSupported */
+  r = pte(true, "run '%s' --input '%s'", prog, in9);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "NotSupported (0x10): input 0: 36 bytes exceed the dynamic bound of 32 bytes");
+  free(r.out);
+}
+
+TEST(channels_last_input_and_output_relayout) {
+  if (!env_ok()) return;
+  const char *dir = tmpdir("run_channels_last");
+  char prog[2048], in[2048], raw[2048];
+  snprintf(prog, sizeof prog, "%s/cl.pte", dir);
+  snprintf(in, sizeof in, "%s/x.npy", dir);
+  snprintf(raw, sizeof raw, "%s/x.bin", dir);
+  int32_t sizes[4] = {1, 2, 2, 3}; /* N C H W, stored N H W C */
+  const uint8_t order[4] = {0, 2, 3, 1};
+  CHECK(build_double_program(prog, sizes, 4, order, PTE_SHAPE_STATIC));
+  float x[12];
+  for (int i = 0; i < 12; i++) x[i] = (float)i; /* C order: x[c][h][w] = 6c + 3h + w */
+  CHECK(write_npy(in, PTE_DTYPE_FLOAT, sizes, 4, x));
+  run_result r = pte(false, "run '%s' --input '%s' --json --output-dir '%s'", prog, in, dir);
+  CHECK_MSG(r.rc == 0, "rc %d", r.rc);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  double v[12];
+  CHECK_EQ_INT(json_values(j, 0, v, 12), 12);
+  for (int i = 0; i < 12; i++) CHECK_NEAR(v[i], 2.0 * i, 0); /* back in logical (C) order */
+  test_json_free(j);
+  char outp[2048];
+  snprintf(outp, sizeof outp, "%s/forward.output0.npy", dir);
+  pte_npy_array a;
+  CHECK(pte_npy_load(outp, &a, NULL, 0) == 0);
+  bool ok = a.dim == 4 && a.sizes[1] == 2 && a.sizes[3] == 3 && ((float *)a.data)[7] == 14.0f;
+  pte_npy_free(&a);
+  CHECK(ok);
+  /* a raw .bin is taken as-is in the method's layout (NHWC): element (c,h,w) at 6h + 3w + c */
+  float nhwc[12];
+  for (int c = 0; c < 2; c++)
+    for (int h = 0; h < 2; h++)
+      for (int w = 0; w < 3; w++) nhwc[6 * h + 2 * w + c] = (float)(6 * c + 3 * h + w);
+  CHECK(test_write_file(raw, nhwc, sizeof nhwc) == 0);
+  r = pte(false, "run '%s' --input '%s' --json", prog, raw);
+  CHECK_EQ_INT(r.rc, 0);
+  j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(json_values(j, 0, v, 12), 12);
+  for (int i = 0; i < 12; i++) CHECK_NEAR(v[i], 2.0 * i, 0);
+  test_json_free(j);
+}
+
+TEST(xnnpack_delegated_programs) {
+  if (!env_ok()) return;
+  char p[1024];
+  const char *dir = tmpdir("run_xnn");
+  char a3[2048], b3[2048], a1[2048], b1[2048], c5[2048];
+  snprintf(a3, sizeof a3, "%s/a3.npy", dir);
+  snprintf(b3, sizeof b3, "%s/b3.npy", dir);
+  snprintf(a1, sizeof a1, "%s/a1.npy", dir);
+  snprintf(b1, sizeof b1, "%s/b1.npy", dir);
+  snprintf(c5, sizeof c5, "%s/c5.npy", dir);
+  float va[3] = {1, 2, 3}, vb[3] = {10, 20, 30}, vc[5] = {-2, -0.5f, 0, 0.5f, 2};
+  float x1 = 1.5f, y1 = 2.25f;
+  int32_t s3[1] = {3}, s1[1] = {1}, s5[1] = {5};
+  CHECK(write_npy(a3, PTE_DTYPE_FLOAT, s3, 1, va) && write_npy(b3, PTE_DTYPE_FLOAT, s3, 1, vb));
+  CHECK(write_npy(a1, PTE_DTYPE_FLOAT, s1, 1, &x1) && write_npy(b1, PTE_DTYPE_FLOAT, s1, 1, &y1));
+  CHECK(write_npy(c5, PTE_DTYPE_FLOAT, s5, 1, vc));
+  run_result r = pte(true, "run '%s' --input '%s' --input '%s'", cp("numpyrt_add.pte", p, sizeof p), a3, b3);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  CHECK_CONTAINS(r.out, "float32[3] = [11, 22, 33]");
+  free(r.out);
+  /* unplanned inputs: the CLI's buffers are handed to the method */
+  r = pte(true, "run '%s' --input '%s' --input '%s'", cp("djl_spike_add_unplanned.pte", p, sizeof p), a1, b1);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  CHECK_CONTAINS(r.out, "float32[1] = [3.75]");
+  free(r.out);
+  r = pte(true, "run '%s' --input '%s'", cp("djl_spike_clamp5.pte", p, sizeof p), c5);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  CHECK_CONTAINS(r.out, "float32[5] = [-1, -0.5, 0, 0.5, 1]");
+  free(r.out);
+}
+
+/* ------------------------------------------------------------------ pte test */
+TEST(bundled_all_cases_pass) {
+  if (!env_ok()) return;
+  char b[1024];
+  cp("module_test_bundled_program.bpte", b, sizeof b);
+  run_result r = pte(true, "test '%s'", b);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_STR(r.out, "10 passed, 0 failed\n");
+  free(r.out);
+  const char *loaders[3] = {"mmap", "file", "buffer"};
+  for (int k = 0; k < 3; k++) {
+    r = pte(false, "test '%s' --loader %s --json", b, loaders[k]);
+    CHECK_EQ_INT(r.rc, 0);
+    test_json *j = parse_json(r.out);
+    free(r.out);
+    CHECK(j != NULL);
+    CHECK_EQ_INT(test_json_int(J(j, "passed"), -1), 10);
+    CHECK_EQ_INT(test_json_int(J(j, "failed"), -1), 0);
+    CHECK_STR(test_json_str(J(j, "suites[0].method")), "forward");
+    CHECK_EQ_INT(test_json_len(J(j, "suites[0].cases")), 10);
+    CHECK_NEAR(test_json_num(J(j, "rtol"), 0), 1e-5, 0);
+    CHECK_NEAR(test_json_num(J(j, "atol"), 0), 1e-8, 0);
+    test_json_free(j);
+  }
+  r = pte(true, "test '%s' --method forward -v", b);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "ok   forward case 9\n");
+  free(r.out);
+  r = pte(true, "test '%s' --method other", b);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "NotFound (0x20): no test suite for method 'other'");
+  free(r.out);
+  char p[1024];
+  cp("arduino_AddModel.pte", p, sizeof p);
+  r = pte(true, "test '%s'", p);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "not a bundled program");
+  free(r.out);
+}
+
+TEST(bundled_corrupted_expected_outputs_fail) {
+  if (!env_ok()) return;
+  char b[1024];
+  cp("module_test_bundled_program.bpte", b, sizeof b);
+  size_t n = 0;
+  uint8_t *bytes = test_read_file(b, &n);
+  CHECK(bytes != NULL);
+  pte_buffer_loader bl;
+  pte_buffer_loader_init(&bl, bytes, n);
+  pte_bundled_program bp;
+  CHECK_OK(pte_bundled_program_load(&bl.base, &bp, NULL));
+  pte_bundled_suite s;
+  CHECK_OK(pte_bundled_find_suite(&bp, "forward", &s));
+  /* flip the expected data of cases 2 and 7: int32 2 -> 3 (element 1) and -> 0x02000002 (element 3) */
+  size_t offs[2];
+  const size_t which[2] = {2, 7};
+  for (int k = 0; k < 2; k++) {
+    pte_bundled_case tc;
+    pte_bundled_value ev;
+    CHECK_OK(pte_bundled_get_case(&s, which[k], &tc));
+    CHECK_OK(pte_bundled_case_expected_output(&tc, 0, &ev));
+    CHECK(ev.kind == PTE_BUNDLED_TENSOR && ev.tensor.nbytes == 16);
+    offs[k] = (size_t)((const uint8_t *)ev.tensor.data - bytes);
+  }
+  pte_bundled_program_destroy(&bp);
+  CHECK(offs[0] != offs[1]);
+  CHECK(bytes[offs[0] + 4] == 2 && bytes[offs[1] + 15] == 0);
+  bytes[offs[0] + 4] ^= 1;
+  bytes[offs[1] + 15] ^= 2;
+  const char *bad = test_tmp_path("corrupted.bpte");
+  CHECK(test_write_file(bad, bytes, n) == 0);
+  free(bytes);
+  run_result r = pte(true, "test '%s'", bad);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "FAIL forward case 2: output 0: 1 of 4 elements differ (first at [0, 1]: got 2, expected 3)");
+  CHECK_CONTAINS(r.out, "FAIL forward case 7: output 0: 1 of 4 elements differ (first at [1, 1]: got 2, expected 33554434)");
+  CHECK_CONTAINS(r.out, "8 passed, 2 failed\n");
+  free(r.out);
+  r = pte(false, "test '%s' --json", bad);
+  CHECK_EQ_INT(r.rc, 1);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_int(J(j, "failed"), -1), 2);
+  CHECK(!J(j, "suites[0].cases[2].passed")->b);
+  CHECK_CONTAINS(test_json_str(J(j, "suites[0].cases[2].message")), "got 2, expected 3");
+  test_json_free(j);
+}
+
+int main(void) {
+  RUN(help_and_usage_errors);
+  RUN(arduino_add_raw_input_writes_golden_npy);
+  RUN(module_linear_npy_inputs_c_and_fortran);
+  RUN(etrs_data_map_with_and_without_ptd);
+  RUN(const_methods_each_method);
+  RUN(xor_all_methods_with_ptd_hand_checked);
+  RUN(json_keys_and_repeat_medians);
+  RUN(loaders_give_identical_outputs);
+  RUN(input_errors);
+  RUN(dynamic_bound_input_accepts_smaller_npy);
+  RUN(channels_last_input_and_output_relayout);
+  RUN(xnnpack_delegated_programs);
+  RUN(bundled_all_cases_pass);
+  RUN(bundled_corrupted_expected_outputs_fail);
+  return test_summary();
+}

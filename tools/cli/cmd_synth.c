@@ -1,0 +1,478 @@
+/* pte synth mlp|cnn|large -o OUT ... — generate benchmark/demo models with real structure.
+ *
+ * Weights come from a deterministic generator (docs/writer.md, "pte synth"): element i of tensor t
+ * with seed s is a 32-bit integer hash of (i, s, t) mapped to a float in [-scale, scale), scale =
+ * 1/sqrt(fan_in). The generator is a pte_source callback, so a model of any size is streamed to
+ * disk without ever being in memory. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pte/data_writer.h"
+#include "pte/tensor.h"
+#include "pte/writer.h"
+
+/* ------------------------------------------------------------------ generator */
+typedef struct gen_ctx {
+  uint32_t seed32;
+  float scale;
+} gen_ctx;
+
+static uint32_t gen_seed32(uint64_t seed, uint32_t tensor_id) {
+  return (uint32_t)((seed * 0x9E3779B97F4A7C15ull) >> 32) ^ (tensor_id * 0x85EBCA6Bu);
+}
+
+static inline float gen_value(uint32_t seed32, float scale, uint32_t i) {
+  uint32_t r = i ^ seed32;
+  r ^= r << 13;
+  r ^= r >> 17;
+  r ^= r << 5;
+  r += 0x9E3779B9u;
+  r ^= r << 13;
+  r ^= r >> 17;
+  r ^= r << 5;
+  uint32_t bits = 0x3F800000u | (r >> 9);
+  float f;
+  memcpy(&f, &bits, 4);
+  return (f - 1.5f) * 2.0f * scale;
+}
+
+/* n consecutive values from element `first` into out (a plain loop the compiler vectorizes). */
+static void gen_block(uint32_t seed32, float scale, uint32_t first, float *out, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    uint32_t r = (first + (uint32_t)k) ^ seed32; /* two xorshift32 rounds: vectorizes with SSE2 */
+    r ^= r << 13;
+    r ^= r >> 17;
+    r ^= r << 5;
+    r += 0x9E3779B9u;
+    r ^= r << 13;
+    r ^= r >> 17;
+    r ^= r << 5;
+    union {
+      uint32_t u;
+      float f;
+    } v;
+    v.u = 0x3F800000u | (r >> 9);
+    out[k] = (v.f - 1.5f) * 2.0f * scale;
+  }
+}
+
+static pte_status gen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
+  const gen_ctx *g = (const gen_ctx *)ctx;
+  (void)err;
+  uint8_t *out = (uint8_t *)dst;
+  uint64_t first = offset / 4;
+  size_t skip = (size_t)(offset % 4);
+  if (skip) { /* partial leading element */
+    float f = gen_value(g->seed32, g->scale, (uint32_t)first);
+    size_t k = 4 - skip < size ? 4 - skip : size;
+    memcpy(out, (const uint8_t *)&f + skip, k);
+    out += k;
+    size -= k;
+    first++;
+  }
+  size_t n = size / 4;
+  uint32_t base = (uint32_t)first;
+  if (((uintptr_t)out & 3) == 0) {
+    gen_block(g->seed32, g->scale, base, (float *)(void *)out, n);
+  } else {
+    float tmp[1024];
+    for (size_t done = 0; done < n;) {
+      size_t k = n - done < 1024 ? n - done : 1024;
+      gen_block(g->seed32, g->scale, base + (uint32_t)done, tmp, k);
+      memcpy(out + 4 * done, tmp, 4 * k);
+      done += k;
+    }
+  }
+  size_t tail = size - n * 4;
+  if (tail) {
+    float f = gen_value(g->seed32, g->scale, base + (uint32_t)n);
+    memcpy(out + 4 * n, &f, tail);
+  }
+  return PTE_OK;
+}
+
+/* ------------------------------------------------------------------ progress */
+typedef struct progress {
+  struct timespec start, last;
+  bool tty;
+  int last_pct;
+} progress;
+
+static double secs_since(const struct timespec *a) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - a->tv_sec) + (double)(now.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total) {
+  progress *p = (progress *)ctx;
+  if (!p->tty || total == 0) return;
+  int pct = (int)(done * 100 / total);
+  if (pct == p->last_pct && done != total && secs_since(&p->last) < 0.2) return;
+  p->last_pct = pct;
+  clock_gettime(CLOCK_MONOTONIC, &p->last);
+  double el = secs_since(&p->start);
+  int bar = pct / 4;
+  char b[26];
+  for (int i = 0; i < 25; i++) b[i] = i < bar ? '#' : ' ';
+  b[25] = 0;
+  fprintf(stderr, "\r[%s] %3d%%  %.2f / %.2f GiB  %.0f MiB/s ", b, pct, (double)done / (1 << 30), (double)total / (1 << 30),
+          el > 0 ? (double)done / (1 << 20) / el : 0.0);
+  if (done == total) fputc('\n', stderr);
+  fflush(stderr);
+}
+
+/* ------------------------------------------------------------------ model building helpers */
+typedef struct synth {
+  pte_writer *w;
+  uint32_t m, chain;
+  uint64_t seed;
+  uint32_t next_tensor_id;
+  gen_ctx *gens; /* one per generated tensor (must outlive the write) */
+  size_t n_gens, cap_gens;
+  pte_error_info err;
+  uint32_t op_addmm, op_relu, op_conv, op_pool, op_view;
+} synth;
+
+static int fail_status(pte_status s, const pte_error_info *err) {
+  fprintf(stderr, "pte synth: %s: %s\n", pte_status_name(s), err->msg);
+  return PTE_EXIT_FAIL;
+}
+
+/* An activation / input tensor planned by the memory planner. */
+static pte_status act(synth *S, const int32_t *sizes, size_t dim, int32_t *v) {
+  pte_wr_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_DTYPE_FLOAT;
+  t.sizes = sizes;
+  t.dim = dim;
+  t.plan = PTE_WR_PLAN_AUTO;
+  return pte_writer_add_tensor(S->w, S->m, &t, v, &S->err);
+}
+
+/* A float constant filled by the generator. */
+static pte_status weight(synth *S, const int32_t *sizes, size_t dim, uint32_t fan_in, int32_t *v) {
+  /* callback contexts must stay put until the write: the array is reserved up front */
+  if (S->n_gens == S->cap_gens) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "too many generated tensors");
+  gen_ctx *g = &S->gens[S->n_gens++];
+  g->seed32 = gen_seed32(S->seed, S->next_tensor_id++);
+  g->scale = 1.0f / sqrtf((float)(fan_in ? fan_in : 1));
+  uint64_t numel = 1;
+  for (size_t i = 0; i < dim; i++) numel *= (uint64_t)sizes[i];
+  pte_source src = pte_source_callback(gen_read, g, numel * 4);
+  pte_wr_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_DTYPE_FLOAT;
+  t.sizes = sizes;
+  t.dim = dim;
+  return pte_writer_add_constant_tensor(S->w, S->m, &t, &src, v, &S->err);
+}
+
+static pte_status int_value(synth *S, int64_t x, int32_t *v) { return pte_writer_add_int(S->w, S->m, x, v, &S->err); }
+
+/* out = relu?(x @ W + b) with W [in, out] (pre-transposed) via aten::addmm.out. */
+static pte_status linear(synth *S, int32_t x, int32_t batch, int32_t in, int32_t out, bool relu, int32_t *y) {
+  int32_t wsz[2] = {in, out}, bsz[1] = {out}, osz[2] = {batch, out};
+  int32_t W, B, one, o;
+  pte_status s = weight(S, wsz, 2, (uint32_t)in, &W);
+  if (s == PTE_OK) s = weight(S, bsz, 1, (uint32_t)in, &B);
+  if (s == PTE_OK) s = int_value(S, 1, &one);
+  if (s == PTE_OK) s = act(S, osz, 2, &o);
+  if (s != PTE_OK) return s;
+  int32_t args[7] = {B, x, W, one, one, o, o};
+  s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_addmm, args, 7, NULL, &S->err);
+  if (s != PTE_OK || !relu) {
+    *y = o;
+    return s;
+  }
+  int32_t r;
+  s = act(S, osz, 2, &r);
+  if (s != PTE_OK) return s;
+  int32_t rargs[3] = {o, r, r};
+  s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_relu, rargs, 3, NULL, &S->err);
+  *y = r;
+  return s;
+}
+
+static pte_status begin(synth *S, const pte_writer_options *wo) {
+  pte_status s = pte_writer_create(wo, &S->w, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_method(S->w, "forward", &S->m, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_chain(S->w, S->m, NULL, 0, NULL, 0, &S->chain, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::addmm", "out", &S->op_addmm, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::relu", "out", &S->op_relu, &S->err);
+  return s;
+}
+
+static pte_status build_mlp(synth *S, const int32_t *widths, size_t n, int32_t batch) {
+  int32_t isz[2] = {batch, widths[0]};
+  int32_t x;
+  pte_status s = act(S, isz, 2, &x);
+  if (s != PTE_OK) return s;
+  int32_t in = x;
+  for (size_t i = 0; i + 1 < n && s == PTE_OK; i++) s = linear(S, x, batch, widths[i], widths[i + 1], i + 2 < n, &x);
+  if (s == PTE_OK) s = pte_writer_set_inputs(S->w, S->m, &in, 1, &S->err);
+  if (s == PTE_OK) s = pte_writer_set_outputs(S->w, S->m, &x, 1, &S->err);
+  return s;
+}
+
+static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image, int32_t classes, int32_t batch) {
+  pte_status s = pte_writer_add_operator(S->w, S->m, "aten::convolution", "out", &S->op_conv, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::max_pool2d_with_indices", "out", &S->op_pool, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::view_copy", "out", &S->op_view, &S->err);
+  int32_t isz[4] = {batch, ch[0], image, image};
+  int32_t x, in;
+  if (s == PTE_OK) s = act(S, isz, 4, &x);
+  in = x;
+  int32_t hw = image;
+  int64_t one1[2] = {1, 1}, zero2[2] = {0, 0}, two2[2] = {2, 2};
+  int32_t l_stride, l_pad, l_dil, l_opad, l_k2, l_s2, l_p0, l_d1, f, groups;
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, one1, 2, &l_stride, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, one1, 2, &l_pad, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, one1, 2, &l_dil, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, zero2, 2, &l_opad, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, two2, 2, &l_k2, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, two2, 2, &l_s2, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, zero2, 2, &l_p0, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, one1, 2, &l_d1, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_bool(S->w, S->m, false, &f, &S->err);
+  if (s == PTE_OK) s = int_value(S, 1, &groups);
+  for (size_t i = 0; i + 1 < n && s == PTE_OK; i++) {
+    int32_t cin = ch[i], cout = ch[i + 1];
+    int32_t wsz[4] = {cout, cin, 3, 3}, bsz[1] = {cout}, csz[4] = {batch, cout, hw, hw};
+    int32_t W, B, c, r;
+    s = weight(S, wsz, 4, (uint32_t)(cin * 9), &W);
+    if (s == PTE_OK) s = weight(S, bsz, 1, (uint32_t)(cin * 9), &B);
+    if (s == PTE_OK) s = act(S, csz, 4, &c);
+    if (s == PTE_OK) s = act(S, csz, 4, &r);
+    if (s != PTE_OK) break;
+    int32_t cargs[11] = {x, W, B, l_stride, l_pad, l_dil, f, l_opad, groups, c, c};
+    s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_conv, cargs, 11, NULL, &S->err);
+    int32_t rargs[3] = {c, r, r};
+    if (s == PTE_OK) s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_relu, rargs, 3, NULL, &S->err);
+    hw /= 2;
+    int32_t psz[4] = {batch, cout, hw, hw};
+    int32_t p, idx;
+    if (s == PTE_OK) s = act(S, psz, 4, &p);
+    if (s == PTE_OK) {
+      pte_wr_tensor t;
+      memset(&t, 0, sizeof t);
+      t.dtype = PTE_DTYPE_LONG;
+      t.sizes = psz;
+      t.dim = 4;
+      t.plan = PTE_WR_PLAN_AUTO;
+      s = pte_writer_add_tensor(S->w, S->m, &t, &idx, &S->err);
+    }
+    int32_t pargs[10] = {r, l_k2, l_s2, l_p0, l_d1, f, p, idx, p, idx};
+    if (s == PTE_OK) s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_pool, pargs, 10, NULL, &S->err);
+    x = p;
+  }
+  int32_t flat = ch[n - 1] * hw * hw;
+  int64_t fsz[2] = {batch, flat};
+  int32_t l_fsz, v, y;
+  int32_t vsz[2] = {batch, flat};
+  if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, fsz, 2, &l_fsz, &S->err);
+  if (s == PTE_OK) s = act(S, vsz, 2, &v);
+  int32_t vargs[4] = {x, l_fsz, v, v};
+  if (s == PTE_OK) s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_view, vargs, 4, NULL, &S->err);
+  if (s == PTE_OK) s = linear(S, v, batch, flat, classes, false, &y);
+  if (s == PTE_OK) s = pte_writer_set_inputs(S->w, S->m, &in, 1, &S->err);
+  if (s == PTE_OK) s = pte_writer_set_outputs(S->w, S->m, &y, 1, &S->err);
+  return s;
+}
+
+/* ------------------------------------------------------------------ command line */
+static void help(FILE *f) {
+  fprintf(f,
+          "usage: pte synth mlp   -o OUT [--widths 784,256,128,10] [--batch N] [options]\n"
+          "       pte synth cnn   -o OUT [--channels 3,16,32] [--image 32] [--classes 10] [--batch N] [options]\n"
+          "       pte synth large -o OUT --size 4G [--layers 4] [options]\n"
+          "\n"
+          "Generates a .pte with real structure and deterministic weights (streamed from a generator,\n"
+          "never held in memory):\n"
+          "  mlp    Linear layers (aten::addmm.out) with ReLU between them; input [batch, widths[0]].\n"
+          "  cnn    3x3 convolutions (padding 1) + ReLU + 2x2 max pooling per stage, then a Linear\n"
+          "         classifier; input [batch, channels[0], image, image].\n"
+          "  large  an MLP of --layers square layers whose float weights add up to about --size bytes\n"
+          "         (suffixes K, M, G; e.g. 4G): a multi-GiB model for streaming benchmarks.\n"
+          "Activations are memory planned by the writer's planner (alignment 16).\n"
+          "\n"
+          "options:\n"
+          "  -o, --output FILE          output .pte (written to a temp file, then renamed)\n"
+          "  --seed N                   generator seed (default 0)\n"
+          "  --segment-alignment N      segment alignment (default 128; e.g. 16384)\n"
+          "  --tensor-alignment N       constant alignment (default 16)\n"
+          "  --no-fsync                 skip fsync on publish\n"
+          "  --quiet                    no progress bar (shown only on a terminal anyway)\n"
+          "  -h, --help                 this help\n");
+}
+
+static bool parse_u64(const char *s, uint64_t *out) {
+  if (!s || !*s) return false;
+  char *end = NULL;
+  errno = 0;
+  double d = strtod(s, &end);
+  if (errno || end == s || d < 0) return false;
+  double mul = 1;
+  if (*end == 'K' || *end == 'k') mul = 1024.0, end++;
+  else if (*end == 'M' || *end == 'm') mul = 1024.0 * 1024, end++;
+  else if (*end == 'G' || *end == 'g') mul = 1024.0 * 1024 * 1024, end++;
+  if (*end == 'i' || *end == 'B') end++;
+  if (*end == 'B') end++;
+  if (*end) return false;
+  d *= mul;
+  if (d > 1.8e19) return false;
+  *out = (uint64_t)d;
+  return true;
+}
+
+static size_t parse_list(const char *s, int32_t *out, size_t cap) {
+  size_t n = 0;
+  while (s && *s && n < cap) {
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (end == s || v <= 0 || v > (1L << 24)) return 0;
+    out[n++] = (int32_t)v;
+    s = *end == ',' ? end + 1 : end;
+    if (*end && *end != ',') return 0;
+  }
+  return n;
+}
+
+static int run_synth(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    help(argc < 2 ? stderr : stdout);
+    return argc < 2 ? PTE_EXIT_USAGE : PTE_EXIT_OK;
+  }
+  const char *kind = argv[1];
+  if (strcmp(kind, "mlp") && strcmp(kind, "cnn") && strcmp(kind, "large")) {
+    fprintf(stderr, "pte synth: unknown model kind '%s' (mlp, cnn, large)\n", kind);
+    return PTE_EXIT_USAGE;
+  }
+  const char *out = NULL;
+  int32_t widths[64] = {784, 256, 128, 10}, chans[16] = {3, 16, 32};
+  size_t n_widths = 4, n_chans = 3;
+  uint64_t seed = 0, size = 0, layers = 4, image = 32, classes = 10, batch = 1;
+  pte_writer_options wo;
+  memset(&wo, 0, sizeof wo);
+  pte_file_writer_options fo;
+  pte_file_writer_options_init(&fo);
+  bool quiet = false, have_size = false;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    bool ok = true;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      help(stdout);
+      return PTE_EXIT_OK;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+      out = v, i++, ok = v != NULL;
+    } else if (!strcmp(a, "--seed")) {
+      ok = parse_u64(v, &seed), i++;
+    } else if (!strcmp(a, "--size")) {
+      ok = parse_u64(v, &size), i++, have_size = true;
+    } else if (!strcmp(a, "--layers")) {
+      ok = parse_u64(v, &layers) && layers >= 1 && layers <= 1024, i++;
+    } else if (!strcmp(a, "--image")) {
+      ok = parse_u64(v, &image) && image >= 1 && image <= 4096, i++;
+    } else if (!strcmp(a, "--classes")) {
+      ok = parse_u64(v, &classes) && classes >= 1 && classes <= (1u << 20), i++;
+    } else if (!strcmp(a, "--batch")) {
+      ok = parse_u64(v, &batch) && batch >= 1 && batch <= 4096, i++;
+    } else if (!strcmp(a, "--widths")) {
+      n_widths = parse_list(v, widths, 64), ok = n_widths >= 2, i++;
+    } else if (!strcmp(a, "--channels")) {
+      n_chans = parse_list(v, chans, 16), ok = n_chans >= 2, i++;
+    } else if (!strcmp(a, "--segment-alignment")) {
+      ok = parse_u64(v, &wo.segment_alignment), i++;
+    } else if (!strcmp(a, "--tensor-alignment")) {
+      ok = parse_u64(v, &wo.tensor_alignment), i++;
+    } else if (!strcmp(a, "--no-fsync")) {
+      fo.no_fsync = true;
+    } else if (!strcmp(a, "--quiet")) {
+      quiet = true;
+    } else {
+      fprintf(stderr, "pte synth: unknown option '%s'\n", a);
+      return PTE_EXIT_USAGE;
+    }
+    if (!ok) {
+      fprintf(stderr, "pte synth: bad or missing value for %s\n", a);
+      return PTE_EXIT_USAGE;
+    }
+  }
+  if (!out) {
+    fprintf(stderr, "pte synth: no output file (-o OUT)\n");
+    return PTE_EXIT_USAGE;
+  }
+  if ((wo.segment_alignment && (wo.segment_alignment & (wo.segment_alignment - 1))) ||
+      (wo.tensor_alignment && (wo.tensor_alignment & (wo.tensor_alignment - 1)))) {
+    fprintf(stderr, "pte synth: alignments must be powers of two\n");
+    return PTE_EXIT_USAGE;
+  }
+  if (!strcmp(kind, "large") && (!have_size || size < 4096)) {
+    fprintf(stderr, "pte synth large: --size (at least 4K) is required\n");
+    return PTE_EXIT_USAGE;
+  }
+  if (!strcmp(kind, "cnn") && (image >> (n_chans - 1)) < 1) {
+    fprintf(stderr, "pte synth cnn: image %llu is too small for %zu pooling stages\n", (unsigned long long)image, n_chans - 1);
+    return PTE_EXIT_USAGE;
+  }
+  progress prog;
+  memset(&prog, 0, sizeof prog);
+  prog.tty = !quiet && isatty(2);
+  prog.last_pct = -1;
+  clock_gettime(CLOCK_MONOTONIC, &prog.start);
+  prog.last = prog.start;
+  wo.progress = on_progress;
+  wo.progress_ctx = &prog;
+  wo.no_dedup = true; /* generated tensors are distinct; skip the hashing pass */
+  synth S;
+  memset(&S, 0, sizeof S);
+  S.seed = seed;
+  /* generator contexts must not move once handed out: reserve them all now */
+  S.cap_gens = 2 * (n_widths + n_chans + layers) + 8;
+  S.gens = (gen_ctx *)calloc(S.cap_gens, sizeof *S.gens);
+  if (!S.gens) return fail_status(PTE_ERR_MEMORY_ALLOCATION_FAILED, &S.err);
+  pte_status s = begin(&S, &wo);
+  if (s == PTE_OK) {
+    if (!strcmp(kind, "mlp")) {
+      s = build_mlp(&S, widths, n_widths, (int32_t)batch);
+    } else if (!strcmp(kind, "cnn")) {
+      s = build_cnn(&S, chans, n_chans, (int32_t)image, (int32_t)classes, (int32_t)batch);
+    } else {
+      /* layers of W x W floats (+ bias) totalling about `size` bytes; W a multiple of 16 */
+      double per = (double)size / (double)layers / 4.0;
+      int64_t W = (int64_t)sqrt(per);
+      W = W / 16 * 16;
+      if (W < 16) W = 16;
+      if (W > 46336) W = 46336; /* W*W elements must fit a 32-bit index */
+      int32_t lw[1025];
+      for (uint64_t i = 0; i <= layers; i++) lw[i] = (int32_t)W;
+      s = build_mlp(&S, lw, (size_t)layers + 1, (int32_t)batch);
+    }
+  }
+  pte_writer_layout lay;
+  memset(&lay, 0, sizeof lay);
+  if (s == PTE_OK) s = pte_writer_compute_layout(S.w, &lay, &S.err);
+  if (s == PTE_OK) s = pte_writer_write_file(S.w, out, &fo, &S.err);
+  int rc = PTE_EXIT_OK;
+  if (s != PTE_OK) {
+    if (prog.tty) fputc('\n', stderr);
+    rc = fail_status(s, &S.err);
+  } else {
+    double el = secs_since(&prog.start);
+    printf("wrote %s: %llu bytes (%s, %zu generated tensors, constants %llu bytes) in %.2f s\n", out,
+           (unsigned long long)lay.file_size, kind, S.n_gens, (unsigned long long)lay.constant_segment_size, el);
+  }
+  pte_writer_destroy(S.w);
+  free(S.gens);
+  return rc;
+}
+
+const pte_cli_verb pte_cli_verb_synth = {"synth", "generate benchmark/demo models (mlp, cnn, large)", run_synth};

@@ -1,0 +1,339 @@
+/* Shared load/run helpers of the CLI verbs (see runner.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "runner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "format/flatbuf.h"
+#include "npy.h"
+#include "pte/backend_xnnpack.h"
+#include "pte/cortex_m_kernels.h"
+#include "pte/portable_kernels.h"
+#include "pte/quantized_kernels.h"
+#include "pte_gen/program_gen.h"
+
+#define RUNNER_POOL_START (16u << 10)
+#define RUNNER_POOL_MAX ((size_t)1 << 30)
+#define RUNNER_TEMP_SIZE (16u << 20)
+
+bool pte_cli_parse_loader(const char *s, pte_cli_loader_kind *out) {
+  if (!strcmp(s, "mmap")) *out = PTE_CLI_LOADER_MMAP;
+  else if (!strcmp(s, "file")) *out = PTE_CLI_LOADER_FILE;
+  else if (!strcmp(s, "buffer")) *out = PTE_CLI_LOADER_BUFFER;
+  else return false;
+  return true;
+}
+
+const char *pte_cli_loader_name(pte_cli_loader_kind k) {
+  switch (k) {
+    case PTE_CLI_LOADER_FILE: return "file";
+    case PTE_CLI_LOADER_BUFFER: return "buffer";
+    default: return "mmap";
+  }
+}
+
+double pte_cli_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+uint8_t *pte_cli_read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) != 0) {
+    fclose(f);
+    return NULL;
+  }
+  long n = ftell(f);
+  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return NULL;
+  }
+  void *p = NULL;
+  if (posix_memalign(&p, 64, (size_t)n ? (size_t)n : 1) != 0) {
+    fclose(f);
+    errno = ENOMEM;
+    return NULL;
+  }
+  size_t got = fread(p, 1, (size_t)n, f);
+  fclose(f);
+  if (got != (size_t)n) {
+    free(p);
+    errno = EIO;
+    return NULL;
+  }
+  *size = (size_t)n;
+  return p;
+}
+
+pte_status pte_cli_source_open(pte_cli_source *s, const char *path, pte_cli_loader_kind kind, pte_error_info *err) {
+  memset(s, 0, sizeof *s);
+  s->kind = kind;
+  pte_status st = PTE_OK;
+  switch (kind) {
+    case PTE_CLI_LOADER_FILE: st = pte_file_loader_open(&s->fl, path, 0, err); break;
+    case PTE_CLI_LOADER_BUFFER:
+      s->bytes = pte_cli_read_file(path, &s->size);
+      if (!s->bytes) return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "cannot read '%s': %s", path, strerror(errno));
+      pte_buffer_loader_init(&s->bl, s->bytes, s->size);
+      break;
+    default: st = pte_mmap_loader_open(&s->ml, path, PTE_MLOCK_NONE, err); break;
+  }
+  s->open = st == PTE_OK;
+  return st;
+}
+
+const pte_data_loader *pte_cli_source_loader(const pte_cli_source *s) {
+  switch (s->kind) {
+    case PTE_CLI_LOADER_FILE: return &s->fl.base;
+    case PTE_CLI_LOADER_BUFFER: return &s->bl.base;
+    default: return &s->ml.base;
+  }
+}
+
+void pte_cli_source_close(pte_cli_source *s) {
+  if (!s->open) return;
+  switch (s->kind) {
+    case PTE_CLI_LOADER_FILE: pte_file_loader_close(&s->fl); break;
+    case PTE_CLI_LOADER_BUFFER: free(s->bytes); break;
+    default: pte_mmap_loader_close(&s->ml); break;
+  }
+  s->bytes = NULL;
+  s->open = false;
+}
+
+/* ------------------------------------------------------------------ memory */
+pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, pte_error_info *err) {
+  memset(mem, 0, sizeof *mem);
+  mem->n_planned = pte_method_meta_num_planned_buffers(meta);
+  if (mem->n_planned) {
+    mem->planned_mem = calloc(mem->n_planned, sizeof(void *));
+    mem->planned = calloc(mem->n_planned, sizeof(pte_planned_buffer));
+    if (!mem->planned_mem || !mem->planned) {
+      pte_cli_memory_free(mem);
+      return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
+    }
+  }
+  for (size_t i = 0; i < mem->n_planned; i++) {
+    uint64_t sz = 0;
+    pte_status s = pte_method_meta_planned_buffer_size(meta, i, &sz);
+    if (s != PTE_OK) {
+      pte_cli_memory_free(mem);
+      return pte_error_set(err, s, "planned buffer %zu: size unavailable", i);
+    }
+    if (sz > SIZE_MAX - 64) {
+      pte_cli_memory_free(mem);
+      return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "planned buffer %zu is too large", i);
+    }
+    /* calloc: pages are only touched when the method uses them */
+    mem->planned_mem[i] = calloc(1, (size_t)sz ? (size_t)sz : 1);
+    if (!mem->planned_mem[i]) {
+      pte_cli_memory_free(mem);
+      return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "cannot allocate planned buffer %zu (%llu bytes)", i,
+                           (unsigned long long)sz);
+    }
+    mem->planned[i].data = mem->planned_mem[i];
+    mem->planned[i].size = (size_t)sz;
+  }
+  mem->pool_size = RUNNER_POOL_START;
+  mem->pool = malloc(mem->pool_size);
+  mem->temp_size = RUNNER_TEMP_SIZE;
+  mem->temp_mem = malloc(mem->temp_size);
+  if (!mem->pool || !mem->temp_mem) {
+    pte_cli_memory_free(mem);
+    return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
+  }
+  pte_allocator_init(&mem->ma, mem->pool, mem->pool_size);
+  pte_allocator_init(&mem->temp, mem->temp_mem, mem->temp_size);
+  pte_memory_manager_init(&mem->mm, &mem->ma, mem->planned, mem->n_planned, &mem->temp);
+  return PTE_OK;
+}
+
+void pte_cli_memory_free(pte_cli_memory *mem) {
+  for (size_t i = 0; mem->planned_mem && i < mem->n_planned; i++) free(mem->planned_mem[i]);
+  for (size_t i = 0; mem->out_bufs && i < mem->n_outputs; i++) free(mem->out_bufs[i]);
+  free(mem->out_bufs);
+  free(mem->planned_mem);
+  free(mem->planned);
+  free(mem->pool);
+  free(mem->temp_mem);
+  memset(mem, 0, sizeof *mem);
+}
+
+pte_status pte_cli_method_load(pte_cli_memory *mem, const pte_program *p, const char *name,
+                               const pte_named_data_map *ext, pte_method **out, double *ms, pte_error_info *err) {
+  pte_method_options opts;
+  memset(&opts, 0, sizeof opts);
+  opts.external_data = ext;
+  for (;;) {
+    pte_allocator_reset(&mem->ma);
+    double t0 = pte_cli_now_ms();
+    pte_status s = pte_method_load_ex(p, name, &mem->mm, &opts, out, err);
+    double t1 = pte_cli_now_ms();
+    if (ms) *ms = t1 - t0;
+    bool exhausted = s == PTE_ERR_MEMORY_ALLOCATION_FAILED && err && strstr(err->msg, "method allocator");
+    if (!exhausted || mem->pool_size >= RUNNER_POOL_MAX) return s;
+    size_t ns = mem->pool_size * 2;
+    uint8_t *np = malloc(ns);
+    if (!np) return s;
+    free(mem->pool);
+    mem->pool = np;
+    mem->pool_size = ns;
+    pte_allocator_init(&mem->ma, mem->pool, mem->pool_size);
+  }
+}
+
+pte_status pte_cli_bind_outputs(pte_cli_memory *mem, pte_method *m, pte_error_info *err) {
+  size_t n = pte_method_num_outputs(m);
+  if (!mem->out_bufs) {
+    mem->out_bufs = calloc(n ? n : 1, sizeof(void *));
+    if (!mem->out_bufs) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
+    mem->n_outputs = n;
+  }
+  const pte_method_meta *meta = pte_method_get_meta(m);
+  for (size_t i = 0; i < n && i < mem->n_outputs; i++) {
+    pte_tag tag;
+    if (pte_method_meta_output_tag(meta, i, &tag) != PTE_OK || tag != PTE_TAG_TENSOR) continue;
+    pte_tensor_info info;
+    if (pte_method_meta_output_tensor_info(meta, i, &info) != PTE_OK || info.is_memory_planned) continue;
+    if (!mem->out_bufs[i]) {
+      mem->out_bufs[i] = calloc(1, info.nbytes ? info.nbytes : 1);
+      if (!mem->out_bufs[i]) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
+    }
+    pte_status s = pte_method_set_output_data_ptr(m, i, mem->out_bufs[i], info.nbytes, err);
+    /* an output that is also an input (identity) or a constant keeps its own data */
+    if (s == PTE_ERR_INVALID_STATE) continue;
+    if (s != PTE_OK) return s;
+  }
+  return PTE_OK;
+}
+
+/* ------------------------------------------------------------------ element access */
+bool pte_cli_dtype_is_float(int dtype) {
+  return dtype == PTE_DTYPE_FLOAT || dtype == PTE_DTYPE_DOUBLE || dtype == PTE_DTYPE_HALF || dtype == PTE_DTYPE_BFLOAT16;
+}
+
+bool pte_cli_dtype_is_complex(int dtype) {
+  return dtype == PTE_DTYPE_COMPLEX_HALF || dtype == PTE_DTYPE_COMPLEX_FLOAT || dtype == PTE_DTYPE_COMPLEX_DOUBLE;
+}
+
+double pte_cli_elem_double(int dtype, const void *data, size_t i) {
+  const uint8_t *p = (const uint8_t *)data + i * pte_dtype_size(dtype);
+  switch (dtype) {
+    case PTE_DTYPE_BYTE: case PTE_DTYPE_QUINT8: case PTE_DTYPE_BITS8: return *p;
+    case PTE_DTYPE_CHAR: case PTE_DTYPE_QINT8: { int8_t v; memcpy(&v, p, 1); return v; }
+    case PTE_DTYPE_BOOL: return *p ? 1.0 : 0.0;
+    case PTE_DTYPE_SHORT: { int16_t v; memcpy(&v, p, 2); return v; }
+    case PTE_DTYPE_UINT16: case PTE_DTYPE_BITS16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case PTE_DTYPE_INT: case PTE_DTYPE_QINT32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case PTE_DTYPE_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case PTE_DTYPE_LONG: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+    case PTE_DTYPE_UINT64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+    case PTE_DTYPE_HALF: { uint16_t v; memcpy(&v, p, 2); return pte_npy_f16_to_f32(v); }
+    case PTE_DTYPE_BFLOAT16: { uint16_t v; memcpy(&v, p, 2); return pte_npy_bf16_to_f32(v); }
+    case PTE_DTYPE_FLOAT: { float v; memcpy(&v, p, 4); return v; }
+    case PTE_DTYPE_DOUBLE: { double v; memcpy(&v, p, 8); return v; }
+    default: return 0.0;
+  }
+}
+
+static void contiguous_strides(const int32_t *sizes, int32_t dim, int64_t *out) {
+  int64_t acc = 1;
+  for (int32_t d = dim - 1; d >= 0; d--) {
+    out[d] = acc;
+    acc *= sizes[d] > 1 ? sizes[d] : 1;
+  }
+}
+
+static bool layout_strides(const int32_t *sizes, const uint8_t *dim_order, int32_t dim, int64_t *out) {
+  int32_t s32[PTE_MAX_RANK];
+  if (!dim_order || pte_strides_from_dim_order(sizes, dim_order, dim, s32) != PTE_OK) return false;
+  for (int32_t d = 0; d < dim; d++) out[d] = s32[d];
+  return true;
+}
+
+void pte_cli_tensor_to_contiguous(const pte_tensor *t, void *dst) {
+  size_t es = pte_dtype_size(t->dtype);
+  size_t n = t->numel * es;
+  if (!n || !t->data) return;
+  if (t->dim <= 1 || !t->dim_order || pte_dim_order_is_contiguous(t->dim_order, t->dim)) {
+    memcpy(dst, t->data, n);
+    return;
+  }
+  int64_t src[PTE_MAX_RANK], cs[PTE_MAX_RANK];
+  if (!layout_strides(t->sizes, t->dim_order, t->dim, src)) {
+    memcpy(dst, t->data, n);
+    return;
+  }
+  contiguous_strides(t->sizes, t->dim, cs);
+  pte_npy_copy_strided(dst, cs, t->data, src, t->sizes, t->dim, es);
+}
+
+void pte_cli_contiguous_to_layout(void *dst, const void *src, const int32_t *sizes, const uint8_t *dim_order,
+                                  int32_t dim, size_t es) {
+  size_t numel = 1;
+  for (int32_t d = 0; d < dim; d++) numel *= (size_t)(sizes[d] > 0 ? sizes[d] : 0);
+  if (!numel) return;
+  int64_t ls[PTE_MAX_RANK], cs[PTE_MAX_RANK];
+  if (dim <= 1 || !dim_order || pte_dim_order_is_contiguous(dim_order, dim) ||
+      !layout_strides(sizes, dim_order, dim, ls)) {
+    memcpy(dst, src, numel * es);
+    return;
+  }
+  contiguous_strides(sizes, dim, cs);
+  pte_npy_copy_strided(dst, ls, src, cs, sizes, dim, es);
+}
+
+/* ------------------------------------------------------------------ external data */
+size_t pte_cli_external_keys(const pte_program *p, const char *name, char *buf, size_t cap) {
+  if (cap) buf[0] = 0;
+  size_t fbsize;
+  const uint8_t *fb = pte_program_flatbuffer(p, &fbsize);
+  pte_fb_table root = pte_fb_root(fb, fbsize);
+  pte_fb_vec plans = pte_et_Program_execution_plan(root);
+  size_t count = 0, len = 0;
+  for (uint32_t m = 0; m < plans.len; m++) {
+    pte_fb_table plan = pte_fb_vec_table(plans, m);
+    pte_fb_str pn = pte_et_ExecutionPlan_name(plan);
+    if (!pn.ptr || strlen(name) != pn.len || memcmp(pn.ptr, name, pn.len) != 0) continue;
+    pte_fb_vec values = pte_et_ExecutionPlan_values(plan);
+    for (uint32_t i = 0; i < values.len; i++) {
+      pte_fb_table ev = pte_fb_vec_table(values, i);
+      if (pte_et_EValue_val_type(ev) != pte_et_KernelTypes_Tensor) continue;
+      pte_fb_table t = pte_et_EValue_val(ev);
+      pte_fb_table extra = pte_et_Tensor_extra_tensor_info(t);
+      if (!pte_fb_table_present(extra) || pte_et_ExtraTensorInfo_location(extra) != pte_et_TensorDataLocation_EXTERNAL)
+        continue;
+      pte_fb_str k = pte_et_ExtraTensorInfo_fully_qualified_name(extra);
+      count++;
+      if (len < cap) {
+        int w = snprintf(buf + len, cap - len, "%s%.*s", count > 1 ? ", " : "", (int)k.len, k.ptr ? k.ptr : "?");
+        if (w > 0) len += (size_t)w;
+        if (len >= cap) {
+          len = cap;
+          if (cap > 4) memcpy(buf + cap - 4, "...", 4);
+        }
+      }
+    }
+    break;
+  }
+  return count;
+}
+
+/* ------------------------------------------------------------------ registration */
+pte_status pte_cli_register_all(pte_error_info *err) {
+  pte_status s = pte_register_portable_kernels();
+  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the portable kernels");
+  s = pte_register_quantized_kernels();
+  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the quantized_decomposed kernels");
+  s = pte_register_cortex_m_kernels();
+  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the cortex_m kernels");
+  s = pte_register_xnnpack_backend();
+  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the XNNPACK backend");
+  return PTE_OK;
+}
