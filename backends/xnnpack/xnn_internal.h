@@ -99,8 +99,8 @@ typedef struct pte_xnn_packed {
 #define PTE_XNN_PACKED_HEADER_SIZE 64
 enum {
   PTE_XNN_PACK_F32_GEMM = 1, /* panels: [NR f32 bias][K x NR f32] */
-  PTE_XNN_PACK_QS8_GEMM = 2, /* panels: [NR i32 bias'][NR f32 scale][K x NR i8] */
-  PTE_XNN_PACK_QD8_GEMM = 3, /* panels: [NR f32 bias][NR f32 wscale][NR i32 ksum][K x NR i8] */
+  PTE_XNN_PACK_QS8_GEMM = 2, /* panels: [NR i32 bias'][NR f32 scale][K/2 x NR x 2 i8] (KR 2) */
+  PTE_XNN_PACK_QD8_GEMM = 3, /* panels: [NR f32 bias][NR f32 wscale][NR i32 ksum][K/2 x NR x 2 i8] */
   PTE_XNN_PACK_F32_DWCONV = 4 /* [C f32 bias][KH*KW x C f32] */
 };
 typedef struct pte_xnn_packed_info {
@@ -213,6 +213,8 @@ pte_xnn_kisa pte_xnn_cpu_best_isa(void);
 const pte_xnn_kernels *pte_xnn_kernels_for(pte_xnn_kisa isa);
 const pte_xnn_kernels *pte_xnn_kernels_scalar(void);
 void pte_xnn_i8_gemm_4x8(size_t mr, size_t kc, const int8_t *a, size_t a_stride, const int8_t *w, int32_t *acc);
+/* AVX2 version of the same kernel (also used by the AVX-512 table; x86 builds only) */
+void pte_xnn_i8_gemm_4x8_avx2(size_t mr, size_t kc, const int8_t *a, size_t a_stride, const int8_t *w, int32_t *acc);
 const pte_xnn_kernels *pte_xnn_kernels_avx2(void);   /* NULL if not compiled */
 const pte_xnn_kernels *pte_xnn_kernels_avx512(void); /* NULL if not compiled */
 

@@ -171,8 +171,37 @@ PTE_AVX2 static void f32_dw_row(size_t c, size_t taps, const float **in, const f
   }
 }
 
+/* int8 GEMM 4x8 with pairs of k (KR = 2): one vpmaddwd per row and k pair. */
+PTE_AVX2 void pte_xnn_i8_gemm_4x8_avx2(size_t mr, size_t kc, const int8_t *a, size_t as, const int8_t *w, int32_t *acc) {
+  const int8_t *a0 = a, *a1 = mr > 1 ? a0 + as : a0, *a2 = mr > 2 ? a1 + as : a1, *a3 = mr > 3 ? a2 + as : a2;
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256(), s2 = _mm256_setzero_si256();
+  __m256i s3 = _mm256_setzero_si256();
+  size_t k = 0;
+#define PAIR(p, i) ((int32_t)(uint16_t)(int16_t)(p)[i] | (int32_t)((uint32_t)(uint16_t)(int16_t)(p)[(i) + 1] << 16))
+  for (; k + 2 <= kc; k += 2) {
+    const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)w));
+    w += 16;
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_set1_epi32(PAIR(a0, k)), wv));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_set1_epi32(PAIR(a1, k)), wv));
+    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_set1_epi32(PAIR(a2, k)), wv));
+    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_set1_epi32(PAIR(a3, k)), wv));
+  }
+#undef PAIR
+  if (k < kc) { /* odd K: the last pair's second half is zero padding */
+    const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)w));
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_set1_epi32((int32_t)(uint16_t)(int16_t)a0[k]), wv));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_set1_epi32((int32_t)(uint16_t)(int16_t)a1[k]), wv));
+    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_set1_epi32((int32_t)(uint16_t)(int16_t)a2[k]), wv));
+    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_set1_epi32((int32_t)(uint16_t)(int16_t)a3[k]), wv));
+  }
+  _mm256_storeu_si256((__m256i *)acc, s0);
+  _mm256_storeu_si256((__m256i *)(acc + 8), s1);
+  _mm256_storeu_si256((__m256i *)(acc + 16), s2);
+  _mm256_storeu_si256((__m256i *)(acc + 24), s3);
+}
+
 static const pte_xnn_kernels k_avx2 = {PTE_XNN_KISA_AVX2, 6, 16, f32_gemm_6x16, f32_igemm_6x16, 0, 0, NULL, NULL, 4, 8,
-                                       pte_xnn_i8_gemm_4x8, f32_vadd, f32_vmul, f32_vclamp, f32_dw_row};
+                                       pte_xnn_i8_gemm_4x8_avx2, f32_vadd, f32_vmul, f32_vclamp, f32_dw_row};
 
 const pte_xnn_kernels *pte_xnn_kernels_avx2(void) { return &k_avx2; }
 

@@ -274,7 +274,7 @@ PTE_AVX512 static void f32_dw_row(size_t c, size_t taps, const float **in, const
 
 static const pte_xnn_kernels k_avx512 = {PTE_XNN_KISA_AVX512, 8, 32, f32_gemm_8x32, f32_igemm_8x32,
                                          16, 16, f32_gemm_16x16, f32_igemm_16x16, 4, 8,
-                                         pte_xnn_i8_gemm_4x8, f32_vadd, f32_vmul, f32_vclamp, f32_dw_row};
+                                         pte_xnn_i8_gemm_4x8_avx2, f32_vadd, f32_vmul, f32_vclamp, f32_dw_row};
 
 const pte_xnn_kernels *pte_xnn_kernels_avx512(void) { return &k_avx512; }
 

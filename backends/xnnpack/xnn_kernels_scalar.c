@@ -1,5 +1,6 @@
 /* Portable microkernels (always compiled) and run-time ISA selection. */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "xnn_internal.h"
@@ -44,21 +45,20 @@ static void f32_gemm_4x4(size_t mr, size_t nc, size_t kc, const float *a, size_t
   f32_igemm_4x4(mr, nc, 1, kc, &a, as, &w, bias, c, cs, vmin, vmax);
 }
 
-/* int8 GEMM 4x8: acc[r][j] = sum_k a_r[k] * w[k][j]. */
+/* int8 GEMM 4x8: acc[r][j] = sum_k a_r[k] * w[k][j]; the panel holds k pairs interleaved per
+ * column (w[k/2][j][k%2], K padded to even with zeros). */
 void pte_xnn_i8_gemm_4x8(size_t mr, size_t kc, const int8_t *a, size_t as, const int8_t *w, int32_t *acc) {
   const int8_t *a0 = a, *a1 = mr > 1 ? a0 + as : a0, *a2 = mr > 2 ? a1 + as : a1, *a3 = mr > 3 ? a2 + as : a2;
+  const int8_t *ar[4] = {a0, a1, a2, a3};
   int32_t s[4][8];
   memset(s, 0, sizeof s);
-  for (size_t k = 0; k < kc; k++) {
-    const int32_t x0 = a0[k], x1 = a1[k], x2 = a2[k], x3 = a3[k];
-    for (int j = 0; j < 8; j++) {
-      const int32_t wj = w[j];
-      s[0][j] += x0 * wj;
-      s[1][j] += x1 * wj;
-      s[2][j] += x2 * wj;
-      s[3][j] += x3 * wj;
+  for (size_t k = 0; k < kc; k += 2) {
+    const bool two = k + 1 < kc;
+    for (int r = 0; r < 4; r++) {
+      const int32_t x0 = ar[r][k], x1 = two ? ar[r][k + 1] : 0;
+      for (int j = 0; j < 8; j++) s[r][j] += x0 * w[2 * j] + x1 * w[2 * j + 1];
     }
-    w += 8;
+    w += 16;
   }
   memcpy(acc, s, sizeof s);
 }

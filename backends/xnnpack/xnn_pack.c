@@ -4,7 +4,7 @@
  * Every packed blob starts with a 64-byte little-endian header:
  *   [0..4)  "XPW1"            [4..6) u16 format version (1)   [6..8) u16 header size (64)
  *   [8..12) u32 kind          [12..16) u32 ISA the panels were laid out for
- *   [16..20) u32 NR (panel width)  [20..24) u32 KR (k grouping, 1)
+ *   [16..20) u32 NR (panel width)  [20..24) u32 KR (k values interleaved per column: 1; 2 for int8)
  *   [24..28) u32 N            [28..32) u32 K
  *   [32..36) u32 panel count  [36..40) u32 reserved (0)
  *   [40..48) u64 panel stride (bytes)   [48..56) u64 total size (bytes)   [56..64) reserved (0)
@@ -47,8 +47,8 @@ static uint64_t ld64(const uint8_t *p) { return (uint64_t)ld32(p) | ((uint64_t)l
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
-static void write_header(uint8_t *h, uint32_t kind, uint32_t isa, uint32_t nr, size_t n, size_t k, size_t panels,
-                         size_t stride, size_t total) {
+static void write_header_kr(uint8_t *h, uint32_t kind, uint32_t isa, uint32_t nr, uint32_t kr, size_t n, size_t k,
+                            size_t panels, size_t stride, size_t total) {
   memset(h, 0, PTE_XNN_PACKED_HEADER_SIZE);
   memcpy(h, PTE_XNN_PACKED_MAGIC, 4);
   st16(h + 4, PTE_XNN_PACKED_VERSION);
@@ -56,12 +56,17 @@ static void write_header(uint8_t *h, uint32_t kind, uint32_t isa, uint32_t nr, s
   st32(h + 8, kind);
   st32(h + 12, isa);
   st32(h + 16, nr);
-  st32(h + 20, 1);
+  st32(h + 20, kr);
   st32(h + 24, (uint32_t)n);
   st32(h + 28, (uint32_t)k);
   st32(h + 32, (uint32_t)panels);
   st64(h + 40, (uint64_t)stride);
   st64(h + 48, (uint64_t)total);
+}
+
+static void write_header(uint8_t *h, uint32_t kind, uint32_t isa, uint32_t nr, size_t n, size_t k, size_t panels,
+                         size_t stride, size_t total) {
+  write_header_kr(h, kind, isa, nr, 1, n, k, panels, stride, total);
 }
 
 bool pte_xnn_packed_info_get(const pte_xnn_packed *p, pte_xnn_packed_info *o) {
@@ -148,7 +153,7 @@ pte_status pte_xnn_pack_f32_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim
 size_t pte_xnn_pack_i8_size(const pte_xnn_kernels *k, size_t n, size_t kdim, bool qd8) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
-  const size_t stride = align64(nr * (qd8 ? 12 : 8) + kdim * nr);
+  const size_t stride = align64(nr * (qd8 ? 12 : 8) + ((kdim + 1) & ~(size_t)1) * nr);
   return PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
 }
 
@@ -156,9 +161,9 @@ void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
                            const int32_t *bias, int32_t in_zp, const float *req_scale, uint8_t *dst) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
-  const size_t stride = align64(nr * 8 + kdim * nr);
+  const size_t stride = align64(nr * 8 + ((kdim + 1) & ~(size_t)1) * nr);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
-  write_header(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, n, kdim, panels, stride, total);
+  write_header_kr(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
   for (size_t p = 0; p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
     memset(panel, 0, stride);
@@ -171,7 +176,7 @@ void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
       int64_t sum = 0;
       for (size_t i = 0; i < kdim; i++) {
         const int8_t v = w[o * rs + i * cs];
-        pw[i * nr + j] = v;
+        pw[(i / 2) * nr * 2 + j * 2 + (i & 1)] = v; /* k pairs interleaved per column (KR = 2) */
         sum += v;
       }
       /* fold the input zero point: sum_k (x - zx) w = sum_k x w - zx sum_k w */
@@ -185,9 +190,9 @@ void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
                            const float *wscale, const float *bias, uint8_t *dst) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
-  const size_t stride = align64(nr * 12 + kdim * nr);
+  const size_t stride = align64(nr * 12 + ((kdim + 1) & ~(size_t)1) * nr);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
-  write_header(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, n, kdim, panels, stride, total);
+  write_header_kr(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
   for (size_t p = 0; p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
     memset(panel, 0, stride);
@@ -201,7 +206,7 @@ void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
       int32_t sum = 0;
       for (size_t i = 0; i < kdim; i++) {
         const int8_t v = w[o * rs + i * cs];
-        pw[i * nr + j] = v;
+        pw[(i / 2) * nr * 2 + j * 2 + (i & 1)] = v; /* k pairs interleaved per column (KR = 2) */
         sum += v;
       }
       pb[j] = bias ? bias[o] : 0.0f;

@@ -96,6 +96,7 @@ typedef struct pte_xnn_delegate pte_xnn_delegate;
  * (what execute needs is copied); named-data buffers still needed are kept until destroy.
  * Errors (message in *err):
  *   PTE_ERR_INVALID_ARGUMENT               NULL argument, blob shorter than 30 bytes, bad options
+ *   PTE_ERR_NOT_SUPPORTED                  opts->isa is not supported by this CPU
  *   PTE_ERR_DELEGATE_INVALID_COMPATIBILITY flatbuffer identifier is neither XN00 nor XN01
  *   PTE_ERR_INVALID_PROGRAM                corrupt header (region out of bounds or overlapping),
  *                                          flatbuffer fails verification, duplicate or unknown

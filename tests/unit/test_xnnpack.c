@@ -233,6 +233,72 @@ TEST(bad_magic_and_truncation) {
   xt_close(&p);
 }
 
+/* Random multi-byte corruption of real blobs: init must fail cleanly or produce a delegate that
+ * executes (or refuses the inputs) without touching memory it does not own. */
+static void fuzz_blob(const char *file, size_t del, int iters) {
+  xt_prog p;
+  if (!xt_open(&p, file)) return;
+  const pte_named_data_map *ndm = pte_program_named_data_map(&p.prog);
+  pte_freeable_buffer b;
+  if (!xt_blob(&p, 0, del, &b)) {
+    test_fail(__FILE__, __LINE__, "no blob");
+    xt_close(&p);
+    return;
+  }
+  uint8_t *c = (uint8_t *)malloc(b.size);
+  uint32_t rng = 99;
+  int inited = 0;
+  for (int it = 0; it < iters; it++) {
+    memcpy(c, b.data, b.size);
+    int flips = 1 + it % 4;
+    for (int f = 0; f < flips; f++) {
+      rng = rng * 1103515245u + 12345u;
+      size_t pos = 32 + (rng >> 8) % (b.size - 32);
+      rng = rng * 1103515245u + 12345u;
+      c[pos] = (uint8_t)(rng >> 16);
+    }
+    pte_xnn_delegate *d = NULL;
+    pte_error_info err;
+    if (pte_xnn_delegate_init(c, b.size, ndm, NULL, &d, &err) != PTE_OK) continue;
+    inited++;
+    xt_ext ext[16];
+    size_t n = xt_graph_io(c, b.size, ext, 16);
+    bool small = true;
+    for (size_t i = 0; i < n; i++)
+      if (ext[i].rank > 6 || xt_numel_of(ext[i].dims, ext[i].rank) > (1u << 22)) small = false;
+    if (!small) { /* declared tensors too large to hand over: init alone was the test */
+      pte_xnn_delegate_destroy(d);
+      continue;
+    }
+    xt_tensor ts[16];
+    pte_evalue *args[16];
+    float *bufs[16] = {0};
+    for (size_t i = 0; i < n; i++) {
+      size_t cnt = xt_numel_of(ext[i].dims, ext[i].rank);
+      bufs[i] = (float *)calloc(cnt + 16, sizeof(float));
+      size_t dims[6];
+      memcpy(dims, ext[i].dims, sizeof dims);
+      xt_tensor_init(&ts[i], PTE_DTYPE_FLOAT, ext[i].rank, dims, bufs[i], cnt * sizeof(float),
+                     PTE_SHAPE_DYNAMIC_BOUND);
+      args[i] = &ts[i].ev;
+    }
+    (void)pte_xnn_delegate_execute(d, args, n, &err);
+    for (size_t i = 0; i < n; i++) free(bufs[i]);
+    pte_xnn_delegate_destroy(d);
+  }
+  (void)inited;
+  free(c);
+  pte_freeable_buffer_free(&b);
+  xt_close(&p);
+}
+
+TEST(corrupted_blobs_never_crash) {
+  fuzz_blob("djl_spike_conv.pte", 0, 400);
+  fuzz_blob("numpyrt_quantized.pte", 0, 400);
+  fuzz_blob("djl_stress_mlp.pte", 1, 200);
+  fuzz_blob("simple-torch-model.pte", 0, 200);
+}
+
 int main(void) {
   RUN(sha256_vectors);
   RUN(corpus_named_keys_are_sha256);
@@ -249,5 +315,6 @@ int main(void) {
   RUN(corpus_numpyrt_dynamic);
   RUN(corpus_simple_torch_model);
   RUN(bad_magic_and_truncation);
+  RUN(corrupted_blobs_never_crash);
   return test_summary();
 }
