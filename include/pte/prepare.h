@@ -25,7 +25,11 @@
  *      exactly once at its final offset in file order (replacement bytes where a backend gave
  *      them, original bytes otherwise, streamed through one bounded buffer), then the flatbuffer
  *      with ONLY DataSegment.offset/size and the eh00 segment_data_size changed (same size, every
- *      other byte, unknown fields included, unchanged);
+ *      other byte, unknown fields included, unchanged). Replaced values wait in a spool (heap,
+ *      then an anonymous temp file) or, when the output can be read back (options.read_back),
+ *      are written straight to their expected final offset during the hook ("speculative
+ *      placement": values replaced in file order move once; misplaced ones are read back and
+ *      rewritten);
  *   4. publishes the writer (tracer scope "Prepare::publish").
  * When the in-place patch cannot express the result it falls back to a full rebuild through the
  * program builder (pte_writer_copy_program, pte/writer.h): an offset/size field that must change
@@ -443,6 +447,9 @@ typedef struct pte_prepare_report {
   uint64_t time_ns;                 /* whole call */
   uint64_t write_ns;                /* writing the output (after the hooks) */
   uint64_t publish_ns;
+  uint32_t values_in_place;         /* replaced values written once, straight to their final
+                                       offset (speculative placement, see options.read_back) */
+  uint32_t values_moved;            /* placed values read back and rewritten at another offset */
   bool changed;                     /* false: the output is a byte-for-byte copy of the input */
   bool rebuilt;                     /* the full-rebuild fallback was used */
   char rebuild_reason[160];
@@ -470,6 +477,21 @@ typedef struct pte_prepare_options {
   const pte_data_loader *copy_loader;
   pte_prepare_progress_fn progress;
   void *progress_ctx;
+  /* Optional fast path for bytes copied unchanged (pte_prepare_file sets it): copy n bytes at
+   * src_off of descriptor src_fd to output offset dst_off behind the writer's back (e.g.
+   * copy_file_range into the file writer's temp file). src_fd is input_fd for input bytes, or the
+   * spool file. Return PTE_OK, PTE_ERR_NOT_SUPPORTED (fall back to the buffer from now on) or an
+   * error. Only use it with a writer whose output it really writes to. */
+  pte_status (*copy_fd)(void *ctx, int src_fd, uint64_t src_off, uint64_t dst_off, uint64_t n, pte_error_info *err);
+  void *copy_fd_ctx;
+  int input_fd;                  /* descriptor of the input for copy_fd */
+  /* Optional: reads back bytes [off, off + n) already written to the (unpublished) output. With
+   * it, replaced values are written straight to the output at the offset they will have if they
+   * arrive in file order ("speculative placement": no spool copy); a value that ends up elsewhere
+   * is read back and rewritten at the end. Requires a writer with set_size. pte_prepare_file sets
+   * it (pread of the temp file). */
+  pte_status (*read_back)(void *ctx, uint64_t off, void *dst, size_t n, pte_error_info *err);
+  void *read_back_ctx;
   pte_writer_realloc_fn realloc_fn; /* [pte_heap_realloc] the coordinator's own memory */
   void *realloc_ctx;
   bool force_rebuild;            /* [false] always take the full-rebuild path (tests) */

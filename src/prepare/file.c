@@ -1,8 +1,9 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE 1 /* copy_file_range (Linux); the fast path is optional */
 /* file.c — pte_prepare_file: prepare a file into another (or the same) path through the file
  * writer, with stale temp-file cleanup under the destination's lock. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,66 @@ size_t pte_prepare_remove_stale_temps(const char *dest_path, const char *keep) {
   return removed;
 }
 
+/* copy_fd for the file writer: in-kernel copy into its temp file. */
+static pte_status file_copy_fd(void *ctx, int src_fd, uint64_t src_off, uint64_t dst_off, uint64_t n,
+                               pte_error_info *err) {
+#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 27))
+  pte_file_writer *fw = (pte_file_writer *)ctx;
+  if (fw->fd < 0 || src_fd < 0) return PTE_ERR_NOT_SUPPORTED;
+  bool first = true;
+  while (n > 0) {
+    loff_t in = (loff_t)src_off, out = (loff_t)dst_off;
+    size_t chunk = n > ((uint64_t)1 << 30) ? ((size_t)1 << 30) : (size_t)n;
+    ssize_t r = copy_file_range(src_fd, &in, fw->fd, &out, chunk, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && first && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL))
+      return PTE_ERR_NOT_SUPPORTED;
+    if (r <= 0)
+      return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "prepare: cannot copy into '%s': %s", fw->temp,
+                           r < 0 ? strerror(errno) : "unexpected end of input");
+    first = false;
+    src_off += (uint64_t)r;
+    dst_off += (uint64_t)r;
+    n -= (uint64_t)r;
+  }
+  if (dst_off > fw->size) fw->size = dst_off;
+  return PTE_OK;
+#else
+  (void)ctx, (void)src_fd, (void)src_off, (void)dst_off, (void)n, (void)err;
+  return PTE_ERR_NOT_SUPPORTED;
+#endif
+}
+
+/* read_back for the file writer: pread of its temp file (opened again for reading: the writer's
+ * own descriptor is write-only). */
+typedef struct file_rb {
+  pte_file_writer *fw;
+  int fd;
+} file_rb;
+
+static pte_status file_read_back(void *ctx, uint64_t off, void *dst, size_t n, pte_error_info *err) {
+  file_rb *rb = (file_rb *)ctx;
+  pte_file_writer *fw = rb->fw;
+  if (rb->fd < 0) {
+    rb->fd = fw->temp ? open(fw->temp, O_RDONLY | O_CLOEXEC) : -1;
+    if (rb->fd < 0)
+      return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "prepare: cannot read back '%s': %s",
+                           fw->temp ? fw->temp : "?", strerror(errno));
+  }
+  uint8_t *p = (uint8_t *)dst;
+  while (n > 0) {
+    ssize_t r = pread(rb->fd, p, n, (off_t)off);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "prepare: cannot read back '%s': %s", fw->temp,
+                           r < 0 ? strerror(errno) : "unexpected end of file");
+    p += r;
+    off += (uint64_t)r;
+    n -= (size_t)r;
+  }
+  return PTE_OK;
+}
+
 pte_status pte_prepare_file(const char *in_path, const char *out_path, const pte_prepare_file_options *opt_in,
                             pte_prepare_report *report, pte_error_info *err) {
   pte_error_info local;
@@ -105,6 +166,7 @@ pte_status pte_prepare_file(const char *in_path, const char *out_path, const pte
   pte_file_loader fl;
   pte_file_writer fw;
   memset(&fw, 0, sizeof fw);
+  file_rb rb = {&fw, -1};
   fl.fd = -1;
   pte_status s = pte_mmap_loader_open_ex(&ml, in_path, PTE_MLOCK_NONE, PTE_MMAP_PER_LOAD, err);
   if (s != PTE_OK) return s;
@@ -132,7 +194,18 @@ pte_status pte_prepare_file(const char *in_path, const char *out_path, const pte
       }
       opt.prepare.spool_dir = dir;
     }
-    if (!opt.prepare.copy_loader) opt.prepare.copy_loader = &fl.base;
+    if (!opt.prepare.copy_loader) {
+      opt.prepare.copy_loader = &fl.base;
+      if (!opt.prepare.copy_fd) {
+        opt.prepare.copy_fd = file_copy_fd;
+        opt.prepare.copy_fd_ctx = &fw;
+        opt.prepare.input_fd = fl.fd;
+      }
+      if (!opt.prepare.read_back) {
+        opt.prepare.read_back = file_read_back;
+        opt.prepare.read_back_ctx = &rb;
+      }
+    }
   }
   size_t temp_size = opt.temp_allocator_size ? opt.temp_allocator_size : ((size_t)64 << 20);
   pte_allocator temp;
@@ -143,6 +216,7 @@ pte_status pte_prepare_file(const char *in_path, const char *out_path, const pte
   }
   if (s == PTE_OK)
     s = pte_initialize_and_save_backend_data_ex(&ml.base, &fw.base, &temp, opt.tracer, &opt.prepare, report, err);
+  if (rb.fd >= 0) close(rb.fd);
   pte_data_writer_destroy(&fw.base); /* discards the temp file unless published */
   free(temp_mem);
   free(dir);

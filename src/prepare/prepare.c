@@ -92,6 +92,176 @@ static pte_status discover(pte_pp_state *st) {
   return PTE_OK;
 }
 
+/* ------------------------------------------------------------------ layout and speculative placement
+ * A replaced value is written straight into the output at the offset it will have if no segment
+ * before it (in file order) changes size any more ("speculative placement"), instead of being
+ * spooled and copied later. Values that arrive in file order (the usual case) therefore hit the
+ * output once. At the end, a value whose final offset differs is read back from the output into
+ * the spool (the writer must be readable: options.read_back) and written again by the final pass.
+ * A placement that would overlap another placed value is spooled instead. */
+
+static int cmp_order(const void *a, const void *b) {
+  const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+/* Alignment kept for every segment: max(128, largest power of two dividing every non-zero
+ * original offset), at most 64 KiB. */
+static uint64_t file_alignment(const uint64_t *offs, size_t n) {
+  uint64_t a = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t o = offs[i];
+    if (!o) continue;
+    uint64_t low = o & (~o + 1);
+    if (!a || low < a) a = low;
+  }
+  if (!a || a > PP_MAX_ALIGN) a = a ? PP_MAX_ALIGN : 128;
+  return a < 128 ? 128 : a;
+}
+
+static pte_status layout_init(pte_pp_state *st) {
+  size_t n = st->n_segs ? st->n_segs : 1;
+  st->seg_off = (uint64_t *)pte_pp_alloc(st, n * sizeof(uint64_t));
+  st->seg_size = (uint64_t *)pte_pp_alloc(st, n * sizeof(uint64_t));
+  st->order = (uint32_t *)pte_pp_alloc(st, n * sizeof(uint32_t));
+  st->seg_val = (int32_t *)pte_pp_alloc(st, n * sizeof(int32_t));
+  st->seg_simple = (bool *)pte_pp_alloc(st, n * sizeof(bool));
+  uint64_t *pairs = (uint64_t *)pte_pp_alloc(st, n * 2 * sizeof(uint64_t));
+  uint32_t *users = (uint32_t *)pte_pp_alloc(st, n * sizeof(uint32_t));
+  if (!st->seg_off || !st->seg_size || !st->order || !st->seg_val || !st->seg_simple || !pairs || !users) {
+    pte_pp_free(st, pairs, n * 2 * sizeof(uint64_t));
+    pte_pp_free(st, users, n * sizeof(uint32_t));
+    return oom(st, "segment table");
+  }
+  for (size_t i = 0; i < st->n_segs; i++) {
+    pte_program_segment(&st->prog, i, &st->seg_off[i], &st->seg_size[i]);
+    pairs[2 * i] = st->seg_off[i];
+    pairs[2 * i + 1] = i;
+    st->seg_val[i] = -1;
+  }
+  qsort(pairs, st->n_segs, 2 * sizeof(uint64_t), cmp_order);
+  for (size_t i = 0; i < st->n_segs; i++) st->order[i] = (uint32_t)pairs[2 * i + 1];
+  st->align = file_alignment(st->seg_off, st->n_segs);
+  /* simple segment: exactly one user (one key or one stored blob), not constant/mutable data */
+  for (size_t k = 0; k < st->n_keys; k++)
+    if (st->keys[k].segment < st->n_segs) users[st->keys[k].segment]++;
+  for (size_t i = 0; i < st->n_items; i++)
+    if (!st->items[i].inline_data && st->items[i].index < st->n_segs) users[st->items[i].index]++;
+  for (size_t i = 0; i < st->n_segs; i++) st->seg_simple[i] = users[i] == 1;
+  pte_fb_table cseg = pte_et_Program_constant_segment(st->root);
+  if (pte_fb_table_present(cseg) && pte_et_SubsegmentOffsets_segment_index(cseg) < st->n_segs)
+    st->seg_simple[pte_et_SubsegmentOffsets_segment_index(cseg)] = false;
+  pte_fb_vec ms = pte_et_Program_mutable_data_segments(st->root);
+  for (uint32_t i = 0; i < ms.len; i++) {
+    uint32_t mi = pte_et_SubsegmentOffsets_segment_index(pte_fb_vec_table(ms, i));
+    if (mi < st->n_segs) st->seg_simple[mi] = false;
+  }
+  pte_pp_free(st, pairs, n * 2 * sizeof(uint64_t));
+  pte_pp_free(st, users, n * sizeof(uint32_t));
+  return PTE_OK;
+}
+
+static void layout_free(pte_pp_state *st) {
+  size_t n = st->n_segs ? st->n_segs : 1;
+  pte_pp_free(st, st->seg_off, n * sizeof(uint64_t));
+  pte_pp_free(st, st->seg_size, n * sizeof(uint64_t));
+  pte_pp_free(st, st->order, n * sizeof(uint32_t));
+  pte_pp_free(st, st->seg_val, n * sizeof(int32_t));
+  pte_pp_free(st, st->seg_simple, n * sizeof(bool));
+  st->seg_off = st->seg_size = NULL;
+  st->order = NULL;
+  st->seg_val = NULL;
+  st->seg_simple = NULL;
+}
+
+/* Offset segment `target` gets if every segment before it keeps its current size. */
+static uint64_t spec_offset(const pte_pp_state *st, uint32_t target) {
+  uint64_t pos = 0;
+  for (size_t k = 0; k < st->n_segs; k++) {
+    uint32_t sg = st->order[k];
+    uint64_t off = align_up(pos, st->align);
+    if (sg == target) return off;
+    pos = off + (st->seg_val[sg] >= 0 ? st->values[st->seg_val[sg]].size : st->seg_size[sg]);
+  }
+  return pos;
+}
+
+/* Stores a value (header + payload) for segment `seg` (-1: not a segment): placed into the output
+ * when possible, else spooled. */
+static pte_status store_value(pte_pp_state *st, int32_t seg, const uint8_t *hdr, const void *payload, size_t size,
+                              int32_t *out) {
+  if (st->speculate && seg >= 0 && st->seg_simple[seg] && size <= UINT64_MAX - PTE_PREPARED_HEADER_SIZE) {
+    uint64_t total = (uint64_t)size + PTE_PREPARED_HEADER_SIZE;
+    uint64_t spec = spec_offset(st, (uint32_t)seg);
+    bool free_range = spec <= UINT64_MAX - st->base - total;
+    for (size_t i = 0; i < st->n_values && free_range; i++) {
+      const pte_pp_value *v = &st->values[i];
+      if (!v->placed || v->seg == seg || st->seg_val[v->seg] != (int32_t)i) continue; /* superseded */
+      if (spec < v->spec_off + v->size && v->spec_off < spec + total) free_range = false;
+    }
+    if (free_range) {
+      int32_t vi = -1;
+      pte_status s = pte_pp_value_slot(st, &vi);
+      if (s == PTE_OK) s = pte_data_writer_write(st->writer, hdr, PTE_PREPARED_HEADER_SIZE, st->base + spec, st->err);
+      if (s == PTE_OK) s = pte_data_writer_write(st->writer, payload, size, st->base + spec + PTE_PREPARED_HEADER_SIZE, st->err);
+      if (s != PTE_OK) return s;
+      pte_pp_value *v = &st->values[vi];
+      v->size = total;
+      v->placed = true;
+      v->spec_off = spec;
+      v->seg = seg;
+      st->n_placed++;
+      *out = vi;
+      return PTE_OK;
+    }
+  }
+  pte_status s = pte_pp_spool_add(st, hdr, payload, size, out);
+  if (s == PTE_OK) st->values[*out].seg = seg;
+  return s;
+}
+
+/* seg_val from the current replacements (after a rollback). */
+static void recompute_seg_val(pte_pp_state *st) {
+  for (size_t i = 0; i < st->n_segs; i++) st->seg_val[i] = -1;
+  for (size_t i = 0; i < st->n_items; i++)
+    if (st->items[i].repl >= 0 && !st->items[i].inline_data && st->items[i].index < st->n_segs &&
+        st->seg_simple[st->items[i].index])
+      st->seg_val[st->items[i].index] = st->items[i].repl;
+  for (size_t k = 0; k < st->n_keys; k++)
+    if (st->keys[k].repl >= 0 && st->keys[k].segment < st->n_segs && st->seg_simple[st->keys[k].segment])
+      st->seg_val[st->keys[k].segment] = st->keys[k].repl;
+}
+
+/* Moves a placed value back into the spool (read from the unpublished output). */
+static pte_status readback(pte_pp_state *st, int32_t vi) {
+  if (!st->values[vi].placed) return PTE_OK;
+  uint64_t size = st->values[vi].size, src = st->base + st->values[vi].spec_off;
+  int32_t nv = -1;
+  pte_status s = pte_pp_spool_alloc(st, size, &nv);
+  if (s != PTE_OK) return s;
+  size_t cap = st->opt->buffer_size ? st->opt->buffer_size : PP_DEFAULT_BUFFER;
+  if (cap > size) cap = (size_t)size;
+  uint8_t *buf = (uint8_t *)st->realloc_fn(st->realloc_ctx, NULL, 0, cap ? cap : 1);
+  if (!buf) return oom(st, "read-back buffer");
+  for (uint64_t off = 0; off < size && s == PTE_OK; off += cap) {
+    size_t n = size - off < cap ? (size_t)(size - off) : cap;
+    s = st->opt->read_back(st->opt->read_back_ctx, src + off, buf, n, st->err);
+    if (s == PTE_OK) s = pte_pp_spool_write(st, nv, off, buf, n);
+  }
+  st->realloc_fn(st->realloc_ctx, buf, cap ? cap : 1, 0);
+  if (s != PTE_OK) return s;
+  int32_t seg = st->values[vi].seg;
+  st->values[vi] = st->values[nv];
+  st->values[vi].seg = seg;
+  memset(&st->values[nv], 0, sizeof st->values[nv]); /* dead slot */
+  st->values[nv].seg = -1;
+  st->n_placed--;
+  return PTE_OK;
+}
+
 /* ------------------------------------------------------------------ the hook's contexts */
 
 typedef struct pp_run {
@@ -223,11 +393,13 @@ static pte_status pp_write_named(pte_backend_data_output *o, const char *const *
     pte_status s = pp_header(r, hdr, values[i].size);
     if (s != PTE_OK) return s;
     int32_t v = -1;
-    s = pte_pp_spool_add(st, hdr, values[i].data, values[i].size, &v);
-    if (s != PTE_OK) return s;
     int32_t k = find_key(st, keys[i]);
+    int32_t seg = st->keys[k].segment < st->n_segs ? (int32_t)st->keys[k].segment : -1;
+    s = store_value(st, seg, hdr, values[i].data, values[i].size, &v);
+    if (s != PTE_OK) return s;
     st->keys[k].repl = v;
     st->keys[k].repl_backend = (int32_t)r->b;
+    if (seg >= 0 && st->seg_simple[seg]) st->seg_val[seg] = v;
   }
   return PTE_OK;
 }
@@ -249,9 +421,11 @@ static pte_status pp_replace_blob(pte_backend_data_output *o, uint32_t index, co
   pte_status s = pp_header(r, hdr, size);
   if (s != PTE_OK) return s;
   int32_t v = -1;
-  s = pte_pp_spool_add(st, hdr, data, size, &v);
+  int32_t seg = !it->inline_data && it->index < st->n_segs ? (int32_t)it->index : -1;
+  s = store_value(st, seg, hdr, data, size, &v);
   if (s != PTE_OK) return s;
   it->repl = v;
+  if (seg >= 0 && st->seg_simple[seg]) st->seg_val[seg] = v;
   return PTE_OK;
 }
 
@@ -319,6 +493,7 @@ static pte_status run_backends(pte_pp_state *st, pte_allocator *temp, pte_event_
           if (st->items[i].backend == b) st->items[i].repl = -1;
         for (size_t k = 0; k < st->n_keys; k++)
           if (st->keys[k].repl_backend == (int32_t)b) st->keys[k].repl = st->keys[k].repl_backend = -1;
+        recompute_seg_val(st);
         st->err->msg[0] = 0;
       } else if (s != PTE_OK) {
         char msg[PTE_ERROR_MSG_MAX];
@@ -373,8 +548,13 @@ typedef struct pp_out {
   size_t cap, fill;
   uint64_t off;   /* file offset of buf[0] */
   bool holes;     /* set_size worked: skipped ranges read as zero */
+  bool no_fast;   /* copy_fd said NotSupported */
   uint64_t total, replaced;
 } pp_out;
+
+/* The copy_fd fast path: n bytes of src_fd at src_off to the current output position. Returns
+ * PTE_ERR_NOT_SUPPORTED when the caller must use the buffer. */
+static pte_status out_fast(pp_out *o, int src_fd, uint64_t src_off, uint64_t n);
 
 static pte_status out_flush(pp_out *o) {
   if (o->fill == 0) return PTE_OK;
@@ -410,9 +590,29 @@ static pte_status out_seek(pp_out *o, uint64_t pos) {
   return PTE_OK;
 }
 
+static pte_status out_fast(pp_out *o, int src_fd, uint64_t src_off, uint64_t n) {
+  const pte_prepare_options *opt = o->st->opt;
+  if (!opt->copy_fd || o->no_fast || n < (64u << 10)) return PTE_ERR_NOT_SUPPORTED;
+  pte_status s = out_flush(o);
+  if (s != PTE_OK) return s;
+  s = opt->copy_fd(opt->copy_fd_ctx, src_fd, src_off, o->off, n, o->st->err);
+  if (s == PTE_ERR_NOT_SUPPORTED) {
+    o->no_fast = true;
+    return s;
+  }
+  if (s != PTE_OK) return s;
+  o->off += n;
+  if (opt->progress) opt->progress(opt->progress_ctx, o->off, o->total);
+  return PTE_OK;
+}
+
 /* Copies [src, src + n) of the copy loader, applying patches (positions are output offsets ==
  * input offsets in the flatbuffer region). */
 static pte_status out_copy(pp_out *o, uint64_t src, uint64_t n, const pp_patch *patches, size_t n_patches) {
+  if (n_patches == 0) {
+    pte_status s = out_fast(o, o->st->opt->input_fd, src, n);
+    if (s != PTE_ERR_NOT_SUPPORTED) return s;
+  }
   while (n > 0) {
     if (o->fill == o->cap) {
       pte_status s = out_flush(o);
@@ -440,6 +640,11 @@ static pte_status out_copy(pp_out *o, uint64_t src, uint64_t n, const pp_patch *
 
 static pte_status out_value(pp_out *o, const pte_pp_value *v) {
   uint64_t done = 0;
+  if (!v->mem) {
+    pte_status s = out_fast(o, o->st->spool_fd, v->file_off, v->size);
+    if (s == PTE_OK) o->replaced += v->size;
+    if (s != PTE_ERR_NOT_SUPPORTED) return s;
+  }
   while (done < v->size) {
     if (o->fill == o->cap) {
       pte_status s = out_flush(o);
@@ -456,6 +661,15 @@ static pte_status out_value(pp_out *o, const pte_pp_value *v) {
   return PTE_OK;
 }
 
+/* A value already in the output at the current position: leave its bytes alone. */
+static pte_status out_skip(pp_out *o, const pte_pp_value *v) {
+  pte_status s = out_flush(o);
+  if (s != PTE_OK) return s;
+  o->off += v->size;
+  o->replaced += v->size;
+  return PTE_OK;
+}
+
 static pte_status out_begin(pp_out *o, pte_pp_state *st, pte_data_writer *w, uint64_t total) {
   memset(o, 0, sizeof *o);
   o->st = st;
@@ -468,8 +682,8 @@ static pte_status out_begin(pp_out *o, pte_pp_state *st, pte_data_writer *w, uin
   if (s != PTE_OK) return s;
   pte_error_info tmp;
   s = pte_data_writer_set_size(w, total, &tmp);
-  if (s == PTE_OK) o->holes = true;
-  else if (s != PTE_ERR_NOT_SUPPORTED) {
+  if (s == PTE_OK) o->holes = st->n_placed == 0; /* placed values may have left bytes in the gaps */
+  else if (s != PTE_ERR_NOT_SUPPORTED || st->n_placed) {
     *st->err = tmp;
     return s;
   }
@@ -489,29 +703,8 @@ typedef struct pp_seg {
   int32_t value;              /* replacement, -1 none */
   uint32_t users_keys, users_items;
   bool core;                  /* constant / mutable segment */
+  bool in_place;              /* value placed in the output at its final offset already */
 } pp_seg;
-
-static int cmp_order(const void *a, const void *b) {
-  const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
-static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
-
-/* Alignment kept for every segment: max(128, largest power of two dividing every non-zero
- * original offset), at most 64 KiB. */
-static uint64_t file_alignment(const pp_seg *segs, size_t n) {
-  uint64_t a = 0;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t o = segs[i].off;
-    if (!o) continue;
-    uint64_t low = o & (~o + 1);
-    if (!a || low < a) a = low;
-  }
-  if (!a || a > PP_MAX_ALIGN) a = a ? PP_MAX_ALIGN : 128;
-  return a < 128 ? 128 : a;
-}
 
 typedef struct pp_plan {
   pp_seg *segs;
@@ -553,7 +746,7 @@ static pte_status make_plan(pte_pp_state *st, pp_plan *p) {
     pte_program_segment(&st->prog, i, &p->segs[i].off, &p->segs[i].size);
     p->segs[i].value = -1;
   }
-  p->align = file_alignment(p->segs, n);
+  p->align = st->align;
   pte_fb_table cseg = pte_et_Program_constant_segment(st->root);
   if (pte_fb_table_present(cseg)) {
     uint32_t ci = pte_et_SubsegmentOffsets_segment_index(cseg);
@@ -595,9 +788,8 @@ static pte_status make_plan(pte_pp_state *st, pp_plan *p) {
 
   for (size_t i = 0; i < n; i++) {
     p->order[2 * i] = p->segs[i].off;
-    p->order[2 * i + 1] = i;
+    p->order[2 * i + 1] = st->order[i];
   }
-  qsort(p->order, n, 2 * sizeof(uint64_t), cmp_order);
   uint64_t pos = 0, end = 0;
   for (size_t k = 0; k < n; k++) {
     pp_seg *sg = &p->segs[p->order[2 * k + 1]];
@@ -641,6 +833,39 @@ static pte_status make_plan(pte_pp_state *st, pp_plan *p) {
   return PTE_OK;
 }
 
+/* Values placed in the output: those at their final offset stay (the final pass skips them), the
+ * others go back to the spool first (before the final pass overwrites their bytes). The rebuild
+ * rewrites everything, so it needs every value in the spool. */
+static pte_status settle_placed(pte_pp_state *st, pp_plan *p) {
+  if (!st->n_placed) return PTE_OK;
+  pte_status s = PTE_OK;
+  if (p->rebuild) {
+    for (size_t i = 0; i < st->n_items && s == PTE_OK; i++)
+      if (st->items[i].repl >= 0 && st->values[st->items[i].repl].placed) {
+        s = readback(st, st->items[i].repl);
+        if (st->report) st->report->values_moved++;
+      }
+    for (size_t k = 0; k < st->n_keys && s == PTE_OK; k++)
+      if (st->keys[k].repl >= 0 && st->values[st->keys[k].repl].placed) {
+        s = readback(st, st->keys[k].repl);
+        if (st->report) st->report->values_moved++;
+      }
+    return s;
+  }
+  for (size_t i = 0; i < st->n_segs && s == PTE_OK; i++) {
+    pp_seg *sg = &p->segs[i];
+    if (sg->value < 0 || !st->values[sg->value].placed) continue;
+    if (st->values[sg->value].spec_off == sg->new_off) {
+      sg->in_place = true;
+      if (st->report) st->report->values_in_place++;
+    } else {
+      s = readback(st, sg->value);
+      if (st->report) st->report->values_moved++;
+    }
+  }
+  return s;
+}
+
 /* Applies the patches to a copy of the flatbuffer and verifies it (cheap insurance). */
 static pte_status verify_patched(pte_pp_state *st, const pp_plan *p) {
   uint8_t *copy = (uint8_t *)st->realloc_fn(st->realloc_ctx, NULL, 0, st->fb_size ? st->fb_size : 1);
@@ -673,7 +898,8 @@ static pte_status write_patched(pte_pp_state *st, const pp_plan *p, pte_data_wri
     const pp_seg *sg = &p->segs[p->order[2 * k + 1]];
     s = out_seek(&o, st->base + sg->new_off);
     if (s != PTE_OK) break;
-    if (sg->value >= 0) s = out_value(&o, &st->values[sg->value]);
+    if (sg->in_place) s = out_skip(&o, &st->values[sg->value]);
+    else if (sg->value >= 0) s = out_value(&o, &st->values[sg->value]);
     else s = out_copy(&o, st->base + sg->off, sg->size, NULL, 0);
   }
   if (s == PTE_OK) s = out_seek(&o, p->new_file_size);
@@ -704,6 +930,7 @@ static pte_status write_verbatim(pte_pp_state *st, pte_data_writer *w) {
 
 static void st_free(pte_pp_state *st) {
   pte_pp_spool_free(st);
+  layout_free(st);
   pte_pp_free(st, st->backends, st->cap_dels * sizeof *st->backends);
   pte_pp_free(st, st->items, st->cap_dels * sizeof *st->items);
   pte_pp_free(st, st->keys, (st->n_keys ? st->n_keys : 1) * sizeof *st->keys);
@@ -761,7 +988,10 @@ pte_status pte_initialize_and_save_backend_data_ex(const pte_data_loader *loader
   st.n_segs = pte_program_num_segments(&st.prog);
   st.n_inline = pte_et_Program_backend_delegate_data(st.root).len;
   s = discover(&st);
+  if (s == PTE_OK) s = layout_init(&st);
   if (s != PTE_OK) goto done;
+  st.writer = writer;
+  st.speculate = opt.read_back && writer->vt && writer->vt->set_size && st.base > 0;
   for (size_t b = 0; report && b < st.n_backends && b < PTE_PREPARE_MAX_REPORTED_BACKENDS; b++)
     st.backends[b].report = &report->backends[b];
   if (report) report->n_backends = st.n_backends;
@@ -781,6 +1011,7 @@ pte_status pte_initialize_and_save_backend_data_ex(const pte_data_loader *loader
     if (report) report->changed = true;
     pp_plan plan;
     s = make_plan(&st, &plan);
+    if (s == PTE_OK) s = settle_placed(&st, &plan);
     if (s == PTE_OK && !plan.rebuild) s = verify_patched(&st, &plan);
     if (s == PTE_OK && !plan.rebuild) {
       s = write_patched(&st, &plan, writer);

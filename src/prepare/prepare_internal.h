@@ -13,8 +13,11 @@
 /* A replaced value: envelope header + payload, on the heap or in the spool file. */
 typedef struct pte_pp_value {
   uint64_t size;     /* envelope included */
-  uint8_t *mem;      /* heap copy, or NULL when in the spool file */
+  uint8_t *mem;      /* heap copy, or NULL when in the spool file / the output */
   uint64_t file_off; /* position in the spool file */
+  bool placed;       /* written straight into the output at spec_off (speculative placement) */
+  uint64_t spec_off; /* relative to the segment base */
+  int32_t seg;       /* segment it was placed for (-1: none) */
 } pte_pp_value;
 
 /* A distinct stored blob of one backend. */
@@ -70,6 +73,15 @@ typedef struct pte_pp_state {
   uint64_t spool_mem, spool_limit;
   int spool_fd;
   uint64_t spool_end;
+  /* segments in file order, for speculative placement */
+  uint64_t *seg_off, *seg_size;
+  uint32_t *order;
+  int32_t *seg_val;       /* current value of a simple (unshared) segment, -1 none */
+  bool *seg_simple;
+  uint64_t align;
+  bool speculate;
+  pte_data_writer *writer;
+  size_t n_placed;
   /* results */
   pte_prepare_report *report;
 } pte_pp_state;
@@ -85,6 +97,9 @@ pte_status pte_pp_value_read(pte_pp_state *st, const pte_pp_value *v, uint64_t o
 pte_status pte_pp_rebuild(pte_pp_state *st, pte_data_writer *out, uint64_t segment_alignment, uint64_t *size_after);
 
 /* spool.c */
+pte_status pte_pp_value_slot(pte_pp_state *st, int32_t *value); /* an empty value record */
+pte_status pte_pp_spool_alloc(pte_pp_state *st, uint64_t size, int32_t *value);
+pte_status pte_pp_spool_write(pte_pp_state *st, int32_t value, uint64_t off, const void *data, size_t n);
 pte_status pte_pp_spool_add(pte_pp_state *st, const uint8_t header[PTE_PREPARED_HEADER_SIZE], const void *payload,
                             size_t size, int32_t *value);
 void pte_pp_spool_free(pte_pp_state *st);

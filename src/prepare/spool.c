@@ -61,10 +61,7 @@ static pte_status spool_pwrite(pte_pp_state *st, const void *data, size_t n, uin
   return PTE_OK;
 }
 
-pte_status pte_pp_spool_add(pte_pp_state *st, const uint8_t header[PTE_PREPARED_HEADER_SIZE], const void *payload,
-                            size_t size, int32_t *value) {
-  if (size > SIZE_MAX - PTE_PREPARED_HEADER_SIZE)
-    return pte_error_set(st->err, PTE_ERR_INVALID_ARGUMENT, "prepare: value of %zu bytes is too large", size);
+pte_status pte_pp_value_slot(pte_pp_state *st, int32_t *value) {
   if (st->n_values >= (size_t)INT32_MAX)
     return pte_error_set(st->err, PTE_ERR_OUT_OF_RESOURCES, "prepare: too many replaced values");
   if (st->n_values == st->cap_values) {
@@ -76,20 +73,29 @@ pte_status pte_pp_spool_add(pte_pp_state *st, const uint8_t header[PTE_PREPARED_
     st->values = nv;
     st->cap_values = nc;
   }
+  memset(&st->values[st->n_values], 0, sizeof st->values[0]);
+  st->values[st->n_values].seg = -1;
+  *value = (int32_t)st->n_values++;
+  return PTE_OK;
+}
+
+pte_status pte_pp_spool_alloc(pte_pp_state *st, uint64_t size, int32_t *value) {
+  if (size > (uint64_t)SIZE_MAX)
+    return pte_error_set(st->err, PTE_ERR_INVALID_ARGUMENT, "prepare: value of %llu bytes is too large",
+                         (unsigned long long)size);
   pte_pp_value v;
   memset(&v, 0, sizeof v);
-  v.size = (uint64_t)size + PTE_PREPARED_HEADER_SIZE;
+  v.size = size;
+  v.seg = -1;
   bool to_file = st->opt->spool_dir && st->spool_mem + v.size > st->spool_limit;
   if (!to_file) {
-    v.mem = (uint8_t *)st->realloc_fn(st->realloc_ctx, NULL, 0, (size_t)v.size);
+    v.mem = (uint8_t *)st->realloc_fn(st->realloc_ctx, NULL, 0, v.size ? (size_t)v.size : 1);
     if (!v.mem) {
       if (!st->opt->spool_dir)
         return pte_error_set(st->err, PTE_ERR_MEMORY_ALLOCATION_FAILED,
-                             "prepare: out of memory keeping a replaced value of %zu bytes", size);
+                             "prepare: out of memory keeping a replaced value of %llu bytes", (unsigned long long)size);
       to_file = true;
     } else {
-      memcpy(v.mem, header, PTE_PREPARED_HEADER_SIZE);
-      if (size) memcpy(v.mem + PTE_PREPARED_HEADER_SIZE, payload, size);
       st->spool_mem += v.size;
     }
   }
@@ -101,17 +107,46 @@ pte_status pte_pp_spool_add(pte_pp_state *st, const uint8_t header[PTE_PREPARED_
                              st->opt->spool_dir, strerror(errno));
     }
     v.file_off = st->spool_end;
-    pte_status s = spool_pwrite(st, header, PTE_PREPARED_HEADER_SIZE, v.file_off);
-    if (s == PTE_OK && size) s = spool_pwrite(st, payload, size, v.file_off + PTE_PREPARED_HEADER_SIZE);
-    if (s != PTE_OK) return s;
     st->spool_end += v.size;
   }
-  st->values[st->n_values] = v;
-  *value = (int32_t)st->n_values++;
+  pte_status s = pte_pp_value_slot(st, value);
+  if (s != PTE_OK) {
+    if (v.mem) {
+      st->realloc_fn(st->realloc_ctx, v.mem, (size_t)v.size, 0);
+      st->spool_mem -= v.size;
+    }
+    return s;
+  }
+  st->values[*value] = v;
   return PTE_OK;
 }
 
+pte_status pte_pp_spool_write(pte_pp_state *st, int32_t value, uint64_t off, const void *data, size_t n) {
+  pte_pp_value *v = &st->values[value];
+  if (off > v->size || n > v->size - off)
+    return pte_error_set(st->err, PTE_ERR_INTERNAL, "prepare: spool write out of range");
+  if (n == 0) return PTE_OK;
+  if (v->mem) {
+    memcpy(v->mem + off, data, n);
+    return PTE_OK;
+  }
+  return spool_pwrite(st, data, n, v->file_off + off);
+}
+
+pte_status pte_pp_spool_add(pte_pp_state *st, const uint8_t header[PTE_PREPARED_HEADER_SIZE], const void *payload,
+                            size_t size, int32_t *value) {
+  if (size > SIZE_MAX - PTE_PREPARED_HEADER_SIZE)
+    return pte_error_set(st->err, PTE_ERR_INVALID_ARGUMENT, "prepare: value of %zu bytes is too large", size);
+  int32_t v = -1;
+  pte_status s = pte_pp_spool_alloc(st, (uint64_t)size + PTE_PREPARED_HEADER_SIZE, &v);
+  if (s == PTE_OK) s = pte_pp_spool_write(st, v, 0, header, PTE_PREPARED_HEADER_SIZE);
+  if (s == PTE_OK) s = pte_pp_spool_write(st, v, PTE_PREPARED_HEADER_SIZE, payload, size);
+  if (s == PTE_OK) *value = v;
+  return s;
+}
+
 pte_status pte_pp_value_read(pte_pp_state *st, const pte_pp_value *v, uint64_t off, void *dst, size_t n) {
+  if (v->placed) return pte_error_set(st->err, PTE_ERR_INTERNAL, "prepare: value is in the output, not the spool");
   if (off > v->size || n > v->size - off)
     return pte_error_set(st->err, PTE_ERR_INTERNAL, "prepare: spool read out of range");
   if (v->mem) {

@@ -341,10 +341,48 @@ TEST(data_option_and_errors) {
   free(o);
 }
 
+/* After `pte prepare`, inspect says per delegate/named value whether data is portable or prepared. */
+TEST(prepared_state_is_shown) {
+  const char *cli = getenv("PTE_CLI");
+  const char *out = test_tmp_path("inspect_prepared.pte");
+  char cmd[4096];
+  int rc;
+  snprintf(cmd, sizeof cmd, "'%s' prepare '%s' -o '%s' --passthrough OpenvinoBackend -q 2>&1", cli,
+           test_corpus_path("djl_openvino_tiny.pte"), out);
+  char *o = test_run_capture(cmd, &rc);
+  free(o);
+  CHECK_EQ_INT(rc, 0);
+  snprintf(cmd, sizeof cmd, "'%s' inspect --json '%s'", cli, test_corpus_path("djl_openvino_tiny.pte"));
+  test_json *before = run_json(cmd);
+  CHECK(before);
+  CHECK_STR(test_json_str(J(before, "methods[0].delegates[0].data")), "portable");
+  test_json_free(before);
+  snprintf(cmd, sizeof cmd, "'%s' inspect --json '%s'", cli, out);
+  test_json *after = run_json(cmd);
+  CHECK(after);
+  CHECK_STR(test_json_str(J(after, "methods[0].delegates[0].data.prepared.backend")), "OpenvinoBackend");
+  CHECK_EQ_INT(test_json_int(J(after, "methods[0].delegates[0].data.prepared.format"), -1), 1);
+  CHECK_EQ_INT(test_json_int(J(after, "methods[0].delegates[0].data.prepared.payload_size"), -1), 3769);
+  test_json_free(after);
+  snprintf(cmd, sizeof cmd, "'%s' inspect '%s'", cli, out);
+  o = test_run_capture(cmd, &rc);
+  CHECK(o);
+  CHECK_CONTAINS(o, "prepared for OpenvinoBackend format 1");
+  free(o);
+  /* named data of an XNNPACK file reads as portable */
+  snprintf(cmd, sizeof cmd, "'%s' inspect --json '%s'", cli, test_corpus_path("djl_spike_conv.pte"));
+  test_json *x = run_json(cmd);
+  CHECK(x);
+  CHECK(test_json_len(J(x, "named_data")) == 2);
+  CHECK_STR(test_json_str(J(x, "named_data[0].data")), "portable");
+  test_json_free(x);
+}
+
 int main(void) {
   RUN(every_pte_matches_flatc);
   RUN(bundled_program_matches_flatc);
   RUN(ptd_files_match_flatc);
   RUN(data_option_and_errors);
+  RUN(prepared_state_is_shown);
   return test_summary();
 }

@@ -26,16 +26,36 @@ static void *heap_realloc(void *ctx, void *p, size_t old, size_t n) {
 
 static uint8_t g_temp_mem[8 << 20];
 
+/* read_back over a memory writer */
+static pte_status mem_read_back(void *ctx, uint64_t off, void *dst, size_t n, pte_error_info *err) {
+  size_t size = 0;
+  const uint8_t *d = pte_memory_writer_data((const pte_memory_writer *)ctx, &size);
+  if (off > size || n > size - off) return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "read back out of range");
+  memcpy(dst, d + off, n);
+  return PTE_OK;
+}
+
+/* 0: as given; 1: force speculative placement on (read_back over the memory writer) */
+static int g_speculate;
+
 /* Prepares bytes into a heap copy (*out, 64-aligned, free()). */
-static pte_status prep_mem(const uint8_t *in, size_t in_size, const pte_prepare_options *opt, pte_prepare_report *rep,
-                           pte_error_info *err, uint8_t **out, size_t *out_size, pte_event_tracer *tracer) {
+static pte_status prep_mem(const uint8_t *in, size_t in_size, const pte_prepare_options *opt_in,
+                           pte_prepare_report *rep, pte_error_info *err, uint8_t **out, size_t *out_size,
+                           pte_event_tracer *tracer) {
   pte_buffer_loader bl;
   pte_buffer_loader_init(&bl, in, in_size);
   pte_memory_writer mw;
   pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
   pte_allocator temp;
   pte_allocator_init(&temp, g_temp_mem, sizeof g_temp_mem);
-  pte_status s = pte_initialize_and_save_backend_data_ex(&bl.base, &mw.base, &temp, tracer, opt, rep, err);
+  pte_prepare_options opt;
+  if (opt_in) opt = *opt_in;
+  else memset(&opt, 0, sizeof opt);
+  if (g_speculate) {
+    opt.read_back = mem_read_back;
+    opt.read_back_ctx = &mw;
+  }
+  pte_status s = pte_initialize_and_save_backend_data_ex(&bl.base, &mw.base, &temp, tracer, &opt, rep, err);
   *out = NULL;
   *out_size = 0;
   if (s == PTE_OK) {
@@ -279,6 +299,8 @@ TEST(packing_named_weights_prepare) {
   CHECK_STATUS(packing_model_run(out, out_size, 64, x, y1, NULL, &err), PTE_ERR_DELEGATE_INVALID_COMPATIBILITY);
   CHECK_CONTAINS(err.msg, "prepared for TestPacking format 3 on 'x86-test/panel 8', this machine is 'arm-test/panel 8'");
   /* and preparing it again for this device refuses (it needs the portable model) */
+  free(out2);
+  out2 = NULL;
   CHECK_STATUS(prep_mem(out, out_size, NULL, &rep, &err, &out2 /*unused*/, &out2_size, NULL),
                PTE_ERR_DELEGATE_INVALID_COMPATIBILITY);
   CHECK_CONTAINS(err.msg, "backend 'TestPacking' failed to prepare its data");
@@ -717,6 +739,91 @@ TEST(two_backends_one_key) {
   free(in);
 }
 
+/* Writes named values in reverse file order with sizes that differ from the originals, so that
+ * speculative placement guesses wrong and must move values. */
+static pte_status reverse_prepare(pte_backend_data_context *ctx, pte_backend_data_output *out) {
+  (void)ctx;
+  static uint8_t big[5000], small[300];
+  for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)(i * 3 + 1);
+  for (size_t i = 0; i < sizeof small; i++) small[i] = (uint8_t)(i * 5 + 2);
+  pte_status s = pte_backend_data_set_envelope(out, 9, "rev", 3);
+  const char *k2 = "w2", *k1 = "w1", *k0 = "w0";
+  pte_prepared_value vb = {big, sizeof big}, vs = {small, sizeof small};
+  if (s == PTE_OK) s = pte_write_named_data(out, &k0, &vs, 1);
+  if (s == PTE_OK) s = pte_write_named_data(out, &k2, &vb, 1);
+  if (s == PTE_OK) s = pte_write_named_data(out, &k0, &vb, 1); /* again: replaces its earlier value */
+  if (s == PTE_OK) s = pte_write_named_data(out, &k1, &vs, 1);
+  return s;
+}
+static const pte_backend k_reverse = {NULL, no_init, no_exec, NULL, reverse_prepare};
+
+TEST(speculative_placement_in_and_out_of_order) {
+  packing_reset();
+  CHECK_OK(packing_backend_register());
+  if (!pte_get_backend("Reverse")) CHECK_OK(pte_register_backend("Reverse", &k_reverse));
+  const packing_layer layers[3] = {{true, -1}, {true, -1}, {true, -1}};
+  packing_model_spec spec = {32, 3, layers, 4, false, NULL, false, 0, 0};
+  pte_error_info err;
+  size_t size = 0;
+  uint8_t *in = packing_model_build(&spec, &size, &err);
+  CHECK_MSG(in, "build: %s", err.msg);
+  /* in file order (TestPacking): every value written once, at its final offset */
+  pte_prepare_report rep;
+  uint8_t *a = NULL, *b = NULL;
+  size_t an = 0, bn = 0;
+  g_speculate = 0;
+  CHECK_OK(prep_mem(in, size, NULL, &rep, &err, &a, &an, NULL));
+  CHECK_EQ_INT(rep.values_in_place, 0);
+  g_speculate = 1;
+  CHECK_OK(prep_mem(in, size, NULL, &rep, &err, &b, &bn, NULL));
+  CHECK_EQ_INT(rep.values_in_place, 3);
+  CHECK_EQ_INT(rep.values_moved, 0);
+  CHECK(an == bn && memcmp(a, b, an) == 0);
+  free(a);
+  free(b);
+  /* out of order, with a key written twice: moved values, same bytes as without speculation */
+  pte_prepare_options opt;
+  memset(&opt, 0, sizeof opt);
+  const char *only[1] = {"Reverse"};
+  opt.backends = only;
+  opt.n_backends = 1;
+  packing_model_spec spec2 = {32, 3, layers, 4, false, "Reverse", false, 0, 0};
+  free(in);
+  in = packing_model_build(&spec2, &size, &err);
+  CHECK_MSG(in, "build: %s", err.msg);
+  g_speculate = 0;
+  CHECK_OK(prep_mem(in, size, &opt, &rep, &err, &a, &an, NULL));
+  g_speculate = 1;
+  CHECK_OK(prep_mem(in, size, &opt, &rep, &err, &b, &bn, NULL));
+  CHECK(rep.values_moved >= 1); /* w2 was placed before w0 and w1 changed size */
+  CHECK(an == bn && memcmp(a, b, an) == 0);
+  /* and with the rebuild */
+  free(b);
+  opt.force_rebuild = true;
+  CHECK_OK(prep_mem(in, size, &opt, &rep, &err, &b, &bn, NULL));
+  CHECK(rep.rebuilt);
+  g_speculate = 0;
+  pte_buffer_loader bl;
+  pte_buffer_loader_init(&bl, b, bn);
+  pte_program p;
+  CHECK_OK(pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p, &err));
+  const char *keys[3] = {"w0", "w1", "w2"};
+  for (int k = 0; k < 3; k++) {
+    pte_freeable_buffer fbuf;
+    CHECK_OK(pte_ndm_get_data(pte_program_named_data_map(&p), keys[k], &fbuf));
+    pte_prepared_info pi;
+    CHECK_OK(pte_prepared_envelope_check(fbuf.data, fbuf.size, "Reverse", 9, "rev", 3, &pi, &err));
+    CHECK_EQ_INT(pi.payload_size, k == 1 ? 300 : 5000);
+    CHECK_EQ_INT(pi.payload[1], k == 1 ? 7 : 4);
+    pte_freeable_buffer_free(&fbuf);
+  }
+  pte_program_destroy(&p);
+  g_speculate = 0;
+  free(a);
+  free(b);
+  free(in);
+}
+
 /* ---- event tracer, spool file ------------------------------------------------------------------- */
 
 typedef struct rec_tracer {
@@ -837,8 +944,20 @@ int main(void) {
   RUN(backend_filter_skips);
   RUN(hook_contract_violations);
   RUN(two_backends_one_key);
+  RUN(speculative_placement_in_and_out_of_order);
   RUN(event_tracer_scopes);
   RUN(spool_file_same_output);
   RUN(bad_arguments);
+  /* every end-to-end test again with speculative placement (read_back available) */
+  g_speculate = 1;
+  RUN(packing_named_weights_prepare);
+  RUN(packing_inline_weights_replace_blob);
+  RUN(shared_blob_visited_once);
+  RUN(rebuild_when_key_shares_segment);
+  RUN(forced_rebuild_matches_patch);
+  RUN(rebuild_when_size_field_absent);
+  RUN(hook_contract_violations);
+  RUN(spool_file_same_output);
+  g_speculate = 0;
   return test_summary();
 }

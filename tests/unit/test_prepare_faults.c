@@ -95,10 +95,19 @@ static uint8_t *build_model(size_t *size, bool passthrough, uint32_t n_pass, siz
 
 /* ---- every k: memory writer ------------------------------------------------------------------- */
 
-static void fault_sweep_memory(const uint8_t *in, size_t size, bool rebuild, bool expect_change) {
+static pte_status mem_read_back(void *ctx, uint64_t off, void *dst, size_t n, pte_error_info *err) {
+  size_t size = 0;
+  const uint8_t *d = pte_memory_writer_data((const pte_memory_writer *)ctx, &size);
+  if (off > size || n > size - off) return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "read back out of range");
+  memcpy(dst, d + off, n);
+  return PTE_OK;
+}
+
+static void fault_sweep_memory(const uint8_t *in, size_t size, bool rebuild, bool expect_change, bool speculate) {
   pte_prepare_options opt;
   memset(&opt, 0, sizeof opt);
   opt.force_rebuild = rebuild;
+  opt.read_back = speculate ? mem_read_back : NULL;
   opt.buffer_size = 4096; /* many writes */
   uint8_t *orig = (uint8_t *)malloc(size);
   memcpy(orig, in, size);
@@ -112,6 +121,7 @@ static void fault_sweep_memory(const uint8_t *in, size_t size, bool rebuild, boo
     pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
     pte_fault_writer fw;
     pte_fault_writer_init(&fw, &mw.base, k == 0 ? 0 : k);
+    opt.read_back_ctx = &mw;
     pte_error_info err;
     pte_prepare_report rep;
     pte_status s = pte_initialize_and_save_backend_data_ex(&bl.base, &fw.base, NULL, NULL, &opt, &rep, &err);
@@ -149,16 +159,16 @@ TEST(fault_every_operation_memory) {
   size_t size = 0;
   uint8_t *in = build_model(&size, false, 0, 0);
   CHECK(in);
-  fault_sweep_memory(in, size, false, true); /* patch path */
-  fault_sweep_memory(in, size, true, true);  /* rebuild path */
-  const char *only = "Nothing";
-  (void)only;
+  fault_sweep_memory(in, size, false, true, false); /* patch path */
+  fault_sweep_memory(in, size, true, true, false);  /* rebuild path */
+  fault_sweep_memory(in, size, false, true, true);  /* patch path, values placed speculatively */
+  fault_sweep_memory(in, size, true, true, true);   /* rebuild path, placed values read back */
   free(in);
   /* verbatim path (nothing to prepare) */
   size_t ov_size = 0;
   uint8_t *ov = test_read_corpus("djl_openvino_tiny.pte", &ov_size);
   CHECK(ov);
-  fault_sweep_memory(ov, ov_size, false, false);
+  fault_sweep_memory(ov, ov_size, false, false, false);
   free(ov);
 }
 
@@ -170,7 +180,21 @@ typedef struct publish_sabotage {
 
 static void make_dest_a_dir(void *ctx) { mkdir(((publish_sabotage *)ctx)->dest, 0755); }
 
-/* pte_prepare_file, but through a fault writer around the file writer. */
+typedef struct temp_rb {
+  pte_file_writer *fw;
+} temp_rb;
+
+static pte_status temp_read_back(void *ctx, uint64_t off, void *dst, size_t n, pte_error_info *err) {
+  temp_rb *rb = (temp_rb *)ctx;
+  int fd = open(rb->fw->temp, O_RDONLY);
+  if (fd < 0) return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "read back: open");
+  ssize_t r = pread(fd, dst, n, (off_t)off);
+  close(fd);
+  return r == (ssize_t)n ? PTE_OK : pte_error_set(err, PTE_ERR_ACCESS_FAILED, "read back: short");
+}
+
+/* pte_prepare_file, but through a fault writer around the file writer (values placed
+ * speculatively, read back through the temp file). */
 static pte_status prepare_file_faulty(const char *in, const char *out, uint64_t fail_at, bool rebuild,
                                       void (*before_publish)(void *), void *ctx, uint64_t *ops, pte_error_info *err) {
   pte_mmap_loader ml;
@@ -197,6 +221,9 @@ static pte_status prepare_file_faulty(const char *in, const char *out, uint64_t 
     opt.copy_loader = &fl.base;
     opt.buffer_size = 8192;
     opt.force_rebuild = rebuild;
+    temp_rb rb = {&fwr};
+    opt.read_back = temp_read_back;
+    opt.read_back_ctx = &rb;
     s = pte_initialize_and_save_backend_data_ex(&ml.base, &fw.base, NULL, NULL, &opt, NULL, err);
     if (ops) *ops = fw.ops;
     pte_data_writer_destroy(&fw.base); /* destroys the file writer: discards unless published */

@@ -11,6 +11,7 @@
 #include "pte/headers.h"
 #include "pte/io.h"
 #include "pte/program.h"
+#include "pte/prepare.h"
 #include "pte/ptd.h"
 #include "pte/tensor.h"
 #include "pte_gen/flat_tensor_gen.h"
@@ -146,6 +147,70 @@ static const char *constants_kind(const pte_program *p) {
   }
 }
 
+/* First bytes of a delegate blob or named-data value, enough to recognise a prepared envelope. */
+typedef struct data_head {
+  uint8_t bytes[PTE_PREPARED_HEADER_SIZE];
+  size_t len;
+  uint64_t total;
+  bool ok;
+} data_head;
+
+static data_head segment_head(const pte_program *p, uint32_t seg) {
+  data_head h = {{0}, 0, 0, false};
+  uint64_t off = 0, size = 0;
+  if (pte_program_segment(p, seg, &off, &size) != PTE_OK) return h;
+  const pte_program_header *hd = pte_program_get_header(p);
+  h.total = size;
+  h.len = size < sizeof h.bytes ? (size_t)size : sizeof h.bytes;
+  pte_segment_info info = {PTE_SEGMENT_CONSTANT, seg, NULL};
+  h.ok = pte_loader_load_into(p->loader, hd->segment_base_offset + off, h.len, &info, h.bytes) == PTE_OK;
+  return h;
+}
+
+static data_head delegate_head(const pte_program *p, pte_fb_table root, pte_fb_table ref) {
+  uint32_t index = pte_et_BackendDelegateDataReference_index(ref);
+  if (pte_et_BackendDelegateDataReference_location(ref) == pte_et_DataLocation_SEGMENT) return segment_head(p, index);
+  data_head h = {{0}, 0, 0, false};
+  pte_fb_vec data = pte_et_BackendDelegateInlineData_data(pte_fb_vec_table(pte_et_Program_backend_delegate_data(root), index));
+  h.total = data.len;
+  h.len = data.len < sizeof h.bytes ? data.len : sizeof h.bytes;
+  if (h.len) memcpy(h.bytes, pte_fb_vec_data(data), h.len);
+  h.ok = true;
+  return h;
+}
+
+/* JSON "data": "portable" | {"prepared": {...}} | "malformed envelope" */
+static void json_data_state(jsonw *w, const data_head *h) {
+  jw_key(w, "data");
+  if (!h->ok) {
+    jw_str(w, "unreadable");
+    return;
+  }
+  pte_prepared_info info;
+  pte_status s = pte_prepared_describe(h->bytes, h->len, h->total, &info);
+  if (s == PTE_ERR_NOT_FOUND) {
+    jw_str(w, "portable");
+  } else if (s == PTE_OK) {
+    char fp[2 * PTE_PREPARED_FINGERPRINT_MAX + 8];
+    jw_obj(w);
+    jw_key(w, "prepared");
+    jw_obj(w);
+    jw_kstr(w, "backend", info.backend_id);
+    jw_kuint(w, "format", info.format_version);
+    jw_kstr(w, "fingerprint", pte_prepared_fingerprint_text(info.fingerprint, info.fingerprint_size, fp, sizeof fp));
+    jw_kuint(w, "payload_size", info.payload_size);
+    jw_obj_end(w);
+    jw_obj_end(w);
+  } else {
+    jw_str(w, "malformed envelope");
+  }
+}
+
+static const char *text_data_state(const data_head *h, char *buf, size_t cap) {
+  if (!h->ok) return "unreadable";
+  return pte_prepared_describe_text(h->bytes, h->len, h->total, buf, cap);
+}
+
 /* ------------------------------------------------------------------ .pte */
 static void describe_program_json(out *o, const pte_program *p) {
   jsonw *w = &o->w;
@@ -225,6 +290,8 @@ static void describe_program_json(out *o, const pte_program *p) {
       jw_kuint(w, "index", pte_et_BackendDelegateDataReference_index(ref));
       jw_kuint(w, "size", size);
       jw_kbool(w, "share_handle", pte_et_BackendDelegate_share_handle(d));
+      data_head dh = delegate_head(p, root, ref);
+      json_data_state(w, &dh);
       jw_key(w, "scratch");
       jw_arr(w);
       pte_fb_vec scr = pte_et_BackendDelegate_scratch(d);
@@ -291,6 +358,8 @@ static void describe_program_json(out *o, const pte_program *p) {
     put_fbstr(o, pte_et_NamedData_key(e));
     jw_kuint(w, "segment_index", si);
     if (pte_program_segment(p, si, &off, &size) == PTE_OK) jw_kuint(w, "size", size);
+    data_head dh = segment_head(p, si);
+    json_data_state(w, &dh);
     jw_obj_end(w);
   }
   jw_arr_end(w);
@@ -350,7 +419,10 @@ static void describe_program_text(out *o, const pte_program *p) {
       uint32_t si = pte_et_NamedData_segment_index(e);
       uint64_t off = 0, size = 0;
       pte_program_segment(p, si, &off, &size);
-      fprintf(f, "           %.*s -> segment %u (%llu B)\n", (int)k.len, k.ptr ? k.ptr : "", si, (unsigned long long)size);
+      data_head dh = segment_head(p, si);
+      char state[256];
+      fprintf(f, "           %.*s -> segment %u (%llu B), %s\n", (int)k.len, k.ptr ? k.ptr : "", si,
+              (unsigned long long)size, text_data_state(&dh, state, sizeof state));
     }
   }
   pte_fb_vec mds = pte_et_Program_mutable_data_segments(root);
@@ -425,6 +497,9 @@ static void describe_program_text(out *o, const pte_program *p) {
       uint64_t scratch_bytes = 0;
       for (uint32_t s = 0; s < scr.len; s++) scratch_bytes += pte_et_DelegateScratch_size(pte_fb_vec_table(scr, s));
       if (scr.len) fprintf(f, ", scratch %llu B in %u region(s)", (unsigned long long)scratch_bytes, scr.len);
+      data_head dh = delegate_head(p, root, pte_et_BackendDelegate_processed(d));
+      char state[256];
+      fprintf(f, ", %s", text_data_state(&dh, state, sizeof state));
       pte_fb_vec specs = pte_et_BackendDelegate_compile_specs(d);
       for (uint32_t s = 0; s < specs.len; s++) {
         pte_fb_str k = pte_et_CompileSpec_key(pte_fb_vec_table(specs, s));

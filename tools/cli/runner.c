@@ -12,6 +12,7 @@
 #include "npy.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/cortex_m_kernels.h"
+#include "pte/custom_kernels.h"
 #include "pte/portable_kernels.h"
 #include "pte/quantized_kernels.h"
 #include "pte_gen/program_gen.h"
@@ -333,6 +334,8 @@ pte_status pte_cli_register_all(pte_error_info *err) {
   if (s != PTE_OK) return pte_error_set(err, s, "cannot register the quantized_decomposed kernels");
   s = pte_register_cortex_m_kernels();
   if (s != PTE_OK) return pte_error_set(err, s, "cannot register the cortex_m kernels");
+  s = pte_register_custom_kernels();
+  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the custom (etnp / cadence) kernels");
   s = pte_register_xnnpack_backend();
   if (s != PTE_OK) return pte_error_set(err, s, "cannot register the XNNPACK backend");
   return PTE_OK;
