@@ -297,6 +297,34 @@ TEST(migrate_module_linear_constants) {
   unlink(out);
 }
 
+/* Migrating in place (IN == OUT) replaces the file atomically with the migrated program. */
+TEST(migrate_in_place) {
+  size_t osz = 0;
+  uint8_t *ob = test_read_corpus(k_old_files[1], &osz);
+  CHECK(ob);
+  const char *path = test_tmp_path("inplace.pte");
+  CHECK_EQ_INT(test_write_file(path, ob, osz), 0);
+  pte_file_writer_options fo;
+  pte_file_writer_options_init(&fo);
+  fo.no_fsync = true;
+  pte_error_info err;
+  CHECK_OK(pte_migrate_file(path, path, NULL, &fo, &err));
+  size_t nsz = 0;
+  uint8_t *nb = test_read_file(path, &nsz);
+  CHECK(nb && nsz != osz);
+  tw_prog a, b;
+  CHECK_OK(tw_load_bytes(&a, ob, osz));
+  CHECK_OK(tw_load_bytes(&b, nb, nsz));
+  CHECK_EQ_INT(pte_program_constant_storage(&b.prog), PTE_CONSTANTS_SEGMENT);
+  char why[256];
+  CHECK_MSG(tw_cmp_programs(&a.prog, &b.prog, why, sizeof why) == 0, "%s", why);
+  tw_free(&a);
+  tw_free(&b);
+  free(ob);
+  free(nb);
+  unlink(path);
+}
+
 /* Writer output decodes with flatc and our schema (skipped when flatc is not installed). */
 TEST(flatc_decodes_copies) {
   const char *flatc = getenv("PTE_FLATC");
@@ -479,6 +507,7 @@ int main(void) {
   RUN(layout_rules_on_copies);
   RUN(migrate_old_format_files);
   RUN(migrate_module_linear_constants);
+  RUN(migrate_in_place);
   RUN(flatc_decodes_copies);
   RUN(flatc_decodes_extensions);
   RUN(ptd_rewrite_corpus);
