@@ -19,7 +19,7 @@ static void help(FILE *f) {
           "                [--verbose]\n"
           "\n"
           "Runs every test case embedded in a bundled program (.bpte): for each test suite, loads its\n"
-          "method (portable kernels + XNNPACK backend), sets the case's inputs, executes, and compares\n"
+          "method (all kernel libraries + XNNPACK backend), sets the case's inputs, executes, and compares\n"
           "every output with the expected one. Prints one line per failing case, then 'N passed, N failed'.\n"
           "\n"
           "Floating-point outputs match when |actual - expected| <= atol + rtol * |expected| element-wise\n"
