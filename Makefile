@@ -6,8 +6,10 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE      ?= cmake
 CTEST      ?= ctest
 BUILD_TYPE ?= RelWithDebInfo
+PREFIX     ?= /usr/local
+BUILD_FOOTPRINT ?= build-footprint
 
-.PHONY: all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean
+.PHONY: all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean install footprint
 
 all: $(BUILD)/Makefile
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
@@ -36,7 +38,10 @@ test-tsan:
 valgrind: all
 	@sh tests/valgrind/run_corpus.sh $(BUILD)
 
-demo: all
+# Builds only what the demo runs (the pte CLI; build log shown on failure), then tools/demo.sh.
+demo: $(BUILD)/Makefile
+	@echo "building the pte CLI into $(BUILD) ($(BUILD_TYPE))..."
+	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target pte_cli >$(BUILD)/demo-build.log 2>&1 || { cat $(BUILD)/demo-build.log; exit 1; }
 	@sh tools/demo.sh $(BUILD)
 
 bench: all
@@ -51,5 +56,17 @@ FUZZ_LONG_SECONDS ?= 1800
 fuzz-long:
 	@sh tests/fuzz/long_run.sh $(FUZZ_LONG_SECONDS)
 
+# Headers, libpte.a + libpte.so, libpte_core.a, the pte CLI, the CMake package (find_package(pte))
+# and pte.pc into $(PREFIX) (DESTDIR is honoured). Examples: examples/README.md.
+install: all
+	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
+
+# The core runtime alone (PTE_CORE_ONLY, -Os): .text per object, linked size, no-malloc/stdio check
+# and the 48 KiB budget (docs/footprint.md).
+footprint:
+	@$(CMAKE) -S . -B $(BUILD_FOOTPRINT) -DPTE_CORE_ONLY=ON -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
+	@$(CMAKE) --build $(BUILD_FOOTPRINT) -j $(JOBS)
+	@PTE_CORPUS=$${PTE_CORPUS:-$(CURDIR)/../shared/corpus} sh cmake/footprint.sh $(BUILD_FOOTPRINT)
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FOOTPRINT) build-fuzz

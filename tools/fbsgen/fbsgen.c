@@ -12,7 +12,9 @@
  * (pte_gen/<name>_gen.h) and prefix, which each schema declares in a comment line
  * `// fbsgen: prefix <prefix>` (the --prefix option overrides it for the main file).
  *
- * Usage: pte_fbsgen --prefix P [--include-dir DIR]... --out-h FILE --out-c FILE schema.fbs
+ * Usage: pte_fbsgen --prefix P [--include-dir DIR]... --out-h FILE --out-c FILE [--out-json FILE] schema.fbs
+ * (--out-json: the JSON printers and field/type tables go to their own file, so the core runtime
+ * links only verifiers and accessors; docs/footprint.md).
  *
  * Supported .fbs subset: include, namespace, attribute, file_identifier, file_extension,
  * root_type, enum (any integer base type, bit_flags), union (members and `Alias: Type`),
@@ -1193,7 +1195,7 @@ static void gen_enum_h(Buf *h, Def *d, NameSet *names) {
   bputs(h, "\n");
 }
 
-static void gen_enum_c(Buf *c, Def *d) {
+static void gen_enum_c(Buf *c, Buf *j, Def *d) {
   const char *cn = cname(d);
   bool un = d->kind == K_UNION;
   const char *pt = un ? "uint8_t" : base_ctype(d->base);
@@ -1210,26 +1212,26 @@ static void gen_enum_c(Buf *c, Def *d) {
   }
   bprintf(c, "  return NULL;\n}\n\n");
   if (!un && d->bit_flags) {
-    bprintf(c, "static const char *const %s_flag_names[%d] = {", cn, d->nvals);
-    for (int i = 0; i < d->nvals; i++) bprintf(c, "%s\"%s\"", i ? ", " : "", d->vals[i].name);
-    bprintf(c, "};\nstatic const uint64_t %s_flag_values[%d] = {", cn, d->nvals);
-    for (int i = 0; i < d->nvals; i++) bprintf(c, "%sUINT64_C(%" PRIu64 ")", i ? ", " : "", d->vals[i].uv);
-    bprintf(c, "};\n");
-    bprintf(c, "void %s_to_json(%s v, pte_fb_json_sink *sink) {\n", cn, pt);
-    bprintf(c, "  pte_fb_json_bit_flags(sink, (uint64_t)v, %s_flag_names, %s_flag_values, %d);\n}\n\n", cn, cn, d->nvals);
+    bprintf(j, "static const char *const %s_flag_names[%d] = {", cn, d->nvals);
+    for (int i = 0; i < d->nvals; i++) bprintf(j, "%s\"%s\"", i ? ", " : "", d->vals[i].name);
+    bprintf(j, "};\nstatic const uint64_t %s_flag_values[%d] = {", cn, d->nvals);
+    for (int i = 0; i < d->nvals; i++) bprintf(j, "%sUINT64_C(%" PRIu64 ")", i ? ", " : "", d->vals[i].uv);
+    bprintf(j, "};\n");
+    bprintf(j, "void %s_to_json(%s v, pte_fb_json_sink *sink) {\n", cn, pt);
+    bprintf(j, "  pte_fb_json_bit_flags(sink, (uint64_t)v, %s_flag_names, %s_flag_values, %d);\n}\n\n", cn, cn, d->nvals);
   } else if (!un) {
-    bprintf(c, "void %s_to_json(%s v, pte_fb_json_sink *sink) {\n", cn, pt);
-    bprintf(c, "  pte_fb_json_enum(sink, %s_name(v), (int64_t)v, %d);\n}\n\n", cn, !base_is_signed(d->base));
+    bprintf(j, "void %s_to_json(%s v, pte_fb_json_sink *sink) {\n", cn, pt);
+    bprintf(j, "  pte_fb_json_enum(sink, %s_name(v), (int64_t)v, %d);\n}\n\n", cn, !base_is_signed(d->base));
   }
   if (un) {
     bprintf(c, "const pte_fb_verify_fn %s_verifiers[%d] = {\n  NULL,\n", cn, d->nvals);
     for (int i = 1; i < d->nvals; i++) bprintf(c, "  %s_verify,\n", cname(d->vals[i].member));
     bprintf(c, "};\n\n");
-    bprintf(c, "bool %s_to_json(uint8_t tag, pte_fb_table t, pte_fb_json_sink *sink, unsigned flags) {\n", cn);
-    bprintf(c, "  switch (tag) {\n");
+    bprintf(j, "bool %s_to_json(uint8_t tag, pte_fb_table t, pte_fb_json_sink *sink, unsigned flags) {\n", cn);
+    bprintf(j, "  switch (tag) {\n");
     for (int i = 1; i < d->nvals; i++)
-      bprintf(c, "    case %d: %s_to_json(t, sink, flags); return true;\n", (int)d->vals[i].uv, cname(d->vals[i].member));
-    bprintf(c, "    default: (void)t; (void)sink; (void)flags; return false;\n  }\n}\n\n");
+      bprintf(j, "    case %d: %s_to_json(t, sink, flags); return true;\n", (int)d->vals[i].uv, cname(d->vals[i].member));
+    bprintf(j, "    default: (void)t; (void)sink; (void)flags; return false;\n  }\n}\n\n");
   }
 }
 
@@ -1439,130 +1441,131 @@ static void gen_table_h(Buf *h, Def *d, NameSet *names) {
   bprintf(h, "#define %s_N_FIELDS %d\nextern const pte_fbgen_field %s_fields[%d];\n\n", cn, n_desc(d), cn, n_desc(d) + 1);
 }
 
-static void gen_table_c(Buf *c, Def *d) {
+static void gen_table_c(Buf *c, Buf *j, Def *d) {
   const char *cn = cname(d);
-  /* ---- verifier */
-  bprintf(c, "pte_status %s_verify(pte_fb_verifier *v, uint32_t pos) {\n", cn);
-  bprintf(c, "  pte_fb_table t;\n  pte_status s = pte_fb_verify_table_begin(v, pos, \"%s\", &t);\n", d->name);
-  bprintf(c, "  if (s != PTE_OK) return s;\n");
+  /* ---- verifier: one descriptor per field, interpreted by pte_fb_verify_table_desc
+   * (src/format/fb_verify_desc.c) -- much smaller than a function body per table */
   int nchecks = 0;
   for (int i = 0; i < d->nfields; i++) {
     Field *f = &d->fields[i];
     if (f->deprecated) continue;
     const Type *t = &f->type;
     int sb = scalar_base(t);
-    const char *req = f->required ? "true" : "false";
-    char call[1024];
+    int req = f->required ? 1 : 0;
+    char desc[1024];
     if (sb != B_NONE) {
-      snprintf(call, sizeof call, "pte_fb_verify_field(v, t, %d, %u, %u)", f->slot, base_size(sb), base_size(sb));
+      snprintf(desc, sizeof desc, "{PTE_FB_VK_INLINE, 0, %d, %u, %u, {NULL}}", f->slot, base_size(sb), base_size(sb));
     } else if (t->base == B_STRING) {
-      snprintf(call, sizeof call, "pte_fb_verify_str(v, t, %d, %s)", f->slot, req);
+      snprintf(desc, sizeof desc, "{PTE_FB_VK_STR, %d, %d, 0, 0, {NULL}}", req, f->slot);
     } else if (t->base == B_VECTOR) {
       if (t->elem == B_STRING) {
-        snprintf(call, sizeof call, "pte_fb_verify_vec_str(v, t, %d, %s)", f->slot, req);
+        snprintf(desc, sizeof desc, "{PTE_FB_VK_VEC_STR, %d, %d, 0, 0, {NULL}}", req, f->slot);
       } else if (t->elem == B_NAMED && t->def->kind == K_TABLE) {
-        snprintf(call, sizeof call, "pte_fb_verify_vec_table(v, t, %d, %s_verify, %s)", f->slot, cname(t->def), req);
+        snprintf(desc, sizeof desc, "{PTE_FB_VK_VEC_TABLE, %d, %d, 0, 0, {.fn = %s_verify}}", req, f->slot, cname(t->def));
       } else {
         unsigned es, ea;
         vec_elem(f, &es, &ea);
-        snprintf(call, sizeof call, "pte_fb_verify_vec(v, t, %d, %u, %u, %s, NULL)", f->slot, es, ea, req);
+        if (es > 65535u || ea > 65535u) die("%s.%s: vector element too large", d->name, f->name);
+        snprintf(desc, sizeof desc, "{PTE_FB_VK_VEC, %d, %d, %u, %u, {NULL}}", req, f->slot, es, ea);
       }
     } else if (t->def->kind == K_TABLE) {
-      snprintf(call, sizeof call, "pte_fb_verify_table_field(v, t, %d, %s_verify, %s)", f->slot, cname(t->def), req);
+      snprintf(desc, sizeof desc, "{PTE_FB_VK_TABLE, %d, %d, 0, 0, {.fn = %s_verify}}", req, f->slot, cname(t->def));
     } else if (t->def->kind == K_STRUCT) {
-      snprintf(call, sizeof call, "pte_fb_verify_field(v, t, %d, %u, %u)", f->slot, t->def->size, t->def->align);
+      if (t->def->size > 65535u || t->def->align > 65535u) die("%s.%s: struct too large", d->name, f->name);
+      snprintf(desc, sizeof desc, "{PTE_FB_VK_INLINE, 0, %d, %u, %u, {NULL}}", f->slot, t->def->size, t->def->align);
     } else { /* union */
-      snprintf(call, sizeof call, "pte_fb_verify_union(v, t, %d, %d, %s_verifiers, %d)", f->slot - 1, f->slot, cname(t->def),
-               t->def->nvals);
-      if (f->required) {
-        bprintf(c, "  if (s == PTE_OK && pte_fb_field_pos(t, %d) == 0)\n", f->slot);
-        bprintf(c, "    s = pte_error_set(v->err, PTE_ERR_INVALID_PROGRAM, \"%s.%s: required union is missing\");\n", d->name, f->name);
-      }
+      snprintf(desc, sizeof desc, "{PTE_FB_VK_UNION, %d, %d, 0, %d, {.tags = %s_verifiers}}", req, f->slot,
+               t->def->nvals, cname(t->def));
     }
-    bprintf(c, "  if (s == PTE_OK) s = %s; /* %s */\n", call, f->name);
+    if (!nchecks) bprintf(c, "static const pte_fb_vfield %s_vfields[] = {\n", cn);
+    bprintf(c, "  %s, /* %s */\n", desc, f->name);
     nchecks++;
   }
-  if (!nchecks) bprintf(c, "  (void)t;\n");
-  bprintf(c, "  pte_fb_verify_table_end(v);\n  return s;\n}\n\n");
+  if (nchecks) bprintf(c, "};\n\n");
+  bprintf(c, "pte_status %s_verify(pte_fb_verifier *v, uint32_t pos) {\n", cn);
+  if (nchecks)
+    bprintf(c, "  return pte_fb_verify_table_desc(v, pos, \"%s\", %s_vfields, %d);\n}\n\n", d->name, cn, nchecks);
+  else
+    bprintf(c, "  return pte_fb_verify_table_desc(v, pos, \"%s\", NULL, 0);\n}\n\n", d->name);
 
   /* ---- JSON */
-  bprintf(c, "void %s_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags) {\n", cn);
-  bprintf(c, "  bool all = (flags & PTE_FB_JSON_OMIT_DEFAULTS) == 0;\n  (void)all; (void)t;\n");
-  bprintf(c, "  pte_fb_json_begin_object(sink);\n");
+  bprintf(j, "void %s_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags) {\n", cn);
+  bprintf(j, "  bool all = (flags & PTE_FB_JSON_OMIT_DEFAULTS) == 0;\n  (void)all; (void)t;\n");
+  bprintf(j, "  pte_fb_json_begin_object(sink);\n");
   for (int i = 0; i < d->nfields; i++) {
     Field *f = &d->fields[i];
     if (f->deprecated) continue;
     const Type *t = &f->type;
     int sb = scalar_base(t);
     if (sb != B_NONE) {
-      bprintf(c, "  if (all || pte_fb_field_pos(t, %d)) {\n    pte_fb_json_key(sink, \"%s\");\n", f->slot, f->name);
+      bprintf(j, "  if (all || pte_fb_field_pos(t, %d)) {\n    pte_fb_json_key(sink, \"%s\");\n", f->slot, f->name);
       if (t->base == B_NAMED) {
         Def *e = t->def;
-        bprintf(c, "    %s_to_json(%s_%s(t), sink);\n", cname(e), cn, f->name);
+        bprintf(j, "    %s_to_json(%s_%s(t), sink);\n", cname(e), cn, f->name);
       } else if (sb == B_BOOL) {
-        bprintf(c, "    pte_fb_json_bool(sink, %s_%s(t));\n", cn, f->name);
+        bprintf(j, "    pte_fb_json_bool(sink, %s_%s(t));\n", cn, f->name);
       } else if (sb == B_F32) {
-        bprintf(c, "    pte_fb_json_f32(sink, %s_%s(t));\n", cn, f->name);
+        bprintf(j, "    pte_fb_json_f32(sink, %s_%s(t));\n", cn, f->name);
       } else if (sb == B_F64) {
-        bprintf(c, "    pte_fb_json_f64(sink, %s_%s(t));\n", cn, f->name);
+        bprintf(j, "    pte_fb_json_f64(sink, %s_%s(t));\n", cn, f->name);
       } else if (sb == B_U64) {
-        bprintf(c, "    pte_fb_json_uint(sink, %s_%s(t));\n", cn, f->name);
+        bprintf(j, "    pte_fb_json_uint(sink, %s_%s(t));\n", cn, f->name);
       } else {
-        bprintf(c, "    pte_fb_json_int(sink, (int64_t)%s_%s(t));\n", cn, f->name);
+        bprintf(j, "    pte_fb_json_int(sink, (int64_t)%s_%s(t));\n", cn, f->name);
       }
-      bprintf(c, "  }\n");
+      bprintf(j, "  }\n");
     } else if (t->base == B_STRING) {
-      bprintf(c, "  {\n    pte_fb_str x = %s_%s(t);\n    if (x.ptr) { pte_fb_json_key(sink, \"%s\"); pte_fb_json_string(sink, x.ptr, x.len); }\n  }\n",
+      bprintf(j, "  {\n    pte_fb_str x = %s_%s(t);\n    if (x.ptr) { pte_fb_json_key(sink, \"%s\"); pte_fb_json_string(sink, x.ptr, x.len); }\n  }\n",
               cn, f->name, f->name);
     } else if (t->base == B_VECTOR) {
-      bprintf(c, "  {\n    pte_fb_vec x = %s_%s(t);\n    if (x.present) {\n      pte_fb_json_key(sink, \"%s\");\n", cn, f->name, f->name);
+      bprintf(j, "  {\n    pte_fb_vec x = %s_%s(t);\n    if (x.present) {\n      pte_fb_json_key(sink, \"%s\");\n", cn, f->name, f->name);
       if (t->elem == B_STRING) {
-        bprintf(c, "      pte_fb_json_vec_str(sink, x);\n");
+        bprintf(j, "      pte_fb_json_vec_str(sink, x);\n");
       } else if (t->elem == B_NAMED && t->def->kind == K_TABLE) {
-        bprintf(c, "      pte_fb_json_begin_array(sink);\n");
-        bprintf(c, "      for (uint32_t i = 0; i < x.len; i++) %s_to_json(pte_fb_vec_table(x, i), sink, flags);\n", cname(t->def));
-        bprintf(c, "      pte_fb_json_end_array(sink);\n");
+        bprintf(j, "      pte_fb_json_begin_array(sink);\n");
+        bprintf(j, "      for (uint32_t i = 0; i < x.len; i++) %s_to_json(pte_fb_vec_table(x, i), sink, flags);\n", cname(t->def));
+        bprintf(j, "      pte_fb_json_end_array(sink);\n");
       } else if (t->elem == B_NAMED && t->def->kind == K_STRUCT) {
-        bprintf(c, "      pte_fb_json_begin_array(sink);\n");
-        bprintf(c, "      for (uint32_t i = 0; i < x.len; i++) {\n");
-        bprintf(c, "        const uint8_t *e = pte_fb_vec_elem(x, i, %u);\n", t->def->size);
-        bprintf(c, "        if (e) %s_to_json(e, sink, flags); else pte_fb_json_null(sink);\n      }\n", cname(t->def));
-        bprintf(c, "      pte_fb_json_end_array(sink);\n");
+        bprintf(j, "      pte_fb_json_begin_array(sink);\n");
+        bprintf(j, "      for (uint32_t i = 0; i < x.len; i++) {\n");
+        bprintf(j, "        const uint8_t *e = pte_fb_vec_elem(x, i, %u);\n", t->def->size);
+        bprintf(j, "        if (e) %s_to_json(e, sink, flags); else pte_fb_json_null(sink);\n      }\n", cname(t->def));
+        bprintf(j, "      pte_fb_json_end_array(sink);\n");
       } else if (t->elem == B_NAMED && t->def->kind == K_ENUM) {
         Def *e = t->def;
         unsigned es = base_size(e->base);
-        bprintf(c, "      pte_fb_json_begin_array(sink);\n");
-        bprintf(c, "      for (uint32_t i = 0; i < x.len; i++) {\n");
-        bprintf(c, "        %s e = (%s)pte_fbgen_vec_scalar(x, i, %s);\n", base_ctype(e->base), base_ctype(e->base), base_kind(e->base));
-        bprintf(c, "        %s_to_json(e, sink);\n      }\n", cname(e));
-        bprintf(c, "      pte_fb_json_end_array(sink);\n");
+        bprintf(j, "      pte_fb_json_begin_array(sink);\n");
+        bprintf(j, "      for (uint32_t i = 0; i < x.len; i++) {\n");
+        bprintf(j, "        %s e = (%s)pte_fbgen_vec_scalar(x, i, %s);\n", base_ctype(e->base), base_ctype(e->base), base_kind(e->base));
+        bprintf(j, "        %s_to_json(e, sink);\n      }\n", cname(e));
+        bprintf(j, "      pte_fb_json_end_array(sink);\n");
         (void)es;
       } else {
-        bprintf(c, "      pte_fb_json_vec(sink, x, %s);\n", base_kind(t->elem));
+        bprintf(j, "      pte_fb_json_vec(sink, x, %s);\n", base_kind(t->elem));
       }
-      bprintf(c, "    }\n  }\n");
+      bprintf(j, "    }\n  }\n");
     } else if (t->def->kind == K_TABLE) {
-      bprintf(c, "  {\n    pte_fb_table x = %s_%s(t);\n", cn, f->name);
-      bprintf(c, "    if (pte_fb_table_present(x)) { pte_fb_json_key(sink, \"%s\"); %s_to_json(x, sink, flags); }\n  }\n", f->name,
+      bprintf(j, "  {\n    pte_fb_table x = %s_%s(t);\n", cn, f->name);
+      bprintf(j, "    if (pte_fb_table_present(x)) { pte_fb_json_key(sink, \"%s\"); %s_to_json(x, sink, flags); }\n  }\n", f->name,
               cname(t->def));
     } else if (t->def->kind == K_STRUCT) {
-      bprintf(c, "  {\n    const uint8_t *x = %s_%s(t);\n", cn, f->name);
-      bprintf(c, "    if (x) { pte_fb_json_key(sink, \"%s\"); %s_to_json(x, sink, flags); }\n  }\n", f->name, cname(t->def));
+      bprintf(j, "  {\n    const uint8_t *x = %s_%s(t);\n", cn, f->name);
+      bprintf(j, "    if (x) { pte_fb_json_key(sink, \"%s\"); %s_to_json(x, sink, flags); }\n  }\n", f->name, cname(t->def));
     } else { /* union */
       Def *u = t->def;
-      bprintf(c, "  {\n    uint8_t tag = %s_%s_type(t);\n", cn, f->name);
-      bprintf(c, "    if (all || pte_fb_field_pos(t, %d)) {\n", f->slot - 1);
-      bprintf(c, "      pte_fb_json_key(sink, \"%s_type\");\n", f->name);
-      bprintf(c, "      pte_fb_json_enum(sink, %s_name(tag), tag, 1);\n    }\n", cname(u));
-      bprintf(c, "    pte_fb_table x = %s_%s(t);\n", cn, f->name);
-      bprintf(c, "    if (tag != 0 && tag < %d && pte_fb_table_present(x)) {\n", u->nvals);
-      bprintf(c, "      pte_fb_json_key(sink, \"%s\");\n      %s_to_json(tag, x, sink, flags);\n    }\n  }\n", f->name, cname(u));
+      bprintf(j, "  {\n    uint8_t tag = %s_%s_type(t);\n", cn, f->name);
+      bprintf(j, "    if (all || pte_fb_field_pos(t, %d)) {\n", f->slot - 1);
+      bprintf(j, "      pte_fb_json_key(sink, \"%s_type\");\n", f->name);
+      bprintf(j, "      pte_fb_json_enum(sink, %s_name(tag), tag, 1);\n    }\n", cname(u));
+      bprintf(j, "    pte_fb_table x = %s_%s(t);\n", cn, f->name);
+      bprintf(j, "    if (tag != 0 && tag < %d && pte_fb_table_present(x)) {\n", u->nvals);
+      bprintf(j, "      pte_fb_json_key(sink, \"%s\");\n      %s_to_json(tag, x, sink, flags);\n    }\n  }\n", f->name, cname(u));
     }
   }
-  bprintf(c, "  pte_fb_json_end_object(sink);\n}\n\n");
+  bprintf(j, "  pte_fb_json_end_object(sink);\n}\n\n");
 
   /* ---- descriptors */
-  bprintf(c, "const pte_fbgen_field %s_fields[%d] = {\n", cn, n_desc(d) + 1);
+  bprintf(j, "const pte_fbgen_field %s_fields[%d] = {\n", cn, n_desc(d) + 1);
   for (int i = 0; i < d->nfields; i++) {
     Field *f = &d->fields[i];
     char tn[512];
@@ -1575,22 +1578,25 @@ static void gen_table_c(Buf *c, Def *d) {
               (f->type.base == B_VECTOR && f->type.elem == B_NAMED && f->type.def->kind == K_ENUM);
     if (en) bputs(&fl, " | PTE_FBGEN_F_ENUM");
     if (is_union_field(f)) {
-      bprintf(c, "  {\"%s_type\", \"%s\", %d, 0, PTE_FBGEN_UNION_TYPE, PTE_FBGEN_NONE, %s},\n", f->name, tn, f->slot - 1, fl.p);
+      bprintf(j, "  {\"%s_type\", \"%s\", %d, 0, PTE_FBGEN_UNION_TYPE, PTE_FBGEN_NONE, %s},\n", f->name, tn, f->slot - 1, fl.p);
     }
-    bprintf(c, "  {\"%s\", \"%s\", %d, 0, %s, %s, %s},\n", f->name, tn, f->slot, field_kind(f), elem_kind(f), fl.p);
+    bprintf(j, "  {\"%s\", \"%s\", %d, 0, %s, %s, %s},\n", f->name, tn, f->slot, field_kind(f), elem_kind(f), fl.p);
     free(fl.p);
   }
-  bprintf(c, "  {NULL, NULL, 0, 0, PTE_FBGEN_NONE, PTE_FBGEN_NONE, 0},\n};\n\n");
+  bprintf(j, "  {NULL, NULL, 0, 0, PTE_FBGEN_NONE, PTE_FBGEN_NONE, 0},\n};\n\n");
 }
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: pte_fbsgen --prefix P [--include-dir DIR]... --out-h FILE --out-c FILE [--h-include NAME] schema.fbs\n");
+          "usage: pte_fbsgen --prefix P [--include-dir DIR]... --out-h FILE --out-c FILE [--out-json FILE] [--h-include NAME]\n"
+          "                  schema.fbs\n"
+          "  --out-json FILE  put the JSON printers and field/type descriptor tables in FILE instead of the\n"
+          "                   --out-c file, so the verifier/accessor object does not carry them\n");
   exit(2);
 }
 
 int main(int argc, char **argv) {
-  const char *prefix = NULL, *out_h = NULL, *out_c = NULL, *input = NULL, *h_include = NULL;
+  const char *prefix = NULL, *out_h = NULL, *out_c = NULL, *out_json = NULL, *input = NULL, *h_include = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--prefix") == 0 && i + 1 < argc) prefix = argv[++i];
@@ -1599,6 +1605,7 @@ int main(int argc, char **argv) {
       g_incdirs[g_nincdirs++] = argv[++i];
     } else if (strcmp(a, "--out-h") == 0 && i + 1 < argc) out_h = argv[++i];
     else if (strcmp(a, "--out-c") == 0 && i + 1 < argc) out_c = argv[++i];
+    else if (strcmp(a, "--out-json") == 0 && i + 1 < argc) out_json = argv[++i];
     else if (strcmp(a, "--h-include") == 0 && i + 1 < argc) h_include = argv[++i];
     else if (a[0] == '-') usage();
     else if (!input) input = a;
@@ -1625,7 +1632,8 @@ int main(int argc, char **argv) {
   char *stem = strip_ext(path_base(out_h));
   char *guard_id = upper_ident(stem);
 
-  Buf h = {0}, c = {0};
+  Buf h = {0}, c = {0}, jbuf = {0};
+  Buf *j = out_json ? &jbuf : &c; /* JSON printers + descriptor tables */
   NameSet names = {0};
   bprintf(&h, "/* %s — generated by pte_fbsgen from %s. Do not edit; edit the schema and rebuild.\n", path_base(out_h),
           path_base(input));
@@ -1700,29 +1708,34 @@ int main(int argc, char **argv) {
 
   /* ---- .c */
   bprintf(&c, "/* %s — generated by pte_fbsgen from %s. Do not edit. */\n", path_base(out_c), path_base(input));
-  bprintf(&c, "#include \"%s\"\n\n#include <string.h>\n\n", hinc);
-  for (int i = 0; i < g_ndefs; i++) {
-    Def *d = g_defs[i];
-    if (d->file->is_main && (d->kind == K_ENUM || d->kind == K_UNION)) gen_enum_c(&c, d);
+  bprintf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"format/fb_verify_desc.h\"\n\n", hinc);
+  if (out_json) {
+    bprintf(j, "/* %s — generated by pte_fbsgen from %s (JSON printers, descriptor tables). Do not edit. */\n",
+            path_base(out_json), path_base(input));
+    bprintf(j, "#include \"%s\"\n\n#include <string.h>\n\n", hinc);
   }
   for (int i = 0; i < g_ndefs; i++) {
     Def *d = g_defs[i];
-    if (d->file->is_main && d->kind == K_STRUCT) gen_struct_c(&c, d);
+    if (d->file->is_main && (d->kind == K_ENUM || d->kind == K_UNION)) gen_enum_c(&c, j, d);
   }
   for (int i = 0; i < g_ndefs; i++) {
     Def *d = g_defs[i];
-    if (d->file->is_main && d->kind == K_TABLE) gen_table_c(&c, d);
+    if (d->file->is_main && d->kind == K_STRUCT) gen_struct_c(j, d);
   }
-  bprintf(&c, "const pte_fbgen_type %s_types[%d] = {\n", prefix, ntypes + 1);
+  for (int i = 0; i < g_ndefs; i++) {
+    Def *d = g_defs[i];
+    if (d->file->is_main && d->kind == K_TABLE) gen_table_c(&c, j, d);
+  }
+  bprintf(j, "const pte_fbgen_type %s_types[%d] = {\n", prefix, ntypes + 1);
   for (int i = 0; i < g_ndefs; i++) {
     Def *d = g_defs[i];
     if (!d->file->is_main) continue;
     if (d->kind == K_TABLE)
-      bprintf(&c, "  {\"%s\", %s_fields, %d, 0, 0, 0},\n", d->full, cname(d), n_desc(d));
+      bprintf(j, "  {\"%s\", %s_fields, %d, 0, 0, 0},\n", d->full, cname(d), n_desc(d));
     else if (d->kind == K_STRUCT)
-      bprintf(&c, "  {\"%s\", %s_fields, %d, 1, %u, %u},\n", d->full, cname(d), d->nfields, d->size, d->align);
+      bprintf(j, "  {\"%s\", %s_fields, %d, 1, %u, %u},\n", d->full, cname(d), d->nfields, d->size, d->align);
   }
-  bprintf(&c, "  {NULL, NULL, 0, 0, 0, 0},\n};\n\n");
+  bprintf(j, "  {NULL, NULL, 0, 0, 0, 0},\n};\n\n");
   if (root) {
     bprintf(&c, "pte_status %s_verify_root(const uint8_t *buf, size_t size, pte_error_info *err) {\n", prefix);
     bprintf(&c, "  pte_fb_verifier v;\n  uint32_t root = 0;\n  pte_fb_verifier_init(&v, buf, size, err);\n");
@@ -1735,5 +1748,6 @@ int main(int argc, char **argv) {
 
   write_text(out_h, &h);
   write_text(out_c, &c);
+  if (out_json) write_text(out_json, &jbuf);
   return 0;
 }
