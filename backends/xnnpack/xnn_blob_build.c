@@ -13,6 +13,7 @@ typedef struct btensor {
   uint32_t dims[PTE_XNN_MAX_DIMS];
   uint8_t *data;
   float *scales;
+  char key[65]; /* named_key constants: the caller's key ("" otherwise) */
 } btensor;
 
 typedef struct bnode {
@@ -59,6 +60,12 @@ pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_d
   for (uint32_t i = 0; i < t->rank; i++) numel *= t->dims[i];
   if (t->data && t->nbytes != numel * dt_size(t->dtype)) return PTE_ERR_INVALID_ARGUMENT;
   if (t->data && (t->flags & (PTE_XNN_VALUE_EXTERNAL_INPUT | PTE_XNN_VALUE_EXTERNAL_OUTPUT))) return PTE_ERR_INVALID_ARGUMENT;
+  if (t->named_key) {
+    size_t kl = strlen(t->named_key);
+    if (t->data || kl == 0 || kl > 64 || t->nbytes != numel * dt_size(t->dtype) ||
+        (t->flags & (PTE_XNN_VALUE_EXTERNAL_INPUT | PTE_XNN_VALUE_EXTERNAL_OUTPUT)))
+      return PTE_ERR_INVALID_ARGUMENT;
+  }
   if (t->dq_datatype && (t->dq_datatype != PTE_XNN_DT_QINT8 || t->dtype != PTE_XNN_DT_FP32 ||
                          !(t->flags & PTE_XNN_VALUE_EXTERNAL_INPUT)))
     return PTE_ERR_INVALID_ARGUMENT;
@@ -106,8 +113,10 @@ pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_d
     }
     memcpy(e->scales, t->channel_scales, t->n_channel_scales * sizeof(float));
   }
+  if (t->named_key) memcpy(e->key, t->named_key, strlen(t->named_key) + 1);
   e->d.data = NULL;
   e->d.channel_scales = NULL;
+  e->d.named_key = NULL;
   *id = (uint32_t)b->n_t++;
   return PTE_OK;
 }
@@ -343,8 +352,12 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
   pte_status st = PTE_OK;
   /* 1. constants: dedupe by content key */
   size_t n_const = 0;
-  for (size_t i = 0; i < b->n_t; i++)
-    if (b->t[i].data) n_const++;
+  for (size_t i = 0; i < b->n_t; i++) {
+    if (b->t[i].key[0] && mode != PTE_XNN_CONSTANTS_NAMED)
+      return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT,
+                           "xnnpack builder: value %zu has a caller-stored named key: NAMED mode only", i);
+    if (b->t[i].data || b->t[i].key[0]) n_const++;
+  }
   cinfo *ci = (cinfo *)calloc(b->n_t ? b->n_t : 1, sizeof(cinfo));
   char(*keys)[65] = (char(*)[65])calloc(n_const + 1, 65);
   size_t *src = (size_t *)calloc(n_const + 1, sizeof(size_t)); /* tensor providing entry i (1-based) */
@@ -359,9 +372,10 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
   size_t n_entries = 1, region = 0;
   for (size_t i = 0; i < b->n_t; i++) {
     btensor *t = &b->t[i];
-    if (!t->data) continue;
+    if (!t->data && !t->key[0]) continue;
     char key[65];
-    pte_sha256_hex(t->data, t->d.nbytes, key);
+    if (t->key[0]) memcpy(key, t->key, sizeof key);
+    else pte_sha256_hex(t->data, t->d.nbytes, key);
     size_t found = 0;
     for (size_t e = 1; e < n_entries; e++)
       if (strcmp(keys[e], key) == 0 && b->t[src[e]].d.nbytes == t->d.nbytes) {
@@ -392,7 +406,7 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
   /* constant_data */
   for (size_t e = 0; e < n_entries; e++) {
     pte_fb_ref key = 0;
-    if (mode == PTE_XNN_CONSTANTS_NAMED) key = pte_fb_create_string(&fb, e ? keys[e] : "", e ? 64 : 0);
+    if (mode == PTE_XNN_CONSTANTS_NAMED) key = pte_fb_create_string(&fb, e ? keys[e] : "", e ? strlen(keys[e]) : 0);
     pte_xn_ConstantDataOffset_start(&fb);
     if (e) {
       if (mode == PTE_XNN_CONSTANTS_NAMED) pte_xn_ConstantDataOffset_add_offset(&fb, UINT64_MAX);
@@ -548,6 +562,7 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
       for (size_t e = 1; e < n_entries; e++) {
         pte_xnn_named_blob *nb = &out->named[out->n_named];
         const btensor *t = &b->t[src[e]];
+        if (!t->data) continue; /* named_key: stored by the caller */
         uint8_t *copy = (uint8_t *)malloc(t->d.nbytes ? t->d.nbytes : 1);
         if (!copy) {
           st = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");

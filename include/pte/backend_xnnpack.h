@@ -77,15 +77,58 @@ pte_status pte_xnnpack_set_default_options(const pte_xnnpack_options *opts);
 void pte_xnnpack_get_default_options(pte_xnnpack_options *opts);
 
 /* Runtime specs accepted at method load (pte_method_options.backend_options for
- * "XnnpackBackend"): "num_threads" (int, 0..64) and "isa" (string "auto", "scalar", "avx2" or
- * "avx512"). A spec of the wrong type or value makes init fail with PTE_ERR_INVALID_ARGUMENT. */
+ * "XnnpackBackend"): "num_threads" (int, 0..64), "isa" (string "auto", "scalar", "avx2" or
+ * "avx512") and "repack_prepared" (bool, default false: see "Prepared data" below). A spec of
+ * the wrong type or value makes init fail with PTE_ERR_INVALID_ARGUMENT. */
 #define PTE_XNNPACK_OPTION_NUM_THREADS "num_threads"
 #define PTE_XNNPACK_OPTION_ISA "isa"
+#define PTE_XNNPACK_OPTION_REPACK_PREPARED "repack_prepared"
 
 /* Best ISA of this machine (never AUTO), and ISA names ("scalar", "avx2", "avx512", "auto"). */
 pte_xnn_isa pte_xnnpack_detect_isa(void);
 bool pte_xnnpack_isa_supported(pte_xnn_isa isa);
 const char *pte_xnnpack_isa_name(pte_xnn_isa isa);
+
+/* ---- Prepared data (`pte prepare`, pte/prepare.h; docs/xnnpack.md section 11) -------------------
+ * The backend implements initialize_backend_data: pte_initialize_and_save_backend_data /
+ * pte_prepare_file / `pte prepare` store its weights already packed, so a later method load uses
+ * them in place (no packing, no copy: with the mmap loader they are read straight from the
+ * mapped file) instead of packing them at every load.
+ *   - named-data weights (current exports): a weight key whose every use, in every
+ *     XnnpackBackend blob of the program, is the filter of a FullyConnected / Conv2d /
+ *     DepthwiseConv2d node packed into the same bytes gets those packed bytes (bias fused) as its
+ *     value; the key is unchanged. A weight needed in two packed forms (e.g. the same weights with
+ *     two different biases) or read as a plain tensor anywhere stays portable; bias and scale
+ *     keys always stay portable;
+ *   - inline constants (older exports: weights inside the blob): the processed blob is replaced
+ *     by an "XPB1" container (graph + every inline constant, packed ones packed);
+ *   - bare-flatbuffer blobs (oldest exports) are left as they are.
+ * Every prepared value is wrapped in the prepared-data envelope with format version 1 and the
+ * fingerprint of the ISA the process defaults select (pte_xnnpack_set_default_options; AUTO:
+ * this CPU's best): pte_xnnpack_fingerprint. At init, prepared data whose fingerprint differs
+ * from the ISA chosen for this load fails with PTE_ERR_DELEGATE_INVALID_COMPATIBILITY ("prepared
+ * for XnnpackBackend format 1 on 'avx512 8x32+16x16 i8 4x8', this machine is 'avx2 6x16 i8 4x8'
+ * ..."), unless the runtime spec "repack_prepared" is true: then the packed panels are re-laid
+ * out for this machine's tile (exact: same values, no arithmetic), which costs about what packing
+ * does. The direct API (pte_xnn_delegate_init) never repacks and copies packed weights that lie
+ * inside a prepared blob (the blob need not outlive it). */
+
+/* Fingerprint stored with data prepared for `isa` (AUTO: this CPU's best), e.g.
+ * "avx512 8x32+16x16 i8 4x8": ISA, fp32 GEMM tile(s) MRxNR, int8 tile. Writes at most 32
+ * characters and a NUL into buf; returns the length. */
+size_t pte_xnnpack_fingerprint(pte_xnn_isa isa, char buf[33]);
+
+/* Process-wide counters of what delegate inits did with weights (tests and benchmarks). */
+typedef struct pte_xnnpack_stats {
+  uint64_t packs;           /* nodes whose weights were packed from portable data */
+  uint64_t packed_bytes;    /* bytes those packings produced */
+  uint64_t prepared;        /* nodes that used prepared packed weights in place (no copy) */
+  uint64_t prepared_copies; /* nodes that copied prepared weights (misaligned, or direct API) */
+  uint64_t repacks;         /* nodes that re-laid out weights prepared for another machine */
+} pte_xnnpack_stats;
+/* Thread-safe (relaxed atomics). */
+void pte_xnnpack_stats_get(pte_xnnpack_stats *out);
+void pte_xnnpack_stats_reset(void);
 
 /* ---- Direct use (without the method runtime) ---------------------------------------------- */
 
@@ -93,11 +136,15 @@ typedef struct pte_xnn_delegate pte_xnn_delegate;
 
 /* Compiles a blob (see above). `named_data` resolves named constants (may be NULL when the
  * blob has none); `opts` NULL means the process defaults. The blob need not outlive the call
- * (what execute needs is copied); named-data buffers still needed are kept until destroy.
+ * (what execute needs is copied); named-data buffers still needed (raw constants, prepared
+ * packed weights used in place) are kept until destroy. Prepared data (see "Prepared data") is
+ * accepted when made for opts' ISA, else PTE_ERR_DELEGATE_INVALID_COMPATIBILITY.
  * Errors (message in *err):
  *   PTE_ERR_INVALID_ARGUMENT               NULL argument, blob shorter than 30 bytes, bad options
  *   PTE_ERR_NOT_SUPPORTED                  opts->isa is not supported by this CPU
- *   PTE_ERR_DELEGATE_INVALID_COMPATIBILITY flatbuffer identifier is neither XN00 nor XN01
+ *   PTE_ERR_DELEGATE_INVALID_COMPATIBILITY flatbuffer identifier is neither XN00 nor XN01;
+ *                                          prepared data made for another ISA / tile, format
+ *                                          version or backend (the message names both)
  *   PTE_ERR_INVALID_PROGRAM                corrupt header (region out of bounds or overlapping),
  *                                          flatbuffer fails verification, duplicate or unknown
  *                                          value ids, bad external ids, constant out of range or
@@ -254,6 +301,12 @@ typedef struct pte_xnn_tensor_desc {
   uint32_t channel_dim;
   int32_t num_nonbatch_dims;
   int dq_datatype; /* legacy dynamic quantization of an fp32 input: PTE_XNN_DT_QINT8, or 0 */
+  /* A constant whose bytes the caller stores itself (e.g. streamed into Program.named_data):
+   * its named-data key (1..64 characters, copied; normally the sha256 hex of the bytes). data
+   * must be NULL and nbytes the constant's size (numel * element size). NAMED mode only; such
+   * constants get a ConstantDataOffset entry with this key but are not returned in
+   * pte_xnn_blob.named (`pte synth --delegate xnnpack` streams its weights this way). */
+  const char *named_key;
 } pte_xnn_tensor_desc;
 
 /* One node. Fields a kind does not use are ignored. */
@@ -305,12 +358,16 @@ typedef struct pte_xnn_blob {
 pte_xnn_builder *pte_xnn_builder_new(void);
 void pte_xnn_builder_free(pte_xnn_builder *b);
 /* Adds a value and stores its id in *id. Errors: PTE_ERR_INVALID_ARGUMENT (bad dtype, rank,
- * quantization fields, data size != numel * element size), PTE_ERR_MEMORY_ALLOCATION_FAILED. */
+ * quantization fields, data size != numel * element size, named_key together with data or on an
+ * external value, a key that is empty or longer than 64 characters),
+ * PTE_ERR_MEMORY_ALLOCATION_FAILED. */
 pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_desc *t, uint32_t *id);
 /* Adds a node. Errors: PTE_ERR_INVALID_ARGUMENT (unknown kind, id not yet defined, too many dims),
  * PTE_ERR_MEMORY_ALLOCATION_FAILED. Graph-level consistency is checked by the runtime. */
 pte_status pte_xnn_builder_add_node(pte_xnn_builder *b, const pte_xnn_node_desc *n);
-/* Serialises the graph. The builder stays usable (finish again for another mode). */
+/* Serialises the graph. The builder stays usable (finish again for another mode). Errors:
+ * PTE_ERR_INVALID_ARGUMENT (NULL, a named_key constant in INLINE mode),
+ * PTE_ERR_MEMORY_ALLOCATION_FAILED, or the flatbuffer builder's status. */
 pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mode, pte_xnn_blob *out,
                                   pte_error_info *err);
 void pte_xnn_blob_free(pte_xnn_blob *blob);

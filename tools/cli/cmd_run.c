@@ -16,6 +16,7 @@
 #include "pte/program.h"
 #include "pte/ptd.h"
 #include "runner.h"
+#include "backend_count.h"
 
 static void help(FILE *f) {
   fprintf(f,
@@ -50,8 +51,9 @@ static void help(FILE *f) {
           "  -h, --help          this help\n"
           "\n"
           "load_ms = opening the file + pte_program_load (program_load_ms) + pte_method_load\n"
-          "(method_load_ms); execute_ms = pte_method_execute. Exit status: 0 ok, 1 failure (the message\n"
-          "names the pte status), 2 bad command line.\n");
+          "(method_load_ms); execute_ms = pte_method_execute; delegate_inits = backend init() calls of\n"
+          "one method load (a share_handle delegate called N times is initialised once). Exit status:\n"
+          "0 ok, 1 failure (the message names the pte status), 2 bad command line.\n");
 }
 
 #define MAX_INPUTS 256
@@ -675,7 +677,9 @@ static int run_run(int argc, char **argv) {
   pte_error_info err;
   memset(&err, 0, sizeof err);
   pte_status s = pte_cli_register_all(&err);
+  if (s == PTE_OK) s = pte_cli_backend_count_install(&err); /* delegate_inits */
   if (s != PTE_OK) return fail("registration", s, err.msg);
+  uint64_t delegate_inits = 0;
 
   int rc = PTE_EXIT_OK;
   pte_cli_source data_src;
@@ -759,7 +763,7 @@ static int run_run(int argc, char **argv) {
     t_prog[r] = pte_cli_now_ms() - t0;
 
     if (!method_name) {
-      const char *nm;
+      const char *nm = NULL;
       if (pick_method(&o, &prog, &nm)) {
         rc = PTE_EXIT_FAIL;
         goto iter_done;
@@ -777,7 +781,10 @@ static int run_run(int argc, char **argv) {
       }
       mem_ready = true;
     }
+    uint64_t inits0 = pte_cli_backend_inits(), destroys0 = pte_cli_backend_destroys();
     s = pte_cli_method_load(&mem, &prog, method_name, ext, &m, &t_meth[r], &err);
+    /* handles this load created (retried attempts destroyed theirs) */
+    delegate_inits = (pte_cli_backend_inits() - inits0) - (pte_cli_backend_destroys() - destroys0);
     if (s != PTE_OK) {
       rc = fail(o.path, s, err.msg);
       char keys[512];
@@ -841,6 +848,7 @@ static int run_run(int argc, char **argv) {
         jw_key(&w, "execute_ms");
         jw_double(&w, te);
         jw_kbool(&w, "median", o.repeat > 1);
+        jw_kuint(&w, "delegate_inits", delegate_inits);
       } else {
         printf("method     %s (%zu input%s, %zu output%s) of %s\n", method_name, n_in, n_in == 1 ? "" : "s", n_out,
                n_out == 1 ? "" : "s", o.path);
@@ -852,6 +860,8 @@ static int run_run(int argc, char **argv) {
         if (o.repeat > 1) snprintf(med, sizeof med, "  (median of %d runs)", o.repeat);
         printf("load       %s (program %s + method %s)%s\n", fmt_ms(tp + tm, a), fmt_ms(tp, b), fmt_ms(tm, cc), med);
         printf("execute    %s%s\n", fmt_ms(te, d), med);
+        if (delegate_inits) printf("delegates  %llu backend init() call%s\n", (unsigned long long)delegate_inits,
+                                   delegate_inits == 1 ? "" : "s");
       } else {
         jw_key(&w, "outputs");
         jw_arr(&w);

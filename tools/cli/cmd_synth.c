@@ -1,9 +1,16 @@
-/* pte synth mlp|cnn|large -o OUT ... — generate benchmark/demo models with real structure.
+/* pte synth mlp|cnn|large|denoise -o OUT ... — generate benchmark/demo models with real structure.
  *
  * Weights come from a deterministic generator (docs/writer.md, "pte synth"): element i of tensor t
  * with seed s is a 32-bit integer hash of (i, s, t) mapped to a float in [-scale, scale), scale =
  * 1/sqrt(fan_in). The generator is a pte_source callback, so a model of any size is streamed to
- * disk without ever being in memory. */
+ * disk without ever being in memory.
+ *
+ * --delegate xnnpack lowers the whole model into one XNNPACK delegate, as the exporter does: the
+ * blob holds the graph, the weights are Program.named_data entries keyed by the sha256 hex of
+ * their bytes (alignment 16, one segment each). A weight is streamed from the generator twice
+ * (once through sha256 for its key, once to disk), through one bounded buffer. The delegated
+ * models compute the same function as the portable ones with the same seed: the generator
+ * numbers elements in the portable layout and the delegate's layouts are permutations of it. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -14,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pte/backend_xnnpack.h"
 #include "pte/data_writer.h"
 #include "pte/tensor.h"
 #include "pte/writer.h"
@@ -98,6 +106,50 @@ static pte_status gen_read(void *ctx, uint64_t offset, void *dst, size_t size, p
   return PTE_OK;
 }
 
+/* A generated constant as a delegate stores it: a permutation of the generator's (portable)
+ * layout. Stored element s (row-major over sdims) is generator element sum_j s[j] * gstride[j]. */
+typedef struct xgen {
+  gen_ctx g;
+  uint32_t rank;
+  uint32_t sdims[4];
+  uint64_t gstride[4]; /* generator stride of each stored axis */
+  bool identity;
+} xgen;
+
+static pte_status xgen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
+  const xgen *x = (const xgen *)ctx;
+  if (x->identity) return gen_read((void *)&x->g, offset, dst, size, err);
+  if (size == 0) return PTE_OK;
+  uint8_t *out = (uint8_t *)dst;
+  uint64_t e = offset / 4, end = offset + size;
+  uint32_t s[4] = {0, 0, 0, 0};
+  uint64_t rem = e, gi = 0;
+  for (uint32_t j = x->rank; j-- > 0;) {
+    s[j] = (uint32_t)(rem % x->sdims[j]);
+    rem /= x->sdims[j];
+    gi += s[j] * x->gstride[j];
+  }
+  const uint32_t last = x->rank - 1;
+  for (uint64_t pos = offset; pos < end; e++) {
+    float f = gen_value(x->g.seed32, x->g.scale, (uint32_t)gi);
+    uint64_t lo = e * 4, skip = pos - lo;
+    size_t k = (size_t)(4 - skip < end - pos ? 4 - skip : end - pos);
+    memcpy(out, (const uint8_t *)&f + skip, k);
+    out += k;
+    pos += k;
+    /* next stored element */
+    s[last]++;
+    gi += x->gstride[last];
+    for (uint32_t j = last; j > 0 && s[j] == x->sdims[j]; j--) {
+      gi -= (uint64_t)s[j] * x->gstride[j];
+      s[j] = 0;
+      s[j - 1]++;
+      gi += x->gstride[j - 1];
+    }
+  }
+  return PTE_OK;
+}
+
 /* ------------------------------------------------------------------ progress */
 typedef struct progress {
   struct timespec start, last;
@@ -139,6 +191,15 @@ typedef struct synth {
   size_t n_gens, cap_gens;
   pte_error_info err;
   uint32_t op_addmm, op_relu, op_conv, op_pool, op_view;
+  /* --delegate xnnpack */
+  xgen *xgens;                /* generated delegate constants (must outlive the write) */
+  size_t n_xgens, cap_xgens;
+  uint8_t *hash_buf;          /* the one bounded buffer weights are hashed through */
+  char (*keys)[65];           /* named-data keys added so far (cap_xgens) */
+  size_t n_keys;
+  uint64_t named_bytes;       /* bytes of named data */
+  pte_xnn_blob blob;          /* the delegate's processed bytes */
+  size_t n_delegates, n_calls;
 } synth;
 
 static int fail_status(pte_status s, const pte_error_info *err) {
@@ -201,10 +262,11 @@ static pte_status linear(synth *S, int32_t x, int32_t batch, int32_t in, int32_t
   return s;
 }
 
-static pte_status begin(synth *S, const pte_writer_options *wo) {
+static pte_status begin(synth *S, const pte_writer_options *wo, bool portable_ops) {
   pte_status s = pte_writer_create(wo, &S->w, &S->err);
   if (s == PTE_OK) s = pte_writer_add_method(S->w, "forward", &S->m, &S->err);
   if (s == PTE_OK) s = pte_writer_add_chain(S->w, S->m, NULL, 0, NULL, 0, &S->chain, &S->err);
+  if (!portable_ops) return s;
   if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::addmm", "out", &S->op_addmm, &S->err);
   if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::relu", "out", &S->op_relu, &S->err);
   return s;
@@ -287,25 +349,311 @@ static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image
   return s;
 }
 
+/* ------------------------------------------------------------------ XNNPACK-delegated models */
+#define HASH_BUF_SIZE ((size_t)1 << 20)
+
+static pte_status xerr(synth *S, pte_status s, const char *what) {
+  return pte_error_set(&S->err, s, "xnnpack graph: cannot add %s (%s)", what, pte_status_name(s));
+}
+
+/* A generated fp32 constant of the delegate: stored shape sdims (rank r), stored axis j being axis
+ * perm[j] of the generator's (portable) shape gdims (perm NULL: same layout). Its bytes become a
+ * named-data entry keyed by their sha256; the graph value refers to that key. */
+static pte_status xconst(synth *S, pte_xnn_builder *b, uint32_t r, const uint32_t *gdims, const uint32_t *perm,
+                         uint32_t fan_in, uint32_t *id) {
+  if (S->n_xgens == S->cap_xgens) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "too many generated tensors");
+  xgen *x = &S->xgens[S->n_xgens++];
+  memset(x, 0, sizeof *x);
+  x->g.seed32 = gen_seed32(S->seed, S->next_tensor_id++);
+  x->g.scale = 1.0f / sqrtf((float)(fan_in ? fan_in : 1));
+  x->rank = r;
+  x->identity = true;
+  uint64_t gstride[4], numel = 1;
+  for (uint32_t a = r; a-- > 0;) {
+    gstride[a] = numel;
+    numel *= gdims[a];
+  }
+  for (uint32_t j = 0; j < r; j++) {
+    uint32_t a = perm ? perm[j] : j;
+    x->sdims[j] = gdims[a];
+    x->gstride[j] = gstride[a];
+    if (a != j) x->identity = false;
+  }
+  const uint64_t nbytes = numel * 4;
+  /* key: sha256 of the stored bytes, streamed through the bounded buffer */
+  pte_sha256_ctx h;
+  pte_sha256_init(&h);
+  for (uint64_t off = 0; off < nbytes;) {
+    size_t k = nbytes - off < HASH_BUF_SIZE ? (size_t)(nbytes - off) : HASH_BUF_SIZE;
+    pte_status s = xgen_read(x, off, S->hash_buf, k, &S->err);
+    if (s != PTE_OK) return s;
+    pte_sha256_update(&h, S->hash_buf, k);
+    off += k;
+  }
+  uint8_t dig[32];
+  pte_sha256_final(&h, dig);
+  char key[65];
+  for (int i = 0; i < 32; i++) snprintf(key + 2 * i, 3, "%02x", dig[i]);
+  bool seen = false;
+  for (size_t i = 0; i < S->n_keys && !seen; i++) seen = strcmp(S->keys[i], key) == 0;
+  if (!seen) { /* identical bytes are stored once, as the exporter does */
+    uint32_t blob;
+    pte_source src = pte_source_callback(xgen_read, x, nbytes);
+    pte_status s = pte_writer_add_blob(S->w, &src, &blob, &S->err);
+    if (s == PTE_OK) s = pte_writer_add_named_data(S->w, key, blob, 16, &S->err);
+    if (s != PTE_OK) return s;
+    memcpy(S->keys[S->n_keys++], key, 65);
+    S->named_bytes += nbytes;
+  }
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32;
+  t.rank = r;
+  t.dims = x->sdims;
+  t.nbytes = (size_t)nbytes;
+  t.named_key = key;
+  pte_status s = pte_xnn_builder_add_tensor(b, &t, id);
+  return s == PTE_OK ? PTE_OK : xerr(S, s, "a constant");
+}
+
+/* A non-constant fp32 graph value; ext >= 0 makes it external input (in) or output (!in). */
+static pte_status xval(synth *S, pte_xnn_builder *b, uint32_t r, const uint32_t *dims, int ext, bool in, uint32_t *id) {
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32;
+  t.rank = r;
+  t.dims = dims;
+  if (ext >= 0) {
+    t.flags = in ? PTE_XNN_VALUE_EXTERNAL_INPUT : PTE_XNN_VALUE_EXTERNAL_OUTPUT;
+    t.external_id = (uint32_t)ext;
+  }
+  pte_status s = pte_xnn_builder_add_tensor(b, &t, id);
+  return s == PTE_OK ? PTE_OK : xerr(S, s, "a value");
+}
+
+static pte_status xnode(synth *S, pte_xnn_builder *b, const pte_xnn_node_desc *n) {
+  pte_status s = pte_xnn_builder_add_node(b, n);
+  return s == PTE_OK ? PTE_OK : xerr(S, s, "a node");
+}
+
+/* y = relu?(x W^T + b) as one FullyConnected node (weight [out, in] as PyTorch stores it; the
+ * generator's layout is the portable model's [in, out]); ReLU is the fused output clamp. */
+static pte_status xlinear(synth *S, pte_xnn_builder *b, uint32_t x, uint32_t batch, uint32_t in, uint32_t out,
+                          bool relu, int ext_out, uint32_t *y) {
+  static const uint32_t tr[2] = {1, 0};
+  uint32_t gw[2] = {in, out}, gb[1] = {out}, od[2] = {batch, out};
+  uint32_t W, B;
+  pte_status s = xconst(S, b, 2, gw, tr, in, &W);
+  if (s == PTE_OK) s = xconst(S, b, 1, gb, NULL, in, &B);
+  if (s == PTE_OK) s = xval(S, b, 2, od, ext_out, false, y);
+  if (s != PTE_OK) return s;
+  pte_xnn_node_desc n;
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_FULLY_CONNECTED;
+  n.inputs[0] = x;
+  n.inputs[1] = W;
+  n.inputs[2] = B;
+  n.output = *y;
+  if (relu) {
+    n.has_min_max = true;
+    n.out_min = 0.0f;
+    n.out_max = INFINITY;
+  }
+  return xnode(S, b, &n);
+}
+
+/* The MLP of build_mlp as one graph: input external id 0 [batch, widths[0]], output id 1. */
+static pte_status xnn_mlp_graph(synth *S, pte_xnn_builder *b, const int32_t *widths, size_t n, int32_t batch) {
+  uint32_t id[2] = {(uint32_t)batch, (uint32_t)widths[0]}, x;
+  pte_status s = xval(S, b, 2, id, 0, true, &x);
+  for (size_t i = 0; i + 1 < n && s == PTE_OK; i++)
+    s = xlinear(S, b, x, (uint32_t)batch, (uint32_t)widths[i], (uint32_t)widths[i + 1], i + 2 < n, i + 2 < n ? -1 : 1,
+                &x);
+  return s;
+}
+
+/* The CNN of build_cnn as one graph (NCHW in and out of the delegate, NHWC inside, as the
+ * exporter lowers it): transpose, per stage Conv2d 3x3 pad 1 (+ fused ReLU) and 2x2 max pooling,
+ * transpose back, reshape to [batch, flat], FullyConnected. Conv weights are stored OHWI
+ * (the generator's layout is OIHW). */
+static pte_status xnn_cnn_graph(synth *S, pte_xnn_builder *b, const int32_t *ch, size_t n, int32_t image,
+                                int32_t classes, int32_t batch) {
+  static const uint32_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2}, ohwi[4] = {0, 2, 3, 1};
+  const uint32_t N = (uint32_t)batch;
+  uint32_t hw = (uint32_t)image;
+  uint32_t d_in[4] = {N, (uint32_t)ch[0], hw, hw}, d_t[4] = {N, hw, hw, (uint32_t)ch[0]};
+  uint32_t x, t;
+  pte_status s = xval(S, b, 4, d_in, 0, true, &x);
+  if (s == PTE_OK) s = xval(S, b, 4, d_t, -1, false, &t);
+  pte_xnn_node_desc nd;
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_STATIC_TRANSPOSE;
+  nd.inputs[0] = x;
+  nd.output = t;
+  nd.num_dims = 4;
+  nd.a = to_nhwc;
+  if (s == PTE_OK) s = xnode(S, b, &nd);
+  x = t;
+  for (size_t i = 0; i + 1 < n && s == PTE_OK; i++) {
+    uint32_t cin = (uint32_t)ch[i], cout = (uint32_t)ch[i + 1];
+    uint32_t gw[4] = {cout, cin, 3, 3}, gb[1] = {cout}, d_c[4] = {N, hw, hw, cout};
+    uint32_t W, B, c, p;
+    s = xconst(S, b, 4, gw, ohwi, cin * 9, &W);
+    if (s == PTE_OK) s = xconst(S, b, 1, gb, NULL, cin * 9, &B);
+    if (s == PTE_OK) s = xval(S, b, 4, d_c, -1, false, &c);
+    if (s != PTE_OK) break;
+    memset(&nd, 0, sizeof nd);
+    nd.type = PTE_XNN_NODE_CONV2D;
+    nd.inputs[0] = x;
+    nd.inputs[1] = W;
+    nd.inputs[2] = B;
+    nd.output = c;
+    nd.padding[0] = nd.padding[1] = nd.padding[2] = nd.padding[3] = 1;
+    nd.kernel[0] = nd.kernel[1] = 3;
+    nd.stride[0] = nd.stride[1] = 1;
+    nd.dilation[0] = nd.dilation[1] = 1;
+    nd.groups = 1;
+    nd.group_input_channels = cin;
+    nd.group_output_channels = cout;
+    nd.has_min_max = true;
+    nd.out_min = 0.0f;
+    nd.out_max = INFINITY;
+    s = xnode(S, b, &nd);
+    hw /= 2;
+    uint32_t d_p[4] = {N, hw, hw, cout};
+    if (s == PTE_OK) s = xval(S, b, 4, d_p, -1, false, &p);
+    memset(&nd, 0, sizeof nd);
+    nd.type = PTE_XNN_NODE_MAX_POOLING_2D;
+    nd.inputs[0] = c;
+    nd.output = p;
+    nd.kernel[0] = nd.kernel[1] = 2;
+    nd.stride[0] = nd.stride[1] = 2;
+    nd.dilation[0] = nd.dilation[1] = 1;
+    if (s == PTE_OK) s = xnode(S, b, &nd);
+    x = p;
+  }
+  const uint32_t cl = (uint32_t)ch[n - 1], flat = cl * hw * hw;
+  uint32_t d_back[4] = {N, cl, hw, hw}, d_flat[2] = {N, flat}, back, v, y;
+  if (s == PTE_OK) s = xval(S, b, 4, d_back, -1, false, &back);
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_STATIC_TRANSPOSE;
+  nd.inputs[0] = x;
+  nd.output = back;
+  nd.num_dims = 4;
+  nd.a = to_nchw;
+  if (s == PTE_OK) s = xnode(S, b, &nd);
+  if (s == PTE_OK) s = xval(S, b, 2, d_flat, -1, false, &v);
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_STATIC_RESHAPE;
+  nd.inputs[0] = back;
+  nd.output = v;
+  nd.num_dims = 2;
+  nd.a = d_flat;
+  if (s == PTE_OK) s = xnode(S, b, &nd);
+  if (s == PTE_OK) s = xlinear(S, b, v, N, flat, (uint32_t)classes, false, 1, &y);
+  return s;
+}
+
+/* Finishes the graph into S->blob and adds it as a lowered module of the program. */
+static pte_status xnn_module(synth *S, pte_xnn_builder *b, bool share, uint32_t *module) {
+  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_NAMED, &S->blob, &S->err);
+  if (s != PTE_OK) return s;
+  uint32_t blob;
+  pte_source src = pte_source_memory(S->blob.data, S->blob.size);
+  s = pte_writer_add_blob(S->w, &src, &blob, &S->err);
+  if (s != PTE_OK) return s;
+  pte_wr_delegate d;
+  memset(&d, 0, sizeof d);
+  d.id = PTE_XNNPACK_BACKEND_ID;
+  d.blob = blob;
+  d.share_handle = share;
+  return pte_writer_add_lowered_module(S->w, &d, module, &S->err);
+}
+
+/* A model lowered whole into one delegate: method = one DelegateCall(input, output), both
+ * memory planned as the exporter plans them. */
+static pte_status build_delegated(synth *S, pte_xnn_builder *b, const int32_t *in_sz, size_t in_dim,
+                                  const int32_t *out_sz, size_t out_dim) {
+  uint32_t module;
+  int32_t x, y;
+  pte_status s = xnn_module(S, b, false, &module);
+  if (s == PTE_OK) s = act(S, in_sz, in_dim, &x);
+  if (s == PTE_OK) s = act(S, out_sz, out_dim, &y);
+  int32_t args[2] = {x, y};
+  if (s == PTE_OK) s = pte_writer_call_module(S->w, S->m, S->chain, module, args, 2, NULL, &S->err);
+  if (s == PTE_OK) s = pte_writer_set_inputs(S->w, S->m, &x, 1, &S->err);
+  if (s == PTE_OK) s = pte_writer_set_outputs(S->w, S->m, &y, 1, &S->err);
+  S->n_calls = 1;
+  return s;
+}
+
+/* denoise: x_{t+1} = x_t - block(x_t) for `steps` steps, block = Linear(w, w) + ReLU + Linear(w, w)
+ * lowered into ONE XNNPACK module called at every step (share: one BackendDelegate for all the
+ * calls; otherwise one per call, all referencing the one stored blob); the subtraction is the
+ * portable aten::sub.out. */
+static pte_status build_denoise(synth *S, pte_xnn_builder *b, int32_t width, int32_t batch, uint32_t steps,
+                                bool share) {
+  const int32_t widths[3] = {width, width, width};
+  uint32_t module, op_sub;
+  pte_status s = xnn_mlp_graph(S, b, widths, 3, batch);
+  if (s == PTE_OK) s = xnn_module(S, b, share, &module);
+  if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::sub", "out", &op_sub, &S->err);
+  int32_t sz[2] = {batch, width}, x, in, one;
+  if (s == PTE_OK) s = int_value(S, 1, &one);
+  if (s == PTE_OK) s = act(S, sz, 2, &x);
+  in = x;
+  for (uint32_t t = 0; t < steps && s == PTE_OK; t++) {
+    int32_t eps, nx;
+    s = act(S, sz, 2, &eps);
+    if (s == PTE_OK) s = act(S, sz, 2, &nx);
+    int32_t dargs[2] = {x, eps};
+    if (s == PTE_OK) s = pte_writer_call_module(S->w, S->m, S->chain, module, dargs, 2, NULL, &S->err);
+    int32_t sargs[5] = {x, eps, one, nx, nx};
+    if (s == PTE_OK) s = pte_writer_add_kernel_call(S->w, S->m, S->chain, op_sub, sargs, 5, NULL, &S->err);
+    x = nx;
+  }
+  if (s == PTE_OK) s = pte_writer_set_inputs(S->w, S->m, &in, 1, &S->err);
+  if (s == PTE_OK) s = pte_writer_set_outputs(S->w, S->m, &x, 1, &S->err);
+  S->n_calls = steps;
+  S->n_delegates = share ? 1 : steps;
+  return s;
+}
+
 /* ------------------------------------------------------------------ command line */
 static void help(FILE *f) {
   fprintf(f,
-          "usage: pte synth mlp   -o OUT [--widths 784,256,128,10] [--batch N] [options]\n"
-          "       pte synth cnn   -o OUT [--channels 3,16,32] [--image 32] [--classes 10] [--batch N] [options]\n"
-          "       pte synth large -o OUT --size 4G [--layers 4] [options]\n"
+          "usage: pte synth mlp     -o OUT [--widths 784,256,128,10] [--batch N] [--delegate xnnpack] [options]\n"
+          "       pte synth cnn     -o OUT [--channels 3,16,32] [--image 32] [--classes 10] [--batch N]\n"
+          "                              [--delegate xnnpack] [options]\n"
+          "       pte synth large   -o OUT --size 4G [--layers 4] [--delegate xnnpack] [options]\n"
+          "       pte synth denoise -o OUT [--steps 10] [--width 256] [--batch N] [--no-share] [options]\n"
           "\n"
           "Generates a .pte with real structure and deterministic weights (streamed from a generator,\n"
           "never held in memory):\n"
-          "  mlp    Linear layers (aten::addmm.out) with ReLU between them; input [batch, widths[0]].\n"
-          "  cnn    3x3 convolutions (padding 1) + ReLU + 2x2 max pooling per stage, then a Linear\n"
-          "         classifier; input [batch, channels[0], image, image].\n"
-          "  large  an MLP of --layers square layers whose float weights add up to about --size bytes\n"
-          "         (suffixes K, M, G; e.g. 4G): a multi-GiB model for streaming benchmarks.\n"
+          "  mlp      Linear layers (aten::addmm.out) with ReLU between them; input [batch, widths[0]].\n"
+          "  cnn      3x3 convolutions (padding 1) + ReLU + 2x2 max pooling per stage, then a Linear\n"
+          "           classifier; input [batch, channels[0], image, image].\n"
+          "  large    an MLP of --layers square layers whose float weights add up to about --size bytes\n"
+          "           (suffixes K, M, G; e.g. 4G): a multi-GiB model for streaming benchmarks.\n"
+          "  denoise  x <- x - block(x), --steps times, where block (Linear + ReLU + Linear, width\n"
+          "           --width) is ONE lowered XNNPACK module called at every step (a DelegateCall per\n"
+          "           step, aten::sub.out between them). The module is marked share_handle: the file\n"
+          "           has one BackendDelegate (one backend init) for all the calls. --no-share writes\n"
+          "           one BackendDelegate per call instead, all referencing the one stored blob.\n"
           "Activations are memory planned by the writer's planner (alignment 16).\n"
+          "\n"
+          "--delegate xnnpack lowers the whole model into one XnnpackBackend delegate as the exporter\n"
+          "does (FullyConnected / Conv2d nodes with ReLU fused as an output clamp, NHWC inside for the\n"
+          "cnn; weights in Program.named_data under the sha256 hex of their bytes, alignment 16). The\n"
+          "delegated model computes the same function as the portable one with the same seed.\n"
           "\n"
           "options:\n"
           "  -o, --output FILE          output .pte (written to a temp file, then renamed)\n"
           "  --seed N                   generator seed (default 0)\n"
+          "  --delegate none|xnnpack    mlp, cnn, large: portable kernels (default) or one XNNPACK delegate\n"
+          "  --steps N                  denoise: steps (DelegateCalls), 1..10000 (default 10)\n"
+          "  --width N                  denoise: width of the block (default 256)\n"
+          "  --no-share                 denoise: one BackendDelegate per call\n"
           "  --segment-alignment N      segment alignment (default 128; e.g. 16384)\n"
           "  --tensor-alignment N       constant alignment (default 16)\n"
           "  --no-fsync                 skip fsync on publish\n"
@@ -351,19 +699,20 @@ static int run_synth(int argc, char **argv) {
     return argc < 2 ? PTE_EXIT_USAGE : PTE_EXIT_OK;
   }
   const char *kind = argv[1];
-  if (strcmp(kind, "mlp") && strcmp(kind, "cnn") && strcmp(kind, "large")) {
-    fprintf(stderr, "pte synth: unknown model kind '%s' (mlp, cnn, large)\n", kind);
+  const bool denoise = !strcmp(kind, "denoise");
+  if (strcmp(kind, "mlp") && strcmp(kind, "cnn") && strcmp(kind, "large") && !denoise) {
+    fprintf(stderr, "pte synth: unknown model kind '%s' (mlp, cnn, large, denoise)\n", kind);
     return PTE_EXIT_USAGE;
   }
   const char *out = NULL;
   int32_t widths[64] = {784, 256, 128, 10}, chans[16] = {3, 16, 32};
   size_t n_widths = 4, n_chans = 3;
-  uint64_t seed = 0, size = 0, layers = 4, image = 32, classes = 10, batch = 1;
+  uint64_t seed = 0, size = 0, layers = 4, image = 32, classes = 10, batch = 1, steps = 10, width = 256;
   pte_writer_options wo;
   memset(&wo, 0, sizeof wo);
   pte_file_writer_options fo;
   pte_file_writer_options_init(&fo);
-  bool quiet = false, have_size = false;
+  bool quiet = false, have_size = false, xnn = denoise, no_share = false, denoise_opt = false;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -389,6 +738,19 @@ static int run_synth(int argc, char **argv) {
       n_widths = parse_list(v, widths, 64), ok = n_widths >= 2, i++;
     } else if (!strcmp(a, "--channels")) {
       n_chans = parse_list(v, chans, 16), ok = n_chans >= 2, i++;
+    } else if (!strcmp(a, "--delegate")) {
+      ok = v && (!strcmp(v, "xnnpack") || !strcmp(v, "none")), i++;
+      if (ok) xnn = !strcmp(v, "xnnpack");
+      if (ok && denoise && !xnn) {
+        fprintf(stderr, "pte synth denoise: the model is XNNPACK-delegated by definition\n");
+        return PTE_EXIT_USAGE;
+      }
+    } else if (!strcmp(a, "--steps")) {
+      ok = parse_u64(v, &steps) && steps >= 1 && steps <= 10000, i++, denoise_opt = true;
+    } else if (!strcmp(a, "--width")) {
+      ok = parse_u64(v, &width) && width >= 1 && width <= 16384, i++, denoise_opt = true;
+    } else if (!strcmp(a, "--no-share")) {
+      no_share = true, denoise_opt = true;
     } else if (!strcmp(a, "--segment-alignment")) {
       ok = parse_u64(v, &wo.segment_alignment), i++;
     } else if (!strcmp(a, "--tensor-alignment")) {
@@ -408,6 +770,10 @@ static int run_synth(int argc, char **argv) {
   }
   if (!out) {
     fprintf(stderr, "pte synth: no output file (-o OUT)\n");
+    return PTE_EXIT_USAGE;
+  }
+  if (denoise_opt && !denoise) {
+    fprintf(stderr, "pte synth %s: --steps, --width and --no-share are denoise options\n", kind);
     return PTE_EXIT_USAGE;
   }
   if ((wo.segment_alignment && (wo.segment_alignment & (wo.segment_alignment - 1))) ||
@@ -438,23 +804,52 @@ static int run_synth(int argc, char **argv) {
   /* generator contexts must not move once handed out: reserve them all now */
   S.cap_gens = 2 * (n_widths + n_chans + layers) + 8;
   S.gens = (gen_ctx *)calloc(S.cap_gens, sizeof *S.gens);
-  if (!S.gens) return fail_status(PTE_ERR_MEMORY_ALLOCATION_FAILED, &S.err);
-  pte_status s = begin(&S, &wo);
+  pte_xnn_builder *xb = NULL;
+  if (xnn) {
+    S.cap_xgens = S.cap_gens;
+    S.xgens = (xgen *)calloc(S.cap_xgens, sizeof *S.xgens);
+    S.keys = (char(*)[65])calloc(S.cap_xgens, 65);
+    S.hash_buf = (uint8_t *)malloc(HASH_BUF_SIZE);
+    S.n_delegates = 1;
+    xb = pte_xnn_builder_new();
+  }
+  if (!S.gens || (xnn && (!S.xgens || !S.keys || !S.hash_buf || !xb))) {
+    free(S.gens), free(S.xgens), free(S.keys), free(S.hash_buf), pte_xnn_builder_free(xb);
+    return fail_status(pte_error_set(&S.err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory"), &S.err);
+  }
+  /* `large`: layers of W x W floats (+ bias) totalling about `size` bytes; W a multiple of 16 */
+  int32_t lw[1025];
+  if (!strcmp(kind, "large")) {
+    double per = (double)size / (double)layers / 4.0;
+    int64_t W = (int64_t)sqrt(per);
+    W = W / 16 * 16;
+    if (W < 16) W = 16;
+    if (W > 46336) W = 46336; /* W*W elements must fit a 32-bit index */
+    for (uint64_t i = 0; i <= layers; i++) lw[i] = (int32_t)W;
+  }
+  pte_status s = begin(&S, &wo, !xnn);
   if (s == PTE_OK) {
-    if (!strcmp(kind, "mlp")) {
-      s = build_mlp(&S, widths, n_widths, (int32_t)batch);
+    const int32_t B = (int32_t)batch;
+    if (denoise) {
+      s = build_denoise(&S, xb, (int32_t)width, B, (uint32_t)steps, !no_share);
     } else if (!strcmp(kind, "cnn")) {
-      s = build_cnn(&S, chans, n_chans, (int32_t)image, (int32_t)classes, (int32_t)batch);
+      if (xnn) {
+        int32_t isz[4] = {B, chans[0], (int32_t)image, (int32_t)image}, osz[2] = {B, (int32_t)classes};
+        s = xnn_cnn_graph(&S, xb, chans, n_chans, (int32_t)image, (int32_t)classes, B);
+        if (s == PTE_OK) s = build_delegated(&S, xb, isz, 4, osz, 2);
+      } else {
+        s = build_cnn(&S, chans, n_chans, (int32_t)image, (int32_t)classes, B);
+      }
     } else {
-      /* layers of W x W floats (+ bias) totalling about `size` bytes; W a multiple of 16 */
-      double per = (double)size / (double)layers / 4.0;
-      int64_t W = (int64_t)sqrt(per);
-      W = W / 16 * 16;
-      if (W < 16) W = 16;
-      if (W > 46336) W = 46336; /* W*W elements must fit a 32-bit index */
-      int32_t lw[1025];
-      for (uint64_t i = 0; i <= layers; i++) lw[i] = (int32_t)W;
-      s = build_mlp(&S, lw, (size_t)layers + 1, (int32_t)batch);
+      const int32_t *wv = !strcmp(kind, "large") ? lw : widths;
+      size_t nw = !strcmp(kind, "large") ? (size_t)layers + 1 : n_widths;
+      if (xnn) {
+        int32_t isz[2] = {B, wv[0]}, osz[2] = {B, wv[nw - 1]};
+        s = xnn_mlp_graph(&S, xb, wv, nw, B);
+        if (s == PTE_OK) s = build_delegated(&S, xb, isz, 2, osz, 2);
+      } else {
+        s = build_mlp(&S, wv, nw, B);
+      }
     }
   }
   pte_writer_layout lay;
@@ -465,14 +860,25 @@ static int run_synth(int argc, char **argv) {
   if (s != PTE_OK) {
     if (prog.tty) fputc('\n', stderr);
     rc = fail_status(s, &S.err);
+  } else if (xnn) {
+    double el = secs_since(&prog.start);
+    printf("wrote %s: %llu bytes (%s, XnnpackBackend: %zu delegate%s, %zu delegate call%s, blob %zu bytes, %zu named "
+           "tensors %llu bytes) in %.2f s\n",
+           out, (unsigned long long)lay.file_size, kind, S.n_delegates, S.n_delegates == 1 ? "" : "s", S.n_calls,
+           S.n_calls == 1 ? "" : "s", S.blob.size, S.n_keys, (unsigned long long)S.named_bytes, el);
   } else {
     double el = secs_since(&prog.start);
     printf("wrote %s: %llu bytes (%s, %zu generated tensors, constants %llu bytes) in %.2f s\n", out,
            (unsigned long long)lay.file_size, kind, S.n_gens, (unsigned long long)lay.constant_segment_size, el);
   }
   pte_writer_destroy(S.w);
+  pte_xnn_builder_free(xb);
+  pte_xnn_blob_free(&S.blob);
   free(S.gens);
+  free(S.xgens);
+  free(S.keys);
+  free(S.hash_buf);
   return rc;
 }
 
-const pte_cli_verb pte_cli_verb_synth = {"synth", "generate benchmark/demo models (mlp, cnn, large)", run_synth};
+const pte_cli_verb pte_cli_verb_synth = {"synth", "generate benchmark/demo models (mlp, cnn, large, denoise)", run_synth};
