@@ -74,9 +74,18 @@ pte_status pte_xnn_delegate_init(const void *blob, size_t size, const pte_named_
   const pte_xnnpack_options *o = opts ? opts : &g_defaults;
   pte_status s = check_options(o, err);
   if (s != PTE_OK) return s;
-  const pte_xnn_kernels *k = pte_xnn_kernels_for(to_kisa(o->isa));
-  if (!k) k = pte_xnn_kernels_scalar();
-  return pte_xnn_delegate_init_internal(blob, size, named_data, o->num_threads, k, out, err);
+  pte_xnn_init_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.threads = o->num_threads;
+  cfg.k = pte_xnnpack_kernels_for_isa(o->isa);
+  cfg.repack_prepared = false;
+  cfg.blob_persistent = false; /* the caller may free the blob after this call */
+  return pte_xnn_delegate_init_internal(blob, size, named_data, &cfg, out, err);
+}
+
+const pte_xnn_kernels *pte_xnnpack_kernels_for_isa(pte_xnn_isa isa) {
+  const pte_xnn_kernels *k = pte_xnn_kernels_for(to_kisa(isa));
+  return k ? k : pte_xnn_kernels_scalar();
 }
 
 /* ---- backend interface -------------------------------------------------------------------- */
@@ -108,11 +117,26 @@ static pte_status be_init(pte_backend_init_context *ctx, pte_freeable_buffer *pr
   if (o.isa != PTE_XNN_ISA_AUTO && !pte_xnnpack_isa_supported(o.isa))
     return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: this CPU does not support %s",
                          pte_xnnpack_isa_name(o.isa));
-  pte_xnn_delegate *d = NULL;
-  s = pte_xnn_delegate_init(processed->data, processed->size, ctx->named_data_map, &o, &d, err);
+  bool repack = false;
+  s = pte_backend_runtime_spec_bool(ctx, PTE_XNNPACK_OPTION_REPACK_PREPARED, &repack);
+  if (s != PTE_OK && s != PTE_ERR_NOT_FOUND)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: option '%s' must be a bool",
+                         PTE_XNNPACK_OPTION_REPACK_PREPARED);
+  s = check_options(&o, err);
   if (s != PTE_OK) return s;
-  /* everything execute needs was copied or kept: release the blob now, as upstream does */
-  pte_freeable_buffer_free(processed);
+  pte_xnn_init_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.threads = o.num_threads;
+  cfg.k = pte_xnnpack_kernels_for_isa(o.isa);
+  cfg.repack_prepared = repack;
+  cfg.blob_persistent = true; /* the runtime frees the blob after destroy unless we free it */
+  pte_xnn_delegate *d = NULL;
+  s = pte_xnn_delegate_init_internal(processed->data, processed->size, ctx->named_data_map, &cfg, &d, err);
+  if (s != PTE_OK) return s;
+  /* everything execute needs was copied or kept: release the blob now, as upstream does —
+   * unless prepared packed weights are used in place from it (the runtime frees it after
+   * destroy) */
+  if (!d->borrows_blob) pte_freeable_buffer_free(processed);
   *handle = d;
   return PTE_OK;
 }
@@ -126,7 +150,7 @@ static pte_status be_execute(pte_backend_execution_context *ctx, pte_delegate_ha
 
 static void be_destroy(pte_delegate_handle *handle) { pte_xnn_delegate_destroy((pte_xnn_delegate *)handle); }
 
-static const pte_backend k_backend = {NULL, be_init, be_execute, be_destroy, NULL};
+static const pte_backend k_backend = {NULL, be_init, be_execute, be_destroy, pte_xnn_initialize_backend_data};
 
 const pte_backend *pte_xnnpack_backend(void) { return &k_backend; }
 

@@ -135,6 +135,9 @@ typedef struct cslot {
   const uint8_t *p;
   size_t size;
   int buf; /* index into tmp buffers, -1 if not a loaded buffer */
+  bool prepared; /* p/size: packed weights from `pte prepare` (envelope payload or XPB1 entry) */
+  bool foreign;  /* ... made for another ISA / tile (accepted with repack_prepared) */
+  bool in_blob;  /* ... inside the processed blob */
 } cslot;
 
 typedef struct idmap_entry {
@@ -149,6 +152,8 @@ typedef struct cctx {
   bool has_header;
   const uint8_t *cdata;
   uint64_t csize;
+  const pte_xnn_xpb *xpb; /* prepared inline blob: constants come from its table */
+  bool xpb_foreign;
   const pte_named_data_map *ndm;
   pte_error_info *err;
   cslot *slots;
@@ -179,8 +184,9 @@ static bool own(pte_xnn_delegate *d, uint8_t *p) {
 
 /* Resolves constant index idx to bytes (at least `need` of them). */
 static pte_status get_constant(cctx *c, uint32_t idx, size_t need, const char *what, const uint8_t **out,
-                               size_t *out_size, int *buf_index) {
+                               size_t *out_size, int *buf_index, const cslot **slot_out) {
   *buf_index = -1;
+  if (slot_out) *slot_out = NULL;
   if (c->has_header) {
     pte_fb_vec cd = pte_xn_XNNGraph_constant_data(c->root);
     if (!cd.present || idx >= cd.len)
@@ -216,9 +222,28 @@ static pte_status get_constant(cctx *c, uint32_t idx, size_t need, const char *w
         }
         c->tmp[c->n_tmp] = fbuf;
         sl->buf = (int)c->n_tmp++;
-        sl->p = (const uint8_t *)fbuf.data;
-        sl->size = fbuf.size;
-        if (sz != 0 && sz != UINT64_MAX && sl->size > sz) sl->size = (size_t)sz;
+        if (pte_prepared_is_envelope(fbuf.data, fbuf.size)) {
+          /* packed by `pte prepare`: the payload is used in place (or re-laid out, see prep_*) */
+          pte_prepared_info pi;
+          bool foreign = false;
+          s = pte_xnn_envelope_check(fbuf.data, fbuf.size, c->d->k, c->d->repack_prepared, &pi, &foreign, c->err);
+          if (s != PTE_OK) return s;
+          sl->prepared = true;
+          sl->foreign = foreign;
+          sl->p = pi.payload;
+          sl->size = (size_t)pi.payload_size;
+        } else {
+          sl->p = (const uint8_t *)fbuf.data;
+          sl->size = fbuf.size;
+          if (sz != 0 && sz != UINT64_MAX && sl->size > sz) sl->size = (size_t)sz;
+        }
+      } else if (c->xpb) {
+        uint32_t kind = 0;
+        if (!pte_xnn_xpb_find(c->xpb, idx, &kind, &sl->p, &sl->size))
+          return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: %s: constant %u is missing from the prepared blob", what, idx);
+        sl->prepared = kind == PTE_XNN_XPB_PACKED;
+        sl->foreign = sl->prepared && c->xpb_foreign;
+        sl->in_blob = sl->prepared;
       } else {
         if (off > c->csize || sz > c->csize - off)
           return CERR(c, PTE_ERR_INVALID_PROGRAM,
@@ -228,6 +253,13 @@ static pte_status get_constant(cctx *c, uint32_t idx, size_t need, const char *w
         sl->size = (size_t)sz;
       }
       sl->loaded = true;
+    }
+    if (slot_out) *slot_out = sl;
+    if (sl->prepared) { /* packed bytes: their layout is checked by the node that packs them */
+      *out = sl->p;
+      *out_size = sl->size;
+      *buf_index = sl->buf;
+      return PTE_OK;
     }
     if (sl->size < need)
       return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: %s: constant %u has %zu bytes, %zu needed", what, idx,
@@ -392,8 +424,13 @@ static pte_status parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_t *n
         const uint8_t *p;
         size_t psz;
         int bi;
-        pte_status s = get_constant(c, sbi, nch * sizeof(float), "per-channel scales", &p, &psz, &bi);
+        const cslot *sl;
+        v->scale_index = sbi;
+        pte_status s = get_constant(c, sbi, nch * sizeof(float), "per-channel scales", &p, &psz, &bi, &sl);
         if (s != PTE_OK) return s;
+        if (sl && sl->prepared)
+          return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): per-channel scales constant %u holds prepared (packed) data",
+                      vi, v->id, sbi);
         memcpy(v->channel_scales, p, nch * sizeof(float));
       } else {
         pte_fb_vec sc = pte_xn_PerChannelQuant_scale(qp);
@@ -446,11 +483,20 @@ static pte_status parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_t *n
     const uint8_t *p;
     size_t psz;
     int bi;
-    pte_status s = get_constant(c, cbi, v->numel * pte_xnn_dtype_size(dt), "tensor data", &p, &psz, &bi);
+    const cslot *sl;
+    pte_status s = get_constant(c, cbi, v->numel * pte_xnn_dtype_size(dt), "tensor data", &p, &psz, &bi, &sl);
     if (s != PTE_OK) return s;
     v->is_const = true;
-    v->cdata = p;
-    v->csize = v->numel * pte_xnn_dtype_size(dt);
+    v->const_index = cbi;
+    if (sl && sl->prepared) {
+      v->prep = p;
+      v->prep_size = psz;
+      v->prep_foreign = sl->foreign;
+      v->prep_in_blob = sl->in_blob;
+    } else {
+      v->cdata = p;
+      v->csize = v->numel * pte_xnn_dtype_size(dt);
+    }
   }
 
   int16_t dq = pte_xn_XNNTensorValue_dq_datatype(tv);
@@ -944,7 +990,8 @@ pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *er
 
 void pte_xnn_delegate_destroy(pte_xnn_delegate *d) {
   if (!d) return;
-  for (size_t i = 0; i < d->n_nodes; i++) pte_xnn_packed_free(&d->nodes[i].packed);
+  for (size_t i = 0; i < d->n_nodes; i++)
+    if (!d->nodes[i].packed_borrowed) pte_xnn_packed_free(&d->nodes[i].packed);
   for (size_t i = 0; i < d->n_bufs; i++) pte_freeable_buffer_free(&d->bufs[i]);
   for (size_t i = 0; i < d->n_owned; i++) free(d->owned[i]);
   pte_xnn_pool_destroy(d->pool);
@@ -958,14 +1005,62 @@ void pte_xnn_delegate_destroy(pte_xnn_delegate *d) {
   free(d);
 }
 
-pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const pte_named_data_map *ndm, int threads,
-                                          const pte_xnn_kernels *k, pte_xnn_delegate **out, pte_error_info *err) {
+/* Prepared constants may only be FullyConnected / convolution filters that were consumed as
+ * packed weights: any other use would read packed bytes as a tensor. */
+static pte_status check_prepared_uses(pte_xnn_delegate *d, pte_error_info *err) {
+  for (size_t i = 0; i < d->n_nodes; i++) {
+    const pte_xnn_node *n = &d->nodes[i];
+    for (unsigned k = 0; k < n->n_in; k++) {
+      if (n->in[k] == PTE_XNN_INVALID_ID) continue;
+      const pte_xnn_value *v = &d->values[n->in[k]];
+      if (!v->prep) continue;
+      const bool gemm = n->type == pte_xn_XNodeUnion_XNNFullyConnected || n->type == pte_xn_XNodeUnion_XNNConv2d ||
+                        n->type == pte_xn_XNodeUnion_XNNDepthwiseConv2d;
+      if (!gemm || k != 1 || !n->packed.bytes)
+        return pte_error_set(err, PTE_ERR_INVALID_PROGRAM,
+                             "xnnpack: node %zu (%s) reads value %u, whose constant %u holds prepared (packed) weights, "
+                             "as a tensor",
+                             i, pte_xnn_node_name(n->type), v->id, v->const_index);
+    }
+  }
+  for (size_t i = 0; i < d->n_values; i++)
+    if (d->values[i].prep && d->values[i].raw_needed)
+      return pte_error_set(err, PTE_ERR_INVALID_PROGRAM,
+                           "xnnpack: value %u: constant %u holds prepared (packed) weights but is read unpacked",
+                           d->values[i].id, d->values[i].const_index);
+  return PTE_OK;
+}
+
+pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const pte_named_data_map *ndm,
+                                          const pte_xnn_init_cfg *cfg, pte_xnn_delegate **out, pte_error_info *err) {
   *out = NULL;
+  if (!cfg || !cfg->k) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: no kernels");
+  const pte_xnn_kernels *k = cfg->k;
+  const int threads = cfg->threads;
   pte_xnn_header h;
-  pte_status s = pte_xnn_parse_header(blob, size, &h, err);
-  if (s != PTE_OK) return s;
-  const uint8_t *fb = (const uint8_t *)blob + h.flatbuffer_offset;
-  size_t fb_size = h.flatbuffer_size;
+  pte_xnn_xpb xpb;
+  bool has_xpb = false, xpb_foreign = false;
+  const uint8_t *fb;
+  size_t fb_size;
+  pte_status s;
+  memset(&h, 0, sizeof h);
+  memset(&xpb, 0, sizeof xpb);
+  if (blob && pte_prepared_is_envelope(blob, size)) {
+    /* a processed blob replaced by `pte prepare` (inline constants): XPB1 container */
+    pte_prepared_info pi;
+    s = pte_xnn_envelope_check(blob, size, k, cfg->repack_prepared, &pi, &xpb_foreign, err);
+    if (s == PTE_OK) s = pte_xnn_xpb_parse(pi.payload, (size_t)pi.payload_size, &xpb, err);
+    if (s != PTE_OK) return s;
+    has_xpb = true;
+    h.present = true;
+    fb = xpb.fb;
+    fb_size = xpb.fb_size;
+  } else {
+    s = pte_xnn_parse_header(blob, size, &h, err);
+    if (s != PTE_OK) return s;
+    fb = (const uint8_t *)blob + h.flatbuffer_offset;
+    fb_size = h.flatbuffer_size;
+  }
   if (fb_size < 8) return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: flatbuffer too small");
   if (memcmp(fb + 4, "XN00", 4) != 0 && memcmp(fb + 4, "XN01", 4) != 0) {
     char id[5];
@@ -1016,6 +1111,8 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   }
   d->k = k;
   d->threads = threads < 1 ? 1 : threads;
+  d->repack_prepared = cfg->repack_prepared;
+  d->blob_persistent = cfg->blob_persistent;
   cctx c;
   memset(&c, 0, sizeof c);
   c.d = d;
@@ -1023,8 +1120,10 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   c.fb_size = fb_size;
   c.root = pte_fb_table_at(fb, fb_size, root_pos);
   c.has_header = h.present;
-  c.cdata = (const uint8_t *)blob + h.constant_data_offset;
-  c.csize = h.present ? h.constant_data_size : 0;
+  c.cdata = has_xpb ? NULL : (const uint8_t *)blob + h.constant_data_offset;
+  c.csize = (h.present && !has_xpb) ? h.constant_data_size : 0;
+  c.xpb = has_xpb ? &xpb : NULL;
+  c.xpb_foreign = xpb_foreign;
   c.ndm = ndm;
   c.err = err;
 
@@ -1039,6 +1138,7 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   if (s == PTE_OK) s = check_graph(&c);
   if (s == PTE_OK) s = collect_externals(&c);
   for (size_t i = 0; s == PTE_OK && i < d->n_nodes; i++) s = pte_xnn_prepare_node(d, i, err);
+  if (s == PTE_OK) s = check_prepared_uses(d, err);
   if (s == PTE_OK) s = pte_xnn_plan(d, true, err);
   /* keep what execute reads unpacked; drop the rest */
   if (s == PTE_OK) {
@@ -1071,6 +1171,21 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
         val->cdata = cp;
       }
     }
+    /* packed weights used in place keep their named-data buffer (a view into the mapped file
+     * with the mmap loader) alive until destroy; never written */
+    for (size_t i = 0; s == PTE_OK && i < d->n_nodes; i++) {
+      const pte_xnn_node *n = &d->nodes[i];
+      if (!n->packed_borrowed) continue;
+      bool in_buf = false;
+      for (size_t b = 0; b < c.n_tmp; b++) {
+        const uint8_t *p0 = (const uint8_t *)c.tmp[b].data;
+        if (p0 && n->packed.bytes >= p0 && n->packed.bytes < p0 + c.tmp[b].size) {
+          keep[b] = true;
+          in_buf = true;
+        }
+      }
+      if (!in_buf) d->borrows_blob = true;
+    }
     for (size_t b = 0; s == PTE_OK && b < c.n_tmp; b++) {
       if (!keep[b]) continue;
       if (!grow((void **)&d->bufs, &d->cap_bufs, d->n_bufs + 1, sizeof(pte_freeable_buffer))) {
@@ -1086,6 +1201,7 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
     d->pool = pte_xnn_pool_create(d->threads);
     d->threads = pte_xnn_pool_threads(d->pool);
   }
+
   cctx_release(&c);
   pte_xnn_aligned_free(copy);
   if (s != PTE_OK) {

@@ -17,6 +17,7 @@
 
 #include "pte/backend.h"
 #include "pte/backend_xnnpack.h"
+#include "pte/prepare.h"
 #include "pte/status.h"
 
 #define PTE_XNN_MAX_DIMS 6
@@ -79,6 +80,15 @@ typedef struct pte_xnn_value {
   const uint8_t *cdata;
   size_t csize;
   bool raw_needed; /* some node reads the unpacked bytes at execute */
+  uint32_t const_index; /* constant_data / constant_buffer entry of the bytes (0: not a constant) */
+  uint32_t scale_index; /* PerChannelQuant.scale_buffer_idx (0: none) */
+  /* prepared constant (`pte prepare`, xnn_prepare.c): the entry holds packed weights (one XPW1
+   * blob per group) instead of the tensor's bytes; cdata is NULL. Only a FullyConnected /
+   * convolution filter may be prepared. */
+  const uint8_t *prep;
+  size_t prep_size;
+  bool prep_foreign; /* packed for another ISA / tile: re-laid out at init (repack_prepared) */
+  bool prep_in_blob; /* the payload lies inside the processed blob (prepared inline constants) */
   /* planning */
   int def_node;  /* producing node, -1 for inputs/constants */
   int last_use;  /* last consuming node, -1 if none */
@@ -152,6 +162,7 @@ typedef struct pte_xnn_node {
   } p;
   /* prepared at init */
   pte_xnn_packed packed;
+  bool packed_borrowed; /* packed.bytes points into prepared data (not owned, never written) */
   bool weights_dynamic; /* FC/conv filter not constant: packed at execute into scratch */
   size_t scratch;       /* per-thread scratch bytes needed at the current shapes */
   size_t shared_scratch;/* scratch shared by all threads (e.g. run-time packed weights) */
@@ -296,6 +307,10 @@ struct pte_xnn_delegate {
   const pte_xnn_kernels *k;
   pte_xnn_pool *pool;
   int threads;
+  /* prepared data */
+  bool repack_prepared; /* accept data prepared for another ISA / tile and re-lay it out */
+  bool blob_persistent; /* the processed blob outlives the delegate (method runtime) */
+  bool borrows_blob;    /* some packed weights point into the processed blob: keep it */
 };
 
 struct pte_xnn_exec {
@@ -311,9 +326,79 @@ struct pte_xnn_exec {
 /* Per-thread scratch of thread tid. */
 static inline uint8_t *pte_xnn_scratch(pte_xnn_exec *x, int tid) { return x->scratch + (size_t)tid * x->scratch_stride; }
 
+/* How to compile a blob. */
+typedef struct pte_xnn_init_cfg {
+  int threads;
+  const pte_xnn_kernels *k;
+  bool repack_prepared; /* runtime spec "repack_prepared" */
+  bool blob_persistent; /* the blob stays valid (and unchanged) until the delegate is destroyed:
+                           prepared packed weights inside it are used in place, else copied */
+} pte_xnn_init_cfg;
+
 /* Compiles a blob (xnn_compile.c); the public init wraps this with option handling. */
-pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const pte_named_data_map *ndm, int threads,
-                                          const pte_xnn_kernels *k, pte_xnn_delegate **out, pte_error_info *err);
+pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const pte_named_data_map *ndm,
+                                          const pte_xnn_init_cfg *cfg, pte_xnn_delegate **out, pte_error_info *err);
+
+/* ---- Prepared data (xnn_prepare.c) -------------------------------------------------------- */
+/* Envelope format version of prepared XnnpackBackend data (bump on any layout change of XPW1
+ * panels or of the XPB1 container). */
+#define PTE_XNN_PREPARED_FORMAT 1u
+/* Fingerprint of a kernel table: "<isa> <f32 MRxNR>[+<narrow MRxNR>] i8 <MRxNR>" (<= 32 bytes,
+ * NUL-terminated in buf[33]); returns its length. */
+size_t pte_xnn_fingerprint(const pte_xnn_kernels *k, char buf[33]);
+/* Checks an envelope for this kernel table (pte_prepared_envelope_check). With `repack`, data of
+ * XnnpackBackend format PTE_XNN_PREPARED_FORMAT made for another fingerprint is accepted too
+ * (*foreign = true). */
+pte_status pte_xnn_envelope_check(const void *data, size_t size, const pte_xnn_kernels *k, bool repack,
+                                  pte_prepared_info *pi, bool *foreign, pte_error_info *err);
+
+/* A prepared inline blob ("XPB1" container, payload of a replaced processed blob):
+ *   [0..4) "XPB1"  [4..8) u32 version (1)  [8..12) u32 header size (64)  [12..16) u32 entries
+ *   [16..24) u64 flatbuffer offset (multiple of 64)  [24..32) u64 flatbuffer size
+ *   [32..40) u64 entry table offset (multiple of 8)   [40..64) reserved (0)
+ *   entry (24 bytes): u32 constant index, u32 kind (0 raw bytes, 1 packed XPW1 blobs),
+ *                     u64 offset (multiple of 64), u64 size
+ * Offsets count from the payload start. Every constant_data entry without a named key is listed;
+ * regions do not overlap the header, the table or each other. */
+#define PTE_XNN_XPB_MAGIC "XPB1"
+#define PTE_XNN_XPB_HEADER_SIZE 64u
+#define PTE_XNN_XPB_ENTRY_SIZE 24u
+enum { PTE_XNN_XPB_RAW = 0, PTE_XNN_XPB_PACKED = 1 };
+typedef struct pte_xnn_xpb {
+  const uint8_t *base;
+  size_t size;
+  const uint8_t *fb;
+  size_t fb_size;
+  const uint8_t *table;
+  uint32_t n_entries;
+} pte_xnn_xpb;
+/* Parses and bounds-checks a container (PTE_ERR_INVALID_PROGRAM with a message if malformed). */
+pte_status pte_xnn_xpb_parse(const uint8_t *p, size_t size, pte_xnn_xpb *out, pte_error_info *err);
+/* Entry for constant `idx`: true and its kind, data and size when listed. */
+bool pte_xnn_xpb_find(const pte_xnn_xpb *x, uint32_t idx, uint32_t *kind, const uint8_t **data, size_t *size);
+
+/* Header of one packed blob of `kind` laid out with panel width nr (isa: the header's ISA field). */
+pte_xnn_packed_info pte_xnn_packed_layout(uint32_t kind, uint32_t isa, size_t nr, size_t n, size_t kdim);
+/* The layout these kernels pack (kind, isa, nr, kr, n, k, panels, stride, total) for n x kdim
+ * (depthwise: n = channels, kdim = taps). */
+pte_xnn_packed_info pte_xnn_packed_expect(const pte_xnn_kernels *k, uint32_t kind, size_t n, size_t kdim);
+/* Reads a packed header at p (avail bytes); false if it is not an XPW1 header. */
+bool pte_xnn_packed_header_read(const uint8_t *p, size_t avail, pte_xnn_packed_info *out);
+/* Re-lays out one packed blob (header src_info, already validated) for the layout `dst_info`
+ * (same kind, n, k; pte_xnn_packed_expect): exact, no arithmetic on the values. */
+void pte_xnn_packed_relayout(const uint8_t *src, const pte_xnn_packed_info *src_info, uint8_t *dst,
+                             const pte_xnn_packed_info *dst_info);
+
+/* Init counters (pte_xnnpack_stats). */
+enum { PTE_XNN_STAT_PACKS, PTE_XNN_STAT_PACKED_BYTES, PTE_XNN_STAT_PREPARED, PTE_XNN_STAT_PREPARED_COPIES,
+       PTE_XNN_STAT_REPACKS, PTE_XNN_STAT_COUNT };
+void pte_xnn_stat_add(int which, uint64_t n);
+
+/* Kernel table for an ISA option (AUTO: this CPU's best; never NULL). */
+const pte_xnn_kernels *pte_xnnpack_kernels_for_isa(pte_xnn_isa isa);
+
+/* The prepare hook (initialize_backend_data). */
+pte_status pte_xnn_initialize_backend_data(pte_backend_data_context *ctx, pte_backend_data_output *out);
 
 /* ---- Compiler pieces ---------------------------------------------------------------------- */
 /* Shape inference of node i from its inputs' current shapes; fills output shapes, node scratch.

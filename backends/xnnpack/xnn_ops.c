@@ -181,6 +181,73 @@ static float wscale_of(const pte_xnn_value *w, size_t o) {
   return w->dtype == PTE_XD_QCINT8 ? w->channel_scales[o] : w->scale;
 }
 
+static bool same_layout(const pte_xnn_packed_info *a, const pte_xnn_packed_info *b) {
+  return a->kind == b->kind && a->isa == b->isa && a->nr == b->nr && a->kr == b->kr && a->n == b->n && a->k == b->k &&
+         a->n_panels == b->n_panels && a->panel_stride == b->panel_stride && a->total_size == b->total_size;
+}
+
+/* Packed weights stored by `pte prepare` (w->prep): `groups` XPW1 blobs, `one` bytes apart, for
+ * the layout `want`. Used in place when they match exactly (the common case: no packing, no
+ * copy); copied when misaligned or inside a processed blob that does not outlive the delegate;
+ * re-laid out when made for another ISA / tile and the repack_prepared option allows it. */
+static pte_status use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_xnn_value *w, size_t groups,
+                               const pte_xnn_packed_info *want, size_t one, pte_error_info *err) {
+  const size_t ni = (size_t)(n - d->nodes);
+  const char *name = pte_xnn_node_name(n->type);
+  const uint8_t *src = w->prep;
+  bool same = groups > 0 && one > 0 && w->prep_size / one == groups && w->prep_size % one == 0;
+  for (size_t g = 0; same && g < groups; g++) {
+    pte_xnn_packed_info h;
+    same = pte_xnn_packed_header_read(src + g * one, one, &h) && same_layout(&h, want);
+  }
+  n->group_stride = one;
+  n->n_groups = (uint32_t)groups;
+  if (same) {
+    if (((uintptr_t)src & 63u) == 0 && (!w->prep_in_blob || d->blob_persistent)) {
+      n->packed.bytes = (uint8_t *)(uintptr_t)src; /* read only: never written */
+      n->packed.size = one * groups;
+      n->packed_borrowed = true;
+      pte_xnn_stat_add(PTE_XNN_STAT_PREPARED, 1);
+      return PTE_OK;
+    }
+    n->packed.bytes = (uint8_t *)pte_xnn_aligned_alloc(one * groups);
+    if (!n->packed.bytes) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory copying weights");
+    n->packed.size = one * groups;
+    memcpy(n->packed.bytes, src, one * groups);
+    pte_xnn_stat_add(PTE_XNN_STAT_PREPARED_COPIES, 1);
+    return PTE_OK;
+  }
+  pte_xnn_packed_info si;
+  if (!w->prep_foreign || !pte_xnn_packed_header_read(src, w->prep_size, &si))
+    return NERR(PTE_ERR_INVALID_PROGRAM,
+                "xnnpack: node %zu (%s): the prepared weights of constant %u do not match this node "
+                "(expected kind %u, NR %u, N %u, K %u, %zu group(s))",
+                ni, name, w->const_index, want->kind, want->nr, want->n, want->k, groups);
+  /* made for another machine: same values, another panel width */
+  bool ok = si.kind == want->kind && si.kr == want->kr && si.n == want->n && si.k == want->k &&
+            (si.kind == PTE_XNN_PACK_F32_GEMM || si.kind == PTE_XNN_PACK_QS8_GEMM || si.kind == PTE_XNN_PACK_QD8_GEMM) &&
+            si.nr >= 1 && si.nr <= 256;
+  pte_xnn_packed_info se;
+  if (ok) {
+    se = pte_xnn_packed_layout(si.kind, si.isa, si.nr, si.n, si.k);
+    ok = same_layout(&si, &se);
+  }
+  const size_t sone = ok ? (size_t)((si.total_size + 63) & ~(uint64_t)63) : 0;
+  ok = ok && sone > 0 && w->prep_size / sone == groups && w->prep_size % sone == 0;
+  for (size_t g = 1; ok && g < groups; g++) ok = memcmp(src, src + g * sone, PTE_XNN_PACKED_HEADER_SIZE) == 0;
+  if (!ok)
+    return NERR(PTE_ERR_INVALID_PROGRAM,
+                "xnnpack: node %zu (%s): the prepared weights of constant %u cannot be repacked for this node", ni, name,
+                w->const_index);
+  n->packed.bytes = (uint8_t *)pte_xnn_aligned_alloc(one * groups);
+  if (!n->packed.bytes) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory repacking weights");
+  n->packed.size = one * groups;
+  memset(n->packed.bytes, 0, n->packed.size);
+  for (size_t g = 0; g < groups; g++) pte_xnn_packed_relayout(src + g * sone, &si, n->packed.bytes + g * one, want);
+  pte_xnn_stat_add(PTE_XNN_STAT_REPACKS, 1);
+  return PTE_OK;
+}
+
 /* Packs one GEMM problem per group. Element (o, i) of group g's weight matrix is
  * w[g * gstep + o * rs + i * cs]. */
 static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t groups, size_t nout, size_t kdim,
@@ -192,6 +259,16 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
   if (n->variant == PTE_XNN_V_F32) one = pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, NULL, 0, 0, NULL, NULL);
   else one = pte_xnn_pack_i8_size(d->k, nout, kdim, n->variant == PTE_XNN_V_QD8);
   one = (one + 63) & ~(size_t)63;
+  if (b && b->prep)
+    return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (%s): bias constant %u holds prepared (packed) data",
+                (size_t)(n - d->nodes), pte_xnn_node_name(n->type), b->const_index);
+  if (w->prep) {
+    const uint32_t kind = n->variant == PTE_XNN_V_F32   ? PTE_XNN_PACK_F32_GEMM
+                          : n->variant == PTE_XNN_V_QS8 ? PTE_XNN_PACK_QS8_GEMM
+                                                        : PTE_XNN_PACK_QD8_GEMM;
+    pte_xnn_packed_info want = pte_xnn_packed_expect(d->k, kind, nout, kdim);
+    return use_prepared(d, n, w, groups, &want, one, err);
+  }
   n->group_stride = one;
   n->n_groups = (uint32_t)groups;
   n->packed.bytes = (uint8_t *)pte_xnn_aligned_alloc(one * groups);
@@ -207,6 +284,8 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
       pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, wf + g * gstep, rs, cs, bf ? bf + g * nout : NULL,
                                  n->packed.bytes + g * one);
     free(tmp);
+    pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
+    pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
     return PTE_OK;
   }
   const int8_t *wq = (const int8_t *)w->cdata;
@@ -227,6 +306,8 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
     }
   }
   free(scales);
+  pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
+  pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
   return PTE_OK;
 }
 
@@ -330,12 +411,28 @@ static pte_status prepare_conv(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
     if (w->dtype == PTE_XD_QCINT8 && w->channel_dim != 3)
       return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (%s): filter scales are not per output channel", ni, name);
     if (mult == 1 && n->variant == PTE_XNN_V_F32) {
-      const float *wf;
-      float *tmp;
-      if (weights_f32(w, &wf, &tmp) != PTE_OK) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
-      s = pte_xnn_pack_f32_dwconv(c, taps, wf, b ? (const float *)b->cdata : NULL, &n->packed);
-      free(tmp);
-      if (s != PTE_OK) return NERR(s, "xnnpack: node %zu (%s): cannot pack weights", ni, name);
+      if (b && b->prep)
+        return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (%s): bias constant %u holds prepared (packed) data", ni,
+                    name, b->const_index);
+      if (b && b->numel != total_out) /* checked before the bias is read */
+        return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (%s): bias has %zu elements, %zu expected", ni, name,
+                    b->numel, total_out);
+      if (w->prep) {
+        if (c > 0xFFFFFFFFu || taps > 0xFFFFFFFFu)
+          return NERR(PTE_ERR_NOT_SUPPORTED, "xnnpack: node %zu (%s): cannot pack weights", ni, name);
+        pte_xnn_packed_info want = pte_xnn_packed_expect(d->k, PTE_XNN_PACK_F32_DWCONV, c, taps);
+        s = use_prepared(d, n, w, 1, &want, (size_t)want.total_size, err);
+        if (s != PTE_OK) return s;
+      } else {
+        const float *wf;
+        float *tmp;
+        if (weights_f32(w, &wf, &tmp) != PTE_OK) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+        s = pte_xnn_pack_f32_dwconv(c, taps, wf, b ? (const float *)b->cdata : NULL, &n->packed);
+        free(tmp);
+        if (s != PTE_OK) return NERR(s, "xnnpack: node %zu (%s): cannot pack weights", ni, name);
+        pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
+        pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
+      }
       n->as_dwconv = true;
       n->n_groups = 1;
       if (b && b->numel != total_out)

@@ -230,3 +230,91 @@ pte_status pte_xnn_pack_f32_dwconv(size_t c, size_t taps, const float *w, const 
   memcpy(pb + c, w, taps * c * sizeof(float));
   return PTE_OK;
 }
+
+/* ---- layouts (prepared data) ------------------------------------------------------------------ */
+pte_xnn_packed_info pte_xnn_packed_layout(uint32_t kind, uint32_t isa, size_t nr, size_t n, size_t kdim) {
+  pte_xnn_packed_info o;
+  memset(&o, 0, sizeof o);
+  const size_t k2 = (kdim + 1) & ~(size_t)1;
+  size_t panel = 0, panels = nr ? (n + nr - 1) / nr : 0;
+  o.kr = 1;
+  switch (kind) {
+    case PTE_XNN_PACK_F32_GEMM: panel = (nr + kdim * nr) * sizeof(float); break;
+    case PTE_XNN_PACK_QS8_GEMM: panel = nr * 8 + k2 * nr, o.kr = 2; break;
+    case PTE_XNN_PACK_QD8_GEMM: panel = nr * 12 + k2 * nr, o.kr = 2; break;
+    case PTE_XNN_PACK_F32_DWCONV: panel = (n + kdim * n) * sizeof(float), panels = 1; break;
+    default: break;
+  }
+  o.kind = kind;
+  o.isa = isa;
+  o.nr = (uint32_t)nr;
+  o.n = (uint32_t)n;
+  o.k = (uint32_t)kdim;
+  o.n_panels = (uint32_t)panels;
+  o.panel_stride = align64(panel);
+  o.total_size = PTE_XNN_PACKED_HEADER_SIZE + (uint64_t)panels * o.panel_stride;
+  return o;
+}
+
+pte_xnn_packed_info pte_xnn_packed_expect(const pte_xnn_kernels *k, uint32_t kind, size_t n, size_t kdim) {
+  switch (kind) {
+    case PTE_XNN_PACK_F32_GEMM:
+      return pte_xnn_packed_layout(kind, (uint32_t)k->isa, pte_xnn_f32_tile_for_n(k, n).nr, n, kdim);
+    case PTE_XNN_PACK_QS8_GEMM:
+    case PTE_XNN_PACK_QD8_GEMM: return pte_xnn_packed_layout(kind, (uint32_t)k->isa, k->i8_nr, n, kdim);
+    default: return pte_xnn_packed_layout(kind, 0, n, n, kdim); /* depthwise: ISA independent */
+  }
+}
+
+bool pte_xnn_packed_header_read(const uint8_t *h, size_t avail, pte_xnn_packed_info *o) {
+  if (!h || avail < PTE_XNN_PACKED_HEADER_SIZE || memcmp(h, PTE_XNN_PACKED_MAGIC, 4) != 0) return false;
+  if ((uint32_t)(h[4] | (h[5] << 8)) != PTE_XNN_PACKED_VERSION ||
+      (uint32_t)(h[6] | (h[7] << 8)) != PTE_XNN_PACKED_HEADER_SIZE)
+    return false;
+  o->kind = ld32(h + 8);
+  o->isa = ld32(h + 12);
+  o->nr = ld32(h + 16);
+  o->kr = ld32(h + 20);
+  o->n = ld32(h + 24);
+  o->k = ld32(h + 28);
+  o->n_panels = ld32(h + 32);
+  o->panel_stride = ld64(h + 40);
+  o->total_size = ld64(h + 48);
+  return true;
+}
+
+/* Copies every value of a packed blob into another panel width: output channel o moves from
+ * column o % si->nr of panel o / si->nr to column o % di->nr of panel o / di->nr, with its
+ * per-column fields (bias, scales, column sums) and its K weights. */
+void pte_xnn_packed_relayout(const uint8_t *src, const pte_xnn_packed_info *si, uint8_t *dst,
+                             const pte_xnn_packed_info *di) {
+  write_header_kr(dst, di->kind, di->isa, di->nr, di->kr, di->n, di->k, di->n_panels, (size_t)di->panel_stride,
+                  (size_t)di->total_size);
+  const size_t n = di->n, kdim = di->k, snr = si->nr, dnr = di->nr;
+  const uint8_t *sb = src + PTE_XNN_PACKED_HEADER_SIZE;
+  uint8_t *db = dst + PTE_XNN_PACKED_HEADER_SIZE;
+  memset(db, 0, (size_t)di->n_panels * (size_t)di->panel_stride);
+  if (di->kind == PTE_XNN_PACK_F32_GEMM) {
+    /* panel: [NR f32 bias][K x NR f32] */
+    for (size_t o = 0; o < n; o++) {
+      const uint8_t *sp = sb + (o / snr) * si->panel_stride;
+      uint8_t *dp = db + (o / dnr) * di->panel_stride;
+      const size_t sj = o % snr, dj = o % dnr;
+      memcpy(dp + dj * 4, sp + sj * 4, 4);
+      for (size_t i = 0; i < kdim; i++) memcpy(dp + (dnr + i * dnr + dj) * 4, sp + (snr + i * snr + sj) * 4, 4);
+    }
+    return;
+  }
+  /* int8: [NR x fields of 4 bytes][K/2 x NR x 2 i8] */
+  const size_t fields = di->kind == PTE_XNN_PACK_QD8_GEMM ? 3 : 2;
+  const size_t k2 = (kdim + 1) & ~(size_t)1;
+  for (size_t o = 0; o < n; o++) {
+    const uint8_t *sp = sb + (o / snr) * si->panel_stride;
+    uint8_t *dp = db + (o / dnr) * di->panel_stride;
+    const size_t sj = o % snr, dj = o % dnr;
+    for (size_t f = 0; f < fields; f++) memcpy(dp + (f * dnr + dj) * 4, sp + (f * snr + sj) * 4, 4);
+    const uint8_t *sw = sp + fields * snr * 4;
+    uint8_t *dw = dp + fields * dnr * 4;
+    for (size_t i = 0; i < k2; i++) dw[(i / 2) * dnr * 2 + dj * 2 + (i & 1)] = sw[(i / 2) * snr * 2 + sj * 2 + (i & 1)];
+  }
+}

@@ -14,7 +14,8 @@
  * init verifies the flatbuffer and every cross reference (value ids, external ids, constant
  * ranges, dtypes, shapes — inferring every node's output shape and comparing it with the
  * declared one), fetches the constants, packs weights into microkernel layouts (GEMM panels with
- * the bias fused in, depthwise taps), plans the scratch memory and frees the blob. execute binds
+ * the bias fused in, depthwise taps) — or uses weights packed by `pte prepare` in place (see
+ * "Prepared data") —, plans the scratch memory and frees the blob. execute binds
  * the call's tensors (inputs, then outputs, in external-id order as upstream), re-plans when an
  * input shape changed (DYNAMIC_BOUND inputs), resizes the outputs and runs the nodes.
  *

@@ -1,0 +1,590 @@
+/* Prepared data ("pte prepare", pte/prepare.h): the XnnpackBackend initialize_backend_data hook,
+ * the device fingerprint, the XPB1 container of prepared inline blobs, and the init counters.
+ *
+ * What the hook stores (docs/xnnpack.md section 11):
+ *   - a named-data weight whose every use in every blob of this backend is the filter of a
+ *     FullyConnected / convolution node packed into the SAME bytes (same weights, bias, kind)
+ *     becomes those packed bytes (XPW1 blob(s), bias fused) inside the envelope; the key is
+ *     unchanged. Weights needed in two packed forms, or read as tensors anywhere, stay portable;
+ *     biases and scales always stay portable;
+ *   - a processed blob with constants in its own constant region (older exports) becomes an
+ *     XPB1 container: the XNNGraph flatbuffer, then every inline constant, packed when it
+ *     qualifies as above (within the blob), as is otherwise.
+ * The envelope names format PTE_XNN_PREPARED_FORMAT and the fingerprint of the ISA init would
+ * choose with the process defaults (pte_xnnpack_set_default_options; AUTO: this CPU's best). */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/flatbuf.h"
+#include "pte_gen/xnnpack_gen.h"
+#include "xnn_internal.h"
+
+/* ============================================================================ counters */
+
+static _Atomic uint64_t g_stats[PTE_XNN_STAT_COUNT];
+
+void pte_xnn_stat_add(int which, uint64_t n) {
+  if (which >= 0 && which < PTE_XNN_STAT_COUNT) atomic_fetch_add_explicit(&g_stats[which], n, memory_order_relaxed);
+}
+
+void pte_xnnpack_stats_get(pte_xnnpack_stats *out) {
+  if (!out) return;
+  out->packs = atomic_load_explicit(&g_stats[PTE_XNN_STAT_PACKS], memory_order_relaxed);
+  out->packed_bytes = atomic_load_explicit(&g_stats[PTE_XNN_STAT_PACKED_BYTES], memory_order_relaxed);
+  out->prepared = atomic_load_explicit(&g_stats[PTE_XNN_STAT_PREPARED], memory_order_relaxed);
+  out->prepared_copies = atomic_load_explicit(&g_stats[PTE_XNN_STAT_PREPARED_COPIES], memory_order_relaxed);
+  out->repacks = atomic_load_explicit(&g_stats[PTE_XNN_STAT_REPACKS], memory_order_relaxed);
+}
+
+void pte_xnnpack_stats_reset(void) {
+  for (int i = 0; i < PTE_XNN_STAT_COUNT; i++) atomic_store_explicit(&g_stats[i], 0, memory_order_relaxed);
+}
+
+/* ============================================================================ fingerprint */
+
+static size_t put_str(char *buf, size_t o, const char *s) {
+  while (*s && o < 32) buf[o++] = *s++;
+  return o;
+}
+
+static size_t put_uint(char *buf, size_t o, uint32_t x) {
+  char tmp[12];
+  int t = 0;
+  do {
+    tmp[t++] = (char)('0' + x % 10);
+    x /= 10;
+  } while (x);
+  while (t && o < 32) buf[o++] = tmp[--t];
+  return o;
+}
+
+static size_t put_tile(char *buf, size_t o, uint32_t mr, uint32_t nr) {
+  o = put_uint(buf, o, mr);
+  o = put_str(buf, o, "x");
+  return put_uint(buf, o, nr);
+}
+
+size_t pte_xnn_fingerprint(const pte_xnn_kernels *k, char buf[33]) {
+  static const char *names[] = {"scalar", "avx2", "avx512"};
+  size_t o = 0;
+  o = put_str(buf, o, (unsigned)k->isa < 3 ? names[k->isa] : "unknown");
+  o = put_str(buf, o, " ");
+  o = put_tile(buf, o, k->f32_mr, k->f32_nr);
+  if (k->f32n_gemm) {
+    o = put_str(buf, o, "+");
+    o = put_tile(buf, o, k->f32n_mr, k->f32n_nr);
+  }
+  o = put_str(buf, o, " i8 ");
+  o = put_tile(buf, o, k->i8_mr, k->i8_nr);
+  buf[o] = 0;
+  return o;
+}
+
+size_t pte_xnnpack_fingerprint(pte_xnn_isa isa, char buf[33]) {
+  if (!buf) return 0;
+  return pte_xnn_fingerprint(pte_xnnpack_kernels_for_isa(isa), buf);
+}
+
+pte_status pte_xnn_envelope_check(const void *data, size_t size, const pte_xnn_kernels *k, bool repack,
+                                  pte_prepared_info *pi, bool *foreign, pte_error_info *err) {
+  char fp[33];
+  const size_t n = pte_xnn_fingerprint(k, fp);
+  pte_error_info e;
+  memset(&e, 0, sizeof e);
+  *foreign = false;
+  pte_status s = pte_prepared_envelope_check(data, size, PTE_XNNPACK_BACKEND_ID, PTE_XNN_PREPARED_FORMAT, fp, n, pi, &e);
+  if (s == PTE_OK) return PTE_OK;
+  if (s == PTE_ERR_DELEGATE_INVALID_COMPATIBILITY && pi->payload &&
+      strcmp(pi->backend_id, PTE_XNNPACK_BACKEND_ID) == 0 && pi->format_version == PTE_XNN_PREPARED_FORMAT) {
+    if (repack) {
+      *foreign = true; /* same format, another machine: re-laid out at init */
+      return PTE_OK;
+    }
+    /* pte_prepared_envelope_check's message, shortened so that it survives the method runtime's
+     * prefix ("backend 'X' init failed for delegate N of method 'M': ") within 255 characters */
+    char have[2 * PTE_PREPARED_FINGERPRINT_MAX + 4], mine[2 * PTE_PREPARED_FINGERPRINT_MAX + 4];
+    pte_prepared_fingerprint_text(pi->fingerprint, pi->fingerprint_size, have, sizeof have);
+    pte_prepared_fingerprint_text(fp, n, mine, sizeof mine);
+    return pte_error_set(err, s,
+                         "prepared for %s format %u on %s, this machine is %s: run pte prepare again on the portable "
+                         "model (or set repack_prepared)",
+                         pi->backend_id, pi->format_version, have, mine);
+  }
+  return pte_error_set(err, s, "%s", e.msg);
+}
+
+/* ============================================================================ XPB1 */
+
+static uint32_t ld32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t ld64(const uint8_t *p) { return (uint64_t)ld32(p) | ((uint64_t)ld32(p + 4) << 32); }
+static void st32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void st64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+pte_status pte_xnn_xpb_parse(const uint8_t *p, size_t size, pte_xnn_xpb *o, pte_error_info *err) {
+  memset(o, 0, sizeof *o);
+  if (!p || size < PTE_XNN_XPB_HEADER_SIZE || memcmp(p, PTE_XNN_XPB_MAGIC, 4) != 0)
+    return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: prepared blob: payload is not an XPB1 container");
+  if (ld32(p + 4) != 1 || ld32(p + 8) != PTE_XNN_XPB_HEADER_SIZE)
+    return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: prepared blob: XPB1 version %u / header %u not supported",
+                         ld32(p + 4), ld32(p + 8));
+  const uint32_t n = ld32(p + 12);
+  const uint64_t fo = ld64(p + 16), fs = ld64(p + 24), to = ld64(p + 32);
+  if (fo % 64 || fo < PTE_XNN_XPB_HEADER_SIZE || fo > size || fs < 8 || fs > size - fo || fs > 0xFFFFFFFFu)
+    return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: prepared blob: flatbuffer [%llu, +%llu) outside %zu bytes",
+                         (unsigned long long)fo, (unsigned long long)fs, size);
+  if (to % 8 || to < PTE_XNN_XPB_HEADER_SIZE || to > size || n > (size - to) / PTE_XNN_XPB_ENTRY_SIZE)
+    return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: prepared blob: %u entries at %llu outside %zu bytes", n,
+                         (unsigned long long)to, size);
+  const uint8_t *t = p + to;
+  for (uint32_t i = 0; i < n; i++) {
+    const uint8_t *e = t + (size_t)i * PTE_XNN_XPB_ENTRY_SIZE;
+    const uint32_t idx = ld32(e), kind = ld32(e + 4);
+    const uint64_t off = ld64(e + 8), sz = ld64(e + 16);
+    if ((i > 0 && idx <= ld32(e - PTE_XNN_XPB_ENTRY_SIZE)) || idx == 0 || kind > PTE_XNN_XPB_PACKED || off % 64 ||
+        off < PTE_XNN_XPB_HEADER_SIZE || off > size || sz > size - off)
+      return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: prepared blob: entry %u (constant %u) is malformed", i,
+                           idx);
+  }
+  o->base = p;
+  o->size = size;
+  o->fb = p + fo;
+  o->fb_size = (size_t)fs;
+  o->table = t;
+  o->n_entries = n;
+  return PTE_OK;
+}
+
+bool pte_xnn_xpb_find(const pte_xnn_xpb *x, uint32_t idx, uint32_t *kind, const uint8_t **data, size_t *size) {
+  uint32_t lo = 0, hi = x->n_entries;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    const uint8_t *e = x->table + (size_t)mid * PTE_XNN_XPB_ENTRY_SIZE;
+    const uint32_t v = ld32(e);
+    if (v == idx) {
+      *kind = ld32(e + 4);
+      *data = x->base + ld64(e + 8);
+      *size = (size_t)ld64(e + 16);
+      return true;
+    }
+    if (v < idx) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
+/* ============================================================================ the hook */
+
+/* 128-bit fingerprint of packed bytes (equality test between two packings of one constant). */
+static void hash128(const uint8_t *p, size_t n, uint64_t h[2]) {
+  uint64_t a = 0x243F6A8885A308D3ull ^ (uint64_t)n, b = 0x13198A2E03707344ull + (uint64_t)n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    a = (a ^ w) * 0x9E3779B97F4A7C15ull;
+    a ^= a >> 29;
+    b = (b + w) * 0xC2B2AE3D27D4EB4Full;
+    b ^= b >> 31;
+  }
+  for (; i < n; i++) {
+    a = (a ^ p[i]) * 0x100000001B3ull;
+    b = (b + p[i]) * 0xC2B2AE3D27D4EB4Full;
+  }
+  h[0] = a ^ (a >> 33);
+  h[1] = b ^ (b >> 29);
+}
+
+typedef struct pk_key { /* a named-data key some blob of this backend reads */
+  char *key;
+  bool portable;        /* keep the stored value (read as a tensor, two packed forms, ...) */
+  bool prepared;        /* already holds prepared data */
+  uint64_t h[2];        /* packed form */
+  size_t size;
+  size_t rec, node;     /* the blob record and node that pack it */
+} pk_key;
+
+typedef struct pk_rec { /* a blob whose packed weights are written at the end */
+  uint8_t *blob;
+  size_t size;
+  pte_xnn_delegate *d;  /* kept compiled while within the memory budget, else NULL */
+} pk_rec;
+
+typedef struct pk_state {
+  const pte_xnn_kernels *k;
+  const pte_named_data_map *ndm;
+  pte_error_info *err;
+  pk_key *keys;
+  size_t n_keys, cap_keys;
+  pk_rec *recs;
+  size_t n_recs, cap_recs;
+  size_t kept_bytes;
+} pk_state;
+
+/* Compiled delegates kept between the walk and the writes, at most this many packed bytes. */
+#define PK_KEEP_BUDGET ((size_t)256 << 20)
+
+typedef struct slot_use {
+  bool any, other, prepared, differ;
+  int node;      /* first node packing it, -1 none */
+  uint64_t h[2];
+  size_t size;
+} slot_use;
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return true;
+  size_t nc = *cap ? *cap * 2 : 16;
+  while (nc < need) nc *= 2;
+  void *p = realloc(*arr, nc * elem);
+  if (!p) return false;
+  *arr = p;
+  *cap = nc;
+  return true;
+}
+
+static pk_key *find_key(pk_state *st, const char *key) {
+  for (size_t i = 0; i < st->n_keys; i++)
+    if (strcmp(st->keys[i].key, key) == 0) return &st->keys[i];
+  return NULL;
+}
+
+static pk_key *add_key(pk_state *st, const char *key, size_t len) {
+  if (!grow((void **)&st->keys, &st->cap_keys, st->n_keys + 1, sizeof(pk_key))) return NULL;
+  char *c = (char *)malloc(len + 1);
+  if (!c) return NULL;
+  memcpy(c, key, len);
+  c[len] = 0;
+  pk_key *e = &st->keys[st->n_keys++];
+  memset(e, 0, sizeof *e);
+  e->key = c;
+  return e;
+}
+
+/* The verified XNNGraph of a (portable or XPB1) blob, copied to aligned heap memory (*copy, free
+ * it). Only called on blobs init accepted or that failed past verification. */
+static pte_status graph_of(const uint8_t *blob, size_t size, const pte_xnn_kernels *k, uint8_t **copy,
+                           pte_fb_table *root, bool *xpb, pte_error_info *err) {
+  const uint8_t *fb;
+  size_t fbs;
+  pte_status s;
+  *copy = NULL;
+  *xpb = false;
+  if (pte_prepared_is_envelope(blob, size)) {
+    pte_prepared_info pi;
+    pte_xnn_xpb x;
+    bool foreign;
+    s = pte_xnn_envelope_check(blob, size, k, false, &pi, &foreign, err);
+    if (s == PTE_OK) s = pte_xnn_xpb_parse(pi.payload, (size_t)pi.payload_size, &x, err);
+    if (s != PTE_OK) return s;
+    fb = x.fb;
+    fbs = x.fb_size;
+    *xpb = true;
+  } else {
+    pte_xnn_header h;
+    s = pte_xnn_parse_header(blob, size, &h, err);
+    if (s != PTE_OK) return s;
+    fb = blob + h.flatbuffer_offset;
+    fbs = h.flatbuffer_size;
+  }
+  *copy = (uint8_t *)pte_xnn_aligned_alloc(fbs);
+  if (!*copy) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+  memcpy(*copy, fb, fbs);
+  pte_fb_verifier v;
+  pte_fb_verifier_init(&v, *copy, fbs, err);
+  uint32_t pos = 0;
+  s = pte_fb_verify_root(&v, NULL, &pos);
+  if (s == PTE_OK) s = pte_xn_XNNGraph_verify(&v, pos);
+  if (s != PTE_OK) return s;
+  *root = pte_fb_table_at(*copy, fbs, pos);
+  return PTE_OK;
+}
+
+static bool is_gemm_node(unsigned t) {
+  return t == pte_xn_XNodeUnion_XNNFullyConnected || t == pte_xn_XNodeUnion_XNNConv2d ||
+         t == pte_xn_XNodeUnion_XNNDepthwiseConv2d;
+}
+
+/* Which constants of a compiled blob could be stored packed (see the top of this file). */
+static void analyse(const pte_xnn_delegate *d, slot_use *u, uint32_t n_slots) {
+  for (uint32_t i = 0; i < n_slots; i++) u[i].node = -1;
+  for (size_t i = 0; i < d->n_values; i++) {
+    const pte_xnn_value *v = &d->values[i];
+    if (v->is_const && v->const_index && v->const_index < n_slots) {
+      slot_use *s = &u[v->const_index];
+      s->any = true;
+      if (v->prep) s->prepared = true;
+      if (v->raw_needed) s->other = true;
+    }
+    if (v->scale_index && v->scale_index < n_slots) u[v->scale_index].other = u[v->scale_index].any = true;
+  }
+  for (size_t ni = 0; ni < d->n_nodes; ni++) {
+    const pte_xnn_node *n = &d->nodes[ni];
+    for (unsigned k = 0; k < n->n_in; k++) {
+      if (n->in[k] == PTE_XNN_INVALID_ID) continue;
+      const pte_xnn_value *v = &d->values[n->in[k]];
+      if (!v->is_const || !v->const_index || v->const_index >= n_slots) continue;
+      slot_use *s = &u[v->const_index];
+      if (k != 1 || !is_gemm_node(n->type) || !n->packed.bytes) {
+        s->other = true;
+        continue;
+      }
+      if (n->packed_borrowed || v->prep) continue; /* already prepared */
+      uint64_t h[2];
+      hash128(n->packed.bytes, n->packed.size, h);
+      if (s->node < 0) {
+        s->node = (int)ni;
+        s->h[0] = h[0], s->h[1] = h[1];
+        s->size = n->packed.size;
+      } else if (s->size != n->packed.size || s->h[0] != h[0] || s->h[1] != h[1]) {
+        s->differ = true;
+      }
+    }
+  }
+}
+
+static bool packable(const slot_use *s) { return s->node >= 0 && !s->other && !s->differ && !s->prepared; }
+
+/* XPB1 container for a blob whose inline constants include packable ones. */
+static pte_status build_xpb(const uint8_t *blob, size_t size, const pte_xnn_header *h, const uint8_t *fb, size_t fbs,
+                            pte_fb_table root, const pte_xnn_delegate *d, const slot_use *u, uint32_t n_slots,
+                            uint8_t **out, size_t *out_size, pte_error_info *err) {
+  (void)size;
+  pte_fb_vec cd = pte_xn_XNNGraph_constant_data(root);
+  uint32_t n = 0;
+  size_t data = 0;
+  for (uint32_t i = 1; i < n_slots; i++) {
+    pte_fb_table e = pte_fb_vec_table(cd, i);
+    if (!pte_fb_table_present(e)) continue;
+    pte_fb_str key = pte_xn_ConstantDataOffset_named_key(e);
+    if (key.ptr && key.len) continue;
+    const uint64_t off = pte_xn_ConstantDataOffset_offset(e), sz = pte_xn_ConstantDataOffset_size(e);
+    if (off > h->constant_data_size || sz > h->constant_data_size - off) continue; /* unused: init would refuse it */
+    n++;
+    data += align64(packable(&u[i]) ? d->nodes[u[i].node].packed.size : (size_t)sz);
+  }
+  const size_t table = PTE_XNN_XPB_HEADER_SIZE, fbo = align64(table + (size_t)n * PTE_XNN_XPB_ENTRY_SIZE);
+  const size_t total = align64(fbo + fbs) + data;
+  uint8_t *p = (uint8_t *)pte_xnn_aligned_alloc(total);
+  if (!p) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+  memset(p, 0, total);
+  memcpy(p, PTE_XNN_XPB_MAGIC, 4);
+  st32(p + 4, 1);
+  st32(p + 8, PTE_XNN_XPB_HEADER_SIZE);
+  st32(p + 12, n);
+  st64(p + 16, fbo);
+  st64(p + 24, fbs);
+  st64(p + 32, table);
+  memcpy(p + fbo, fb, fbs);
+  size_t at = align64(fbo + fbs);
+  uint32_t j = 0;
+  const uint8_t *cdata = blob + h->constant_data_offset;
+  for (uint32_t i = 1; i < n_slots; i++) {
+    pte_fb_table e = pte_fb_vec_table(cd, i);
+    if (!pte_fb_table_present(e)) continue;
+    pte_fb_str key = pte_xn_ConstantDataOffset_named_key(e);
+    if (key.ptr && key.len) continue;
+    const uint64_t off = pte_xn_ConstantDataOffset_offset(e), sz = pte_xn_ConstantDataOffset_size(e);
+    if (off > h->constant_data_size || sz > h->constant_data_size - off) continue;
+    uint8_t *ent = p + table + (size_t)j++ * PTE_XNN_XPB_ENTRY_SIZE;
+    st32(ent, i);
+    if (packable(&u[i])) {
+      const pte_xnn_node *nd = &d->nodes[u[i].node];
+      st32(ent + 4, PTE_XNN_XPB_PACKED);
+      st64(ent + 8, at);
+      st64(ent + 16, nd->packed.size);
+      memcpy(p + at, nd->packed.bytes, nd->packed.size);
+      at += align64(nd->packed.size);
+    } else {
+      st32(ent + 4, PTE_XNN_XPB_RAW);
+      st64(ent + 8, at);
+      st64(ent + 16, sz);
+      if (sz) memcpy(p + at, cdata + off, (size_t)sz);
+      at += align64((size_t)sz);
+    }
+  }
+  *out = p;
+  *out_size = total;
+  return PTE_OK;
+}
+
+static pte_status compile(pk_state *st, const void *blob, size_t size, pte_xnn_delegate **d, pte_error_info *err) {
+  pte_xnn_init_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.threads = 1;
+  cfg.k = st->k;
+  cfg.blob_persistent = false; /* nothing may point into the blob after this call */
+  return pte_xnn_delegate_init_internal(blob, size, st->ndm, &cfg, d, err);
+}
+
+/* One blob: analyse it, replace it when it has packable inline constants, record its named keys. */
+static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const pte_backend_data *item) {
+  const uint8_t *blob = (const uint8_t *)item->processed;
+  const size_t size = item->processed_size;
+  pte_error_info *err = st->err;
+  pte_xnn_header h;
+  memset(&h, 0, sizeof h);
+  if (!pte_prepared_is_envelope(blob, size)) {
+    if (size >= PTE_XNN_HEADER_MIN_SIZE && pte_xnn_parse_header(blob, size, &h, NULL) == PTE_OK && !h.present)
+      return PTE_OK; /* bare flatbuffer (oldest exports): constants inside the graph, kept as is */
+  }
+  pte_xnn_delegate *d = NULL;
+  pte_error_info cerr;
+  memset(&cerr, 0, sizeof cerr);
+  pte_status cs = compile(st, blob, size, &d, &cerr);
+  uint8_t *fbcopy = NULL;
+  pte_fb_table root;
+  bool is_xpb = false;
+  pte_status s = PTE_OK;
+  if (cs != PTE_OK && cs != PTE_ERR_NOT_FOUND) {
+    return pte_error_set(err, cs, "xnnpack: delegate %u of method '%s': %s", item->delegate_index, item->method_name,
+                         cerr.msg);
+  }
+  s = graph_of(blob, size, st->k, &fbcopy, &root, &is_xpb, err);
+  pte_fb_vec cd = s == PTE_OK ? pte_xn_XNNGraph_constant_data(root) : (pte_fb_vec){0};
+  const uint32_t n_slots = cd.present ? cd.len : 0;
+  slot_use *u = (slot_use *)calloc(n_slots ? n_slots : 1, sizeof(slot_use));
+  if (s == PTE_OK && !u) s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+  if (s == PTE_OK && d) analyse(d, u, n_slots);
+  /* named keys */
+  bool new_keys = false;
+  for (uint32_t i = 1; s == PTE_OK && i < n_slots; i++) {
+    pte_fb_table e = pte_fb_vec_table(cd, i);
+    if (!pte_fb_table_present(e)) continue;
+    pte_fb_str key = pte_xn_ConstantDataOffset_named_key(e);
+    if (!key.ptr || !key.len) continue;
+    pk_key *k = find_key(st, key.ptr);
+    if (!d) { /* the blob needs named data the program does not have (a .ptd): leave its keys */
+      if (!k && !(k = add_key(st, key.ptr, key.len))) {
+        s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+        break;
+      }
+      k->portable = true;
+      continue;
+    }
+    if (!u[i].any) continue;
+    if (!k) {
+      if (!(k = add_key(st, key.ptr, key.len))) {
+        s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+        break;
+      }
+      if (u[i].prepared) k->prepared = true;
+      else if (!packable(&u[i])) k->portable = true;
+      else {
+        k->h[0] = u[i].h[0], k->h[1] = u[i].h[1];
+        k->size = u[i].size;
+        k->rec = st->n_recs;
+        k->node = (size_t)u[i].node;
+        new_keys = true;
+      }
+    } else if (u[i].prepared) {
+      k->prepared = true;
+    } else if (!packable(&u[i]) || k->size != u[i].size || k->h[0] != u[i].h[0] || k->h[1] != u[i].h[1]) {
+      k->portable = true; /* needed in two forms: stays portable */
+    }
+  }
+  /* inline constants of a portable XH00 blob */
+  bool inline_packable = false;
+  for (uint32_t i = 1; s == PTE_OK && d && !is_xpb && i < n_slots; i++) {
+    pte_fb_str key = pte_xn_ConstantDataOffset_named_key(pte_fb_vec_table(cd, i));
+    if ((!key.ptr || !key.len) && packable(&u[i])) inline_packable = true;
+  }
+  if (s == PTE_OK && inline_packable) {
+    uint8_t *x = NULL;
+    size_t xs = 0;
+    const uint8_t *fb = blob + h.flatbuffer_offset;
+    s = build_xpb(blob, size, &h, fb, h.flatbuffer_size, root, d, u, n_slots, &x, &xs, err);
+    if (s == PTE_OK) s = pte_replace_backend_data(out, item->index, x, xs);
+    pte_xnn_aligned_free(x);
+  }
+  if (s == PTE_OK && new_keys) {
+    if (!grow((void **)&st->recs, &st->cap_recs, st->n_recs + 1, sizeof(pk_rec))) {
+      s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+    } else {
+      pk_rec *r = &st->recs[st->n_recs];
+      memset(r, 0, sizeof *r);
+      r->blob = (uint8_t *)pte_xnn_aligned_alloc(size);
+      if (!r->blob) {
+        s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+      } else {
+        memcpy(r->blob, blob, size);
+        r->size = size;
+        const size_t pb = pte_xnn_delegate_packed_bytes(d);
+        if (st->kept_bytes + pb <= PK_KEEP_BUDGET) {
+          r->d = d; /* written at the end without compiling again */
+          d = NULL;
+          st->kept_bytes += pb;
+        }
+        st->n_recs++;
+      }
+    }
+  }
+  free(u);
+  pte_xnn_aligned_free(fbcopy);
+  pte_xnn_delegate_destroy(d);
+  return s;
+}
+
+/* Writes the packed weights of every key that qualified, blob record by blob record. */
+static pte_status write_keys(pk_state *st, pte_backend_data_output *out) {
+  pte_status s = PTE_OK;
+  for (size_t r = 0; s == PTE_OK && r < st->n_recs; r++) {
+    pk_rec *rec = &st->recs[r];
+    bool any = false;
+    for (size_t i = 0; i < st->n_keys; i++)
+      if (st->keys[i].rec == r && st->keys[i].size && !st->keys[i].portable && !st->keys[i].prepared) any = true;
+    if (!any) continue;
+    if (!rec->d) {
+      pte_error_info cerr;
+      memset(&cerr, 0, sizeof cerr);
+      s = compile(st, rec->blob, rec->size, &rec->d, &cerr);
+      if (s != PTE_OK) return pte_error_set(st->err, s, "xnnpack: %s", cerr.msg);
+    }
+    for (size_t i = 0; s == PTE_OK && i < st->n_keys; i++) {
+      const pk_key *k = &st->keys[i];
+      if (k->rec != r || !k->size || k->portable || k->prepared) continue;
+      const pte_xnn_node *n = k->node < rec->d->n_nodes ? &rec->d->nodes[k->node] : NULL;
+      uint64_t h[2] = {0, 0};
+      if (n && n->packed.bytes) hash128(n->packed.bytes, n->packed.size, h);
+      if (!n || n->packed.size != k->size || h[0] != k->h[0] || h[1] != k->h[1])
+        return pte_error_set(st->err, PTE_ERR_INTERNAL, "xnnpack: packed weights of '%s' changed between passes", k->key);
+      const char *key = k->key;
+      pte_prepared_value v = {n->packed.bytes, n->packed.size};
+      s = pte_write_named_data(out, &key, &v, 1);
+    }
+    pte_xnn_delegate_destroy(rec->d);
+    rec->d = NULL;
+  }
+  return s;
+}
+
+pte_status pte_xnn_initialize_backend_data(pte_backend_data_context *ctx, pte_backend_data_output *out) {
+  if (!ctx || !out) return PTE_ERR_INVALID_ARGUMENT;
+  pte_xnnpack_options o;
+  pte_xnnpack_get_default_options(&o);
+  pk_state st;
+  memset(&st, 0, sizeof st);
+  st.k = pte_xnnpack_kernels_for_isa(o.isa);
+  st.ndm = ctx->named_data_map;
+  st.err = ctx->err;
+  char fp[33];
+  const size_t fpn = pte_xnn_fingerprint(st.k, fp);
+  pte_status s = pte_backend_data_set_envelope(out, PTE_XNN_PREPARED_FORMAT, fp, fpn);
+  pte_backend_data item;
+  while (s == PTE_OK && (s = pte_next_backend_data(ctx, &item)) == PTE_OK) s = prepare_blob(&st, out, &item);
+  if (s == PTE_PREPARE_END_OF_INPUT) s = write_keys(&st, out);
+  for (size_t i = 0; i < st.n_keys; i++) free(st.keys[i].key);
+  for (size_t i = 0; i < st.n_recs; i++) {
+    pte_xnn_delegate_destroy(st.recs[i].d);
+    pte_xnn_aligned_free(st.recs[i].blob);
+  }
+  free(st.keys);
+  free(st.recs);
+  return s;
+}
