@@ -90,7 +90,12 @@ enum {
   PTE_MMAP_WHOLE_FILE = 0,
   /* One mapping per load() (upstream behaviour): the buffer owns its mapping, free_fn munmaps it,
    * and it stays valid after pte_mmap_loader_close(). */
-  PTE_MMAP_PER_LOAD = 1
+  PTE_MMAP_PER_LOAD = 1,
+  /* Combine with PTE_MMAP_WHOLE_FILE: pre-fault the whole mapping at open (Linux MAP_POPULATE;
+   * elsewhere ignored). Open then costs about one page-table fill of the file (a few ms for
+   * 64 MiB from the page cache), and later loads and the first execute touching the data
+   * (e.g. prepared, packed weights used in place) take no page faults. */
+  PTE_MMAP_POPULATE = 2
 };
 
 typedef struct pte_mmap_loader {

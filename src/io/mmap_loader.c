@@ -1,4 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
 /* Mmap loader (POSIX): read-only shared mappings of the file, either one whole-file mapping made
  * at open (default; loads are views) or one mapping per load (upstream MmapDataLoader style). */
 #include <errno.h>
@@ -118,12 +119,17 @@ pte_status pte_mmap_loader_open_ex(pte_mmap_loader *l, const char *path, pte_mlo
   if ((unsigned)mode > (unsigned)PTE_MADVISE)
     return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "mmap loader: unknown mlock mode %d",
                          (int)mode);
-  if (flags != PTE_MMAP_WHOLE_FILE && flags != PTE_MMAP_PER_LOAD)
-    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "mmap loader: unknown flags 0x%x", flags);
+  if ((flags & ~(unsigned)(PTE_MMAP_PER_LOAD | PTE_MMAP_POPULATE)) != 0 ||
+      (flags & PTE_MMAP_PER_LOAD && flags & PTE_MMAP_POPULATE))
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "mmap loader: unknown or conflicting flags 0x%x", flags);
   pte_status s = pte_io_open_file(path, &l->fd, &l->file_size, err);
   if (s != PTE_OK) return s;
-  if (flags == PTE_MMAP_WHOLE_FILE && l->file_size > 0 && l->file_size <= (uint64_t)SIZE_MAX) {
-    void *m = mmap(NULL, (size_t)l->file_size, PROT_READ, MAP_SHARED, l->fd, 0);
+  if (!(flags & PTE_MMAP_PER_LOAD) && l->file_size > 0 && l->file_size <= (uint64_t)SIZE_MAX) {
+    int mflags = MAP_SHARED;
+#ifdef MAP_POPULATE
+    if (flags & PTE_MMAP_POPULATE) mflags |= MAP_POPULATE;
+#endif
+    void *m = mmap(NULL, (size_t)l->file_size, PROT_READ, mflags, l->fd, 0);
     if (m != MAP_FAILED) { /* on failure: fall back to per-load mappings */
       l->map = (const uint8_t *)m;
       l->map_size = (size_t)l->file_size;

@@ -358,6 +358,24 @@ TEST(mmap_loader_ranges_and_errors) {
   const char *ok = test_corpus_path("arduino_AddModel.pte");
   CHECK_STATUS(pte_mmap_loader_open(&l, ok, (pte_mlock_mode)7, &err), PTE_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(pte_mmap_loader_open_ex(&l, ok, PTE_MLOCK_NONE, 5, &err), PTE_ERR_INVALID_ARGUMENT);
+  /* populate only makes sense for the whole-file mapping */
+  CHECK_STATUS(pte_mmap_loader_open_ex(&l, ok, PTE_MLOCK_NONE, PTE_MMAP_PER_LOAD | PTE_MMAP_POPULATE, &err),
+               PTE_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.msg, "conflicting flags");
+  /* a populated whole-file mapping serves the same bytes as a plain read */
+  {
+    size_t n = 0;
+    uint8_t *want = test_read_file(ok, &n);
+    CHECK(want);
+    CHECK_OK(pte_mmap_loader_open_ex(&l, ok, PTE_MLOCK_NONE, PTE_MMAP_WHOLE_FILE | PTE_MMAP_POPULATE, &err));
+    CHECK(l.map != NULL);
+    pte_freeable_buffer b;
+    CHECK_OK(pte_loader_load(&l.base, 0, n, NULL, &b));
+    CHECK(b.size == n && memcmp(b.data, want, n) == 0);
+    pte_freeable_buffer_free(&b);
+    pte_mmap_loader_close(&l);
+    free(want);
+  }
   CHECK_STATUS(pte_mmap_loader_open(&l, NULL, PTE_MLOCK_NONE, &err), PTE_ERR_INVALID_ARGUMENT);
 
   /* empty file: nothing to map, size-0 loads only */
