@@ -533,7 +533,9 @@ typedef struct pte_prepare_file_options {
  * destination's advisory lock (pte_file_writer_open), removes temp files that an earlier killed
  * writer of the same destination left behind (".<name>.<pid>.<n>.tmp" next to it; safe because
  * the lock is held), writes through a temp file and publishes with fsync + rename + directory
- * fsync. On failure the destination is untouched and no temp file remains.
+ * fsync. With fsync on, writeback of the temp file is started every 16 MiB written (Linux
+ * sync_file_range; a hint) so that the final fsync waits for little. On failure the destination
+ * is untouched and no temp file remains.
  * Errors: those of pte_file_loader_open / pte_file_writer_open (PTE_ERR_INVALID_STATE: "'X' is
  * being written by another writer") and pte_initialize_and_save_backend_data_ex. */
 pte_status pte_prepare_file(const char *in_path, const char *out_path, const pte_prepare_file_options *opt,

@@ -13,6 +13,7 @@
 #define PP_DEFAULT_BUFFER ((size_t)4 << 20)
 #define PP_DEFAULT_SPOOL_LIMIT ((uint64_t)32 << 20)
 #define PP_MAX_ALIGN ((uint64_t)1 << 16)
+#define PP_DIRECT_MIN ((uint64_t)64 << 10) /* heap values from this size skip the stream buffer */
 
 const char *pte_prepare_backend_state_name(pte_prepare_backend_state s) {
   switch (s) {
@@ -206,7 +207,7 @@ static pte_status store_value(pte_pp_state *st, int32_t seg, const uint8_t *hdr,
       int32_t vi = -1;
       pte_status s = pte_pp_value_slot(st, &vi);
       if (s == PTE_OK) s = pte_data_writer_write(st->writer, hdr, PTE_PREPARED_HEADER_SIZE, st->base + spec, st->err);
-      if (s == PTE_OK) s = pte_data_writer_write(st->writer, payload, size, st->base + spec + PTE_PREPARED_HEADER_SIZE, st->err);
+      if (s == PTE_OK) s = pte_pp_write_memory(st, st->writer, payload, size, st->base + spec + PTE_PREPARED_HEADER_SIZE);
       if (s != PTE_OK) return s;
       pte_pp_value *v = &st->values[vi];
       v->size = total;
@@ -558,7 +559,7 @@ static pte_status out_fast(pp_out *o, int src_fd, uint64_t src_off, uint64_t n);
 
 static pte_status out_flush(pp_out *o) {
   if (o->fill == 0) return PTE_OK;
-  pte_status s = pte_data_writer_write(o->w, o->buf, o->fill, o->off, o->st->err);
+  pte_status s = pte_pp_write_memory(o->st, o->w, o->buf, o->fill, o->off);
   if (s != PTE_OK) return s;
   o->off += o->fill;
   o->fill = 0;
@@ -640,6 +641,15 @@ static pte_status out_copy(pp_out *o, uint64_t src, uint64_t n, const pp_patch *
 
 static pte_status out_value(pp_out *o, const pte_pp_value *v) {
   uint64_t done = 0;
+  if (v->mem && v->size >= PP_DIRECT_MIN) { /* on the heap: written from there, not copied first */
+    pte_status s = out_flush(o);
+    if (s == PTE_OK) s = pte_pp_write_memory(o->st, o->w, v->mem, (size_t)v->size, o->off);
+    if (s != PTE_OK) return s;
+    o->off += v->size;
+    o->replaced += v->size;
+    if (o->st->opt->progress) o->st->opt->progress(o->st->opt->progress_ctx, o->off, o->total);
+    return PTE_OK;
+  }
   if (!v->mem) {
     pte_status s = out_fast(o, o->st->spool_fd, v->file_off, v->size);
     if (s == PTE_OK) o->replaced += v->size;

@@ -106,4 +106,23 @@ void pte_pp_spool_free(pte_pp_state *st);
 
 uint64_t pte_pp_now_ns(void);
 
+/* Every write of memory to the output goes to the writer in pieces of at most this size, each made
+ * present first (pte_pp_prefault). Two reasons, both measured (docs/prepare.md, "How bytes reach
+ * the output"):
+ *  - a write() whose source pages are not mapped yet (a value that is a view of the mmap'd input,
+ *    as the pass-through preparer gives) copies short at the first missing page; Linux then retries
+ *    with ever smaller page-cache folios, down to 4 KiB for the rest of that call: one 128 MiB
+ *    pwrite from a fresh mapping ran 3x slower than from present pages;
+ *  - the page cache sizes its folios after the write length: on the development VM writes of
+ *    4 MiB or more (2 MiB folios) ran up to 10x slower at random, 1 MiB writes did not (likely the
+ *    host's free-page reporting). 1 MiB pieces cost ~2k syscalls per GiB. */
+#define PTE_PP_WRITE_CHUNK ((size_t)1 << 20)
+
+/* Makes the pages of [p, p + n) present (MADV_POPULATE_READ where available, else one read per
+ * page). Only reads the memory; a no-op for n == 0. */
+void pte_pp_prefault(const void *p, size_t n);
+
+/* pte_data_writer_write of caller memory in PTE_PP_WRITE_CHUNK pieces, each prefaulted. */
+pte_status pte_pp_write_memory(pte_pp_state *st, pte_data_writer *w, const void *data, size_t n, uint64_t off);
+
 #endif

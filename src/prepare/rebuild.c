@@ -18,11 +18,19 @@ typedef struct pp_defer {
   bool finished;
 } pp_defer;
 
+/* In prefaulted pieces of at most PTE_PP_WRITE_CHUNK, like every other write of prepare. */
 static pte_status df_write(pte_data_writer *self, const void *data, size_t size, uint64_t offset, pte_error_info *err) {
   pp_defer *d = (pp_defer *)self;
-  pte_status s = pte_data_writer_write(d->inner, data, size, offset, err);
-  if (s == PTE_OK && offset + size > d->end) d->end = offset + size;
-  return s;
+  const uint8_t *p = (const uint8_t *)data;
+  for (size_t done = 0; done < size;) {
+    size_t n = size - done < PTE_PP_WRITE_CHUNK ? size - done : PTE_PP_WRITE_CHUNK;
+    pte_pp_prefault(p + done, n);
+    pte_status s = pte_data_writer_write(d->inner, p + done, n, offset + done, err);
+    if (s != PTE_OK) return s;
+    done += n;
+  }
+  if (offset + size > d->end) d->end = offset + size;
+  return PTE_OK;
 }
 
 static pte_status df_set_size(pte_data_writer *self, uint64_t size, pte_error_info *err) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,40 @@ void pte_pp_free(pte_pp_state *st, void *p, size_t size) {
   if (p) st->realloc_fn(st->realloc_ctx, p, size ? size : 1, 0);
 }
 
+void pte_pp_prefault(const void *p, size_t n) {
+  if (n == 0 || !p) return;
+  long ps = sysconf(_SC_PAGESIZE);
+  size_t page = ps > 0 && ((unsigned long)ps & ((unsigned long)ps - 1)) == 0 ? (size_t)ps : 4096;
+  uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1);
+  uintptr_t end = (uintptr_t)p + n;
+#ifdef MADV_POPULATE_READ
+  /* EINVAL: the kernel (< 5.14) or this kind of mapping does not support it: touch instead. Any
+   * other error (memory not mapped...) is left to the write, which reports it as EFAULT. */
+  if (madvise((void *)start, (size_t)(end - start), MADV_POPULATE_READ) == 0 || errno != EINVAL) return;
+#endif
+  /* no MADV_POPULATE_READ (other systems, old kernels): touch one byte per page */
+  const volatile uint8_t *b = (const volatile uint8_t *)p;
+  uint8_t sink = 0;
+  size_t first = (size_t)(start + page - (uintptr_t)p) % page; /* first page boundary inside */
+  sink ^= b[0];
+  for (size_t i = first; i < n; i += page) sink ^= b[i];
+  (void)sink;
+}
+
+pte_status pte_pp_write_memory(pte_pp_state *st, pte_data_writer *w, const void *data, size_t n, uint64_t off) {
+  const uint8_t *p = (const uint8_t *)data;
+  while (n > 0) {
+    size_t chunk = n < PTE_PP_WRITE_CHUNK ? n : PTE_PP_WRITE_CHUNK;
+    pte_pp_prefault(p, chunk);
+    pte_status s = pte_data_writer_write(w, p, chunk, off, st->err);
+    if (s != PTE_OK) return s;
+    p += chunk;
+    off += chunk;
+    n -= chunk;
+  }
+  return PTE_OK;
+}
+
 static int spool_open(const char *dir) {
   int fd = -1;
 #ifdef O_TMPFILE
@@ -48,7 +83,8 @@ static int spool_open(const char *dir) {
 static pte_status spool_pwrite(pte_pp_state *st, const void *data, size_t n, uint64_t off) {
   const uint8_t *p = (const uint8_t *)data;
   while (n > 0) {
-    size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+    size_t chunk = n > PTE_PP_WRITE_CHUNK ? PTE_PP_WRITE_CHUNK : n;
+    pte_pp_prefault(p, chunk);
     ssize_t w = pwrite(st->spool_fd, p, chunk, (off_t)off);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0)

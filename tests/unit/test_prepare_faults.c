@@ -2,7 +2,8 @@
 /* test_prepare_faults.c — prepare never damages the original and never publishes a partial file:
  * an injected failure at every write / set_size / reserve / publish (memory and file writers), a
  * real rename failure, a real write failure (RLIMIT_FSIZE), lock contention, stale temp cleanup,
- * in-place prepare, and SIGKILL at spread-out points of a real `pte prepare` run. */
+ * in-place prepare, SIGKILL at spread-out points of a real `pte prepare` run, and values larger
+ * than one write piece (written in prefaulted pieces, durable output with early writeback). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -385,6 +386,174 @@ TEST(stale_temps_removed_and_in_place) {
   free(bytes);
 }
 
+/* ---- values larger than one write piece ------------------------------------------------------ */
+
+static void register_passthrough(void) {
+  if (!pte_get_backend("TestPassthrough")) pte_register_backend("TestPassthrough", pte_prepare_passthrough_backend());
+}
+
+/* Forwards to a memory writer and records the largest single write. */
+typedef struct size_spy {
+  pte_data_writer base;
+  pte_memory_writer *inner;
+  size_t max_write;
+  uint64_t bytes, writes;
+} size_spy;
+
+static pte_status spy_write(pte_data_writer *self, const void *data, size_t size, uint64_t off, pte_error_info *err) {
+  size_spy *w = (size_spy *)self;
+  if (size > w->max_write) w->max_write = size;
+  w->bytes += size;
+  w->writes++;
+  return pte_data_writer_write(&w->inner->base, data, size, off, err);
+}
+static pte_status spy_set_size(pte_data_writer *self, uint64_t size, pte_error_info *err) {
+  return pte_data_writer_set_size(&((size_spy *)self)->inner->base, size, err);
+}
+static pte_status spy_publish(pte_data_writer *self, pte_error_info *err) {
+  return pte_data_writer_publish(&((size_spy *)self)->inner->base, err);
+}
+static void spy_destroy(pte_data_writer *self) { (void)self; }
+static const pte_data_writer_vtable k_spy_vt = {
+    .write = spy_write, .set_size = spy_set_size, .publish = spy_publish, .destroy = spy_destroy};
+
+/* Values are written in pieces of at most 1 MiB (each prefaulted), whether placed at their final
+ * offset or streamed from the spool through the (default 4 MiB) buffer; a failure at any piece
+ * (memory writer, values placed at their final offset) publishes nothing. */
+TEST(fault_every_operation_large_values) {
+  packing_reset();
+  CHECK_OK(packing_backend_register());
+  register_passthrough();
+  size_t size = 0;
+  const size_t blob = ((size_t)2 << 20) + 100; /* 3 pieces each */
+  uint8_t *in = build_model(&size, true, 2, blob);
+  CHECK(in);
+  uint8_t *first = NULL;
+  size_t first_size = 0;
+  for (int speculate = 0; speculate < 2; speculate++) {
+    pte_buffer_loader bl;
+    pte_buffer_loader_init(&bl, in, size);
+    pte_memory_writer mw;
+    pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+    size_spy spy = {{&k_spy_vt}, &mw, 0, 0, 0};
+    pte_prepare_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.read_back = speculate ? mem_read_back : NULL;
+    opt.read_back_ctx = &mw;
+    pte_prepare_report rep;
+    pte_error_info err;
+    CHECK_OK(pte_initialize_and_save_backend_data_ex(&bl.base, &spy.base, NULL, NULL, &opt, &rep, &err));
+    CHECK(pte_memory_writer_published(&mw));
+    CHECK_EQ_INT(rep.values_in_place > 0, speculate);
+    CHECK_MSG(spy.max_write <= ((size_t)1 << 20), "speculate %d: a write of %zu bytes", speculate, spy.max_write);
+    CHECK(spy.bytes >= 2 * blob);
+    size_t n = 0;
+    const uint8_t *d = pte_memory_writer_data(&mw, &n);
+    if (!first) { /* spooled on the heap, written from there */
+      first = (uint8_t *)malloc(n);
+      memcpy(first, d, n);
+      first_size = n;
+    } else { /* placed at the final offsets: the same bytes */
+      CHECK(n == first_size && memcmp(d, first, n) == 0);
+    }
+    pte_data_writer_destroy(&mw.base);
+  }
+  free(first);
+  { /* the full rebuild writes in pieces too */
+    pte_buffer_loader bl;
+    pte_buffer_loader_init(&bl, in, size);
+    pte_memory_writer mw;
+    pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+    size_spy spy = {{&k_spy_vt}, &mw, 0, 0, 0};
+    pte_prepare_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.force_rebuild = true;
+    pte_prepare_report rep;
+    pte_error_info err;
+    CHECK_OK(pte_initialize_and_save_backend_data_ex(&bl.base, &spy.base, NULL, NULL, &opt, &rep, &err));
+    CHECK(rep.rebuilt);
+    CHECK_MSG(spy.max_write <= ((size_t)1 << 20), "rebuild: a write of %zu bytes", spy.max_write);
+    CHECK(spy.bytes >= 2 * blob);
+    size_t n = 0;
+    const uint8_t *d = pte_memory_writer_data(&mw, &n);
+    pte_buffer_loader ob;
+    pte_buffer_loader_init(&ob, d, n);
+    pte_program p;
+    CHECK_OK(pte_program_load(&ob.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p, &err));
+    pte_program_destroy(&p);
+    pte_data_writer_destroy(&mw.base);
+  }
+  fault_sweep_memory(in, size, false, true, true);
+  free(in);
+}
+
+/* A durable pte_prepare_file of a file larger than the early-writeback step, with values that are
+ * several write pieces long and start at no particular page offset: every replaced blob is the
+ * envelope + exactly the input's bytes, everything else is unchanged. */
+TEST(large_values_file) {
+  packing_reset();
+  register_passthrough();
+  size_t size = 0;
+  const size_t blob = ((size_t)3 << 20) + 777;
+  uint8_t *bytes = build_model(&size, true, 6, blob);
+  CHECK(bytes);
+  const char *dir = fresh_dir("prep_large");
+  const char *in = path_in(dir, "in.pte");
+  const char *out = path_in(dir, "out.pte");
+  CHECK_EQ_INT(test_write_file(in, bytes, size), 0);
+  pte_prepare_file_options fo;
+  memset(&fo, 0, sizeof fo);
+  pte_file_writer_options_init(&fo.file); /* fsync on */
+  const char *only[1] = {"TestPassthrough"};
+  fo.prepare.backends = only;
+  fo.prepare.n_backends = 1;
+  pte_prepare_report rep;
+  pte_error_info err;
+  pte_status ps = pte_prepare_file(in, out, &fo, &rep, &err);
+  CHECK_MSG(ps == PTE_OK, "%s", err.msg);
+  CHECK(!rep.rebuilt);
+  CHECK_EQ_INT(rep.values_in_place, 6);
+  CHECK_EQ_INT(rep.values_moved, 0);
+  CHECK_EQ_INT(rep.bytes_replaced, 6 * (blob + PTE_PREPARED_HEADER_SIZE));
+  CHECK(rep.size_after > ((uint64_t)16 << 20));
+  size_t out_size = 0;
+  uint8_t *ob = test_read_file(out, &out_size);
+  CHECK(ob);
+  CHECK_EQ_INT(out_size, rep.size_after);
+  pte_buffer_loader bi, bo;
+  pte_buffer_loader_init(&bi, bytes, size);
+  pte_buffer_loader_init(&bo, ob, out_size);
+  pte_program pi, po;
+  CHECK_OK(pte_program_load(&bi.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &pi, &err));
+  CHECK_OK(pte_program_load(&bo.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &po, &err));
+  CHECK_EQ_INT(pte_program_num_segments(&pi), pte_program_num_segments(&po));
+  int wrapped = 0;
+  for (size_t i = 0; i < pte_program_num_segments(&pi); i++) {
+    pte_freeable_buffer a, b;
+    CHECK_OK(pte_program_load_segment(&pi, i, NULL, &a));
+    CHECK_OK(pte_program_load_segment(&po, i, NULL, &b));
+    pte_prepared_info info;
+    if (pte_prepared_envelope_check(b.data, b.size, "TestPassthrough", 1, "passthrough", 11, &info, NULL) == PTE_OK) {
+      wrapped++;
+      CHECK_EQ_INT(a.size, blob);
+      CHECK_EQ_INT(info.payload_size, blob);
+      CHECK_MSG(memcmp(info.payload, a.data, blob) == 0, "segment %zu: payload differs from the input blob", i);
+    } else {
+      CHECK_MSG(a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0), "segment %zu changed", i);
+    }
+    pte_freeable_buffer_free(&a);
+    pte_freeable_buffer_free(&b);
+  }
+  CHECK_EQ_INT(wrapped, 6);
+  pte_program_destroy(&pi);
+  pte_program_destroy(&po);
+  char listing[4096];
+  list_dir(dir, listing, sizeof listing);
+  CHECK_STR(listing, "in.pte out.pte ");
+  free(ob);
+  free(bytes);
+}
+
 /* ---- the CLI: report, JSON, and SIGKILL at random points --------------------------------------- */
 
 static int run_cli(const char *const *args, int *status) {
@@ -542,5 +711,7 @@ int main(void) {
   RUN(stale_temps_removed_and_in_place);
   RUN(cli_report_json);
   RUN(sigkill_real_prepare);
+  RUN(fault_every_operation_large_values);
+  RUN(large_values_file);
   return test_summary();
 }
