@@ -13,6 +13,8 @@
  * the repetitions. Then a verdict line; exit status 1 if shared is not init=1 with load time and
  * delegate memory at most 1/5 of unshared, or if the two variants' outputs differ.
  *
+ * Also prints RESULT lines (bench/bench_result.h), baseline = the unshared variant.
+ *
  * Usage: bench_delegate_sharing [blob_mib (16)] [calls (10)]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +26,7 @@
 
 /* The shared test backends and program builder (the bench links only the pte libraries). */
 #include "../tests/support/test_backends.c"
+#include "bench_result.h"
 
 #define REPS 3
 
@@ -178,5 +181,20 @@ int main(int argc, char **argv) {
   bool ok = sh.inits == 1 && un.inits == (int)calls && tr <= 0.2 && mr <= 0.2 && same;
   printf("ratio shared/unshared: load=%.3f delegate_mem=%.3f rss=%.3f outputs=%s -> %s\n", tr, mr, rr,
          same ? "identical" : "DIFFERENT", ok ? "PASS" : "FAIL");
+  char c[128], g[128];
+  const char *bn = "unshared: one delegate per call";
+  snprintf(c, sizeof c, "%zu calls of one %zu MiB lowered module", calls, mib);
+  snprintf(g, sizeof g, "shared 1, unshared %zu, same outputs", calls);
+  pte_bench_result("delegate_sharing", c, "backend inits", NULL, sh.inits, bn, un.inits,
+                   sh.inits > 0 ? (double)un.inits / sh.inits : 0.0, g,
+                   pte_bench_check(sh.inits == 1 && un.inits == (int)calls && same));
+  pte_bench_result("delegate_sharing", c, "method load", "ms", sh.load_ms, bn, un.load_ms, un.load_ms / sh.load_ms,
+                   ">= 5", pte_bench_check(tr <= 0.2));
+  pte_bench_result("delegate_sharing", c, "delegate memory", "MiB", (double)sh.delegate_bytes / (1 << 20), bn,
+                   (double)un.delegate_bytes / (1 << 20),
+                   sh.delegate_bytes ? (double)un.delegate_bytes / (double)sh.delegate_bytes : 0.0, ">= 5",
+                   pte_bench_check(mr <= 0.2));
+  pte_bench_result("delegate_sharing", c, "RSS growth at load", "MiB", sh.rss_kib / 1024.0, bn, un.rss_kib / 1024.0,
+                   sh.rss_kib > 0 ? (double)un.rss_kib / (double)sh.rss_kib : 0.0, NULL, PTE_BENCH_NO_GOAL);
   return ok ? 0 : 1;
 }

@@ -9,8 +9,10 @@
  *      replaced value;
  *   3. method load time of a packing model (TestPacking, 4 layers of 2048x2048 fp32 weights in
  *      named data) before and after prepare.
+ * Also prints RESULT lines (bench/bench_result.h) for all three parts.
  * Usage: bench_prepare [SIZE_MIB]   (env DIR: where the big files go, default <build>/bench-tmp)
- * Needs 3 x SIZE free disk space; skips part 1-2 with a message otherwise. */
+ * Needs 3 x SIZE free disk space; skips part 1-2 with a message otherwise (also when the env
+ * PTE_BENCH_SKIP_BIG is set: bench/run.sh sets it when the disk has too little room). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +29,7 @@
 #include <unistd.h>
 
 #include "../tests/support/packing_backend.c"
+#include "bench_result.h"
 #include "pte/io.h"
 #include "pte/prepare.h"
 #include "pte/writer.h"
@@ -137,6 +140,10 @@ static void part_file(const char *dir, const char *cli, uint64_t size_mib) {
   uint64_t need = size_mib * 3 * (1u << 20) + (512u << 20);
   if (statvfs(dir, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < need) {
     printf("prepare throughput: needs %llu MiB free in %s: skipped\n", (unsigned long long)(need >> 20), dir);
+    char why[128], c[128];
+    snprintf(why, sizeof why, "skipped: needs %llu MiB free disk", (unsigned long long)(need >> 20));
+    snprintf(c, sizeof c, "%llu MiB file", (unsigned long long)size_mib);
+    pte_bench_skipped("prepare", c, "throughput / peak RSS", why);
     return;
   }
   uint32_t n_blobs = 16;
@@ -206,6 +213,18 @@ static void part_file(const char *dir, const char *cli, uint64_t size_mib) {
          rss / 1024.0 <= goal ? "met" : "MISSED");
   printf("peak RSS --no-fsync: %.1f MiB, copy path: %.1f MiB, cp: %.1f MiB\n", rss_nf / 1024.0, rss_copy / 1024.0,
          rss_cp / 1024.0);
+  char c[160], c2[160], g[96];
+  snprintf(c, sizeof c, "%.0f MiB, %u blobs replaced (--passthrough)", mib, n_blobs);
+  snprintf(c2, sizeof c2, "%.0f MiB, no hook (copy path)", mib);
+  pte_bench_result("prepare", c, "throughput, durable", "MiB/s", mib / t_prep, "cp + sync FILE", mib / t_cps,
+                   t_cps / t_prep, ">= 0.8", pte_bench_check(t_cps / t_prep >= 0.8));
+  pte_bench_result("prepare", c, "throughput, page cache (--no-fsync)", "MiB/s", mib / t_prep_nf, "cp", mib / t_cp,
+                   t_cp / t_prep_nf, NULL, PTE_BENCH_NO_GOAL);
+  pte_bench_result("prepare", c2, "throughput, durable", "MiB/s", mib / t_copy, "cp + sync FILE", mib / t_cps,
+                   t_cps / t_copy, NULL, PTE_BENCH_NO_GOAL);
+  snprintf(g, sizeof g, "<= %.0f MiB (64 + largest value)", goal);
+  pte_bench_result("prepare", c, "peak RSS", "MiB", rss / 1024.0, "cp", rss_cp / 1024.0,
+                   rss > 0 ? (double)rss_cp / (double)rss : 0.0, g, pte_bench_check(rss / 1024.0 <= goal));
   if (!getenv("KEEP")) unlink(in); /* KEEP=1 leaves the input for manual runs */
   unlink(out);
   unlink(cpf);
@@ -275,6 +294,11 @@ static void part_load(void) {
          (double)best_before / 1e6, packs_before, (double)best_after / 1e6, packs_after,
          (double)best_before / (double)(best_after ? best_after : 1),
          memcmp(y0, y1, n * sizeof(float)) == 0 ? "bit-identical" : "DIFFER");
+  char c[128];
+  snprintf(c, sizeof c, "TestPacking model, 4 x %ux%u fp32", n, n);
+  pte_bench_result("prepare", c, "load_method", "ms", (double)best_after / 1e6, "same model before prepare",
+                   (double)best_before / 1e6, (double)best_before / (double)(best_after ? best_after : 1), NULL,
+                   PTE_BENCH_NO_GOAL);
   free(temp_mem);
   free(out);
   free(in);
@@ -294,8 +318,17 @@ int main(int argc, char **argv) {
   if (env_dir) snprintf(bdir, sizeof bdir, "%s", env_dir);
   else snprintf(bdir, sizeof bdir, "%s/../bench-tmp", dir);
   mkdir(bdir, 0755);
-  if (access(cli, X_OK) != 0) printf("pte CLI not found at %s: throughput part skipped\n", cli);
-  else part_file(bdir, cli, size_mib);
+  const char *skip_big = getenv("PTE_BENCH_SKIP_BIG");
+  if (skip_big && *skip_big) {
+    printf("prepare throughput: skipped (%s)\n", skip_big);
+    char c[64], why[192];
+    snprintf(c, sizeof c, "%llu MiB file", (unsigned long long)size_mib);
+    snprintf(why, sizeof why, "skipped: %s", skip_big);
+    pte_bench_skipped("prepare", c, "throughput / peak RSS", why);
+  } else if (access(cli, X_OK) != 0) {
+    printf("pte CLI not found at %s: throughput part skipped\n", cli);
+    pte_bench_skipped("prepare", "pte prepare", "throughput / peak RSS", "skipped: pte CLI not built");
+  } else part_file(bdir, cli, size_mib);
   part_load();
   return 0;
 }

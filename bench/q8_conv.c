@@ -8,6 +8,9 @@
  * ratio against a baseline measured in the same run: a plain dense int8 dot-product loop
  * (contiguous int8 x int8 -> int32 with an input offset, the inner loop of any int8
  * convolution) over the same number of MACs.
+ * Also prints RESULT lines (bench/bench_result.h): the first convolution, the four depthwise and
+ * the four pointwise convolutions (summed), the fully connected layer and the whole stack, each
+ * against the dot-product loop over the same MACs.
  * Usage: bench_q8_conv [ITERATIONS]   (default 200)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -16,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_result.h"
 #include "pte/cortex_m_kernels.h"
 #include "pte/evalue.h"
 #include "pte/kernel.h"
@@ -307,6 +311,8 @@ int main(int argc, char **argv) {
 
   double *t = (double *)malloc(sizeof(double) * (size_t)iters);
   double total_us = 0, total_macs = 0;
+  double dw_us = 0, dw_macs = 0, pw_us = 0, pw_macs = 0;
+  const char *const base_name = "int8 dot-product loop, same MACs";
   printf("%-26s %12s %12s %12s %10s\n", "op", "median us", "MMAC", "GMAC/s", "vs dot");
   for (int i = 0; i < g_n_ops; i++) {
     op *o = &g_ops[i];
@@ -320,13 +326,46 @@ int main(int argc, char **argv) {
     total_macs += o->macs;
     if (o->macs > 0) {
       const double base = baseline_us(o->macs, iters);
+      char c[96];
+      if (o->macs >= 1e5) snprintf(c, sizeof c, "%s (%.2f MMAC)", o->label, o->macs / 1e6);
+      else snprintf(c, sizeof c, "%s (%.0f MAC)", o->label, o->macs);
+      if (strncmp(o->label, "dw ", 3) == 0) {
+        dw_us += med;
+        dw_macs += o->macs;
+      } else if (strncmp(o->label, "pw ", 3) == 0) {
+        pw_us += med;
+        pw_macs += o->macs;
+      } else {
+        pte_bench_result("q8_conv", c, "time per call", "µs", med, base_name, base, base / med, NULL,
+                         PTE_BENCH_NO_GOAL);
+      }
       printf("%-26s %12.2f %12.3f %12.3f %9.2fx\n", o->label, med, o->macs / 1e6,
              o->macs / med / 1e3, base / med);
     } else {
       printf("%-26s %12.2f %12s %9.1f Melem/s\n", o->label, med, "-", o->elems / med);
     }
   }
+  if (dw_macs > 0) {
+    const double base = baseline_us(dw_macs, iters);
+    char c[96];
+    snprintf(c, sizeof c, "dw 3x3 64, 4 blocks summed (%.2f MMAC)", dw_macs / 1e6);
+    pte_bench_result("q8_conv", c, "time per call", "µs", dw_us, base_name, base, base / dw_us, NULL,
+                     PTE_BENCH_NO_GOAL);
+  }
+  if (pw_macs > 0) {
+    const double base = baseline_us(pw_macs, iters);
+    char c[96];
+    snprintf(c, sizeof c, "pw 1x1 64->64, 4 blocks summed (%.2f MMAC)", pw_macs / 1e6);
+    pte_bench_result("q8_conv", c, "time per call", "µs", pw_us, base_name, base, base / pw_us, NULL,
+                     PTE_BENCH_NO_GOAL);
+  }
   const double base_all = baseline_us(total_macs, iters);
+  {
+    char c[96];
+    snprintf(c, sizeof c, "whole KWS stack, %d ops (%.2f MMAC)", g_n_ops, total_macs / 1e6);
+    pte_bench_result("q8_conv", c, "time per inference", "µs", total_us, base_name, base_all, base_all / total_us,
+                     NULL, PTE_BENCH_NO_GOAL);
+  }
   printf("%-26s %12.2f %12.3f %12.3f %9.2fx\n", "whole stack", total_us, total_macs / 1e6,
          total_macs / total_us / 1e3, base_all / total_us);
   printf("(vs dot: time of a dense int8 dot-product loop over the same MACs / time of the op;\n"

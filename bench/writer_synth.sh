@@ -4,21 +4,27 @@
 # file of the same size in the same run. Reports RSS and the throughput ratio writer / cp, both
 # with the data made durable (writer: fsync at publish; cp: followed by `sync FILE`) and without.
 # Usage: bench/writer_synth.sh [BUILD_DIR]   (env: SIZE=4G, DIR=<dir for the files>)
-# Targets: peak RSS <= 64 MiB, ratio >= 0.8.
+# Targets: peak RSS <= 64 MiB, ratio >= 0.8. Also prints RESULT lines (bench/bench_result.h).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib/bench_result.sh"
 build=${1:-$root/build}
 pte="$build/pte"
 size=${SIZE:-4G}
 dir=${DIR:-$build/bench-tmp}
 [ -x "$pte" ] || { echo "writer_synth: $pte not built"; exit 1; }
-[ -x /usr/bin/time ] || { echo "writer_synth: /usr/bin/time missing: skipped"; exit 0; }
+if [ ! -x /usr/bin/time ]; then
+  echo "writer_synth: /usr/bin/time missing: skipped"
+  bench_result writer_synth "$size model" "throughput / peak RSS" "skipped: /usr/bin/time missing (apt-get install time)" - - - - -
+  exit 0
+fi
 mkdir -p "$dir"
 bytes=$(numfmt --from=iec "$size")
 need=$((bytes * 2 + (1 << 30)))
 avail=$(df -P -k "$dir" | awk 'NR==2 {printf "%.0f", $4 * 1024}')
 if [ "$(echo "$avail < $need" | bc)" = 1 ]; then
   echo "writer_synth: needs $need bytes free in $dir, have $avail: skipped"
+  bench_result writer_synth "$size model" "throughput / peak RSS" "skipped: needs $((need >> 20)) MiB free disk" - - - - -
   exit 0
 fi
 out="$dir/synth_large.pte"
@@ -68,3 +74,11 @@ printf 'durable          writer %.2f s (%.0f MiB/s)   cp+sync %.2f s (%.0f MiB/s
 printf 'best of %s rounds each\n' "$rounds"
 printf 'page cache only  writer %.2f s (%.0f MiB/s)   cp      %.2f s (%.0f MiB/s)   ratio %.2f\n' \
   "$best_wn" "$(echo "$mib / $best_wn" | bc -l)" "$best_cn" "$(echo "$mib / $best_cn" | bc -l)" "$(echo "$best_cn / $best_wn" | bc -l)"
+c="$mib MiB model (pte synth large)"
+bench_result writer_synth "$c" "peak RSS" "$(bench_num "$(echo "$rss / 1024" | bc -l)" MiB)" - - - "<= 64 MiB" \
+  "$(bench_check "$rss" "<=" 65536)"
+bench_result writer_synth "$c" "throughput, durable" "$(bench_num "$(echo "$mib / $best_w" | bc -l)" MiB/s)" \
+  "cp + sync FILE" "$(bench_num "$(echo "$mib / $best_c" | bc -l)" MiB/s)" "$(bench_ratio "$(echo "$best_c / $best_w" | bc -l)")" \
+  ">= 0.8" "$(bench_check "$(echo "$best_c / $best_w" | bc -l)" ">=" 0.8)"
+bench_result writer_synth "$c" "throughput, page cache (--no-fsync)" "$(bench_num "$(echo "$mib / $best_wn" | bc -l)" MiB/s)" \
+  "cp" "$(bench_num "$(echo "$mib / $best_cn" | bc -l)" MiB/s)" "$(bench_ratio "$(echo "$best_cn / $best_wn" | bc -l)")" - -

@@ -10,6 +10,9 @@
  * the others before timing. Output: one line per case with times, GFLOP/s and
  * ratio = best peer time / our time (>= 0.9 is the goal).
  *
+ * Also prints RESULT lines (bench/bench_result.h): per case and peer, the time per call and
+ * ratio = peer time / our time, goal >= 0.9.
+ *
  * Usage: bench_xnnpack_fc [--quick] [--isa scalar|avx2|avx512] [--threads N] [--m M --kn K]
  */
 #include <dlfcn.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_result.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/evalue.h"
 #include "pte/tensor.h"
@@ -274,6 +278,21 @@ int main(int argc, char **argv) {
              flops / t_ours * 1e-9, t_blas > 0 ? flops / t_blas * 1e-9 : 0.0, t_xnn > 0 ? flops / t_xnn * 1e-9 : 0.0,
              ratio);
       fflush(stdout);
+      char rc[96];
+      snprintf(rc, sizeof rc, "M=%zu K=N=%zu, %d thread(s), %s", c.m, c.k, o.num_threads ? o.num_threads : 1,
+               pte_xnnpack_isa_name(o.isa == PTE_XNN_ISA_AUTO ? pte_xnnpack_detect_isa() : o.isa));
+      if (t_blas > 0)
+        pte_bench_result("xnnpack_fc", rc, "fully-connected fp32, time per call", "µs", t_ours * 1e6,
+                         c.m == 1 ? "OpenBLAS cblas_sgemv" : "OpenBLAS cblas_sgemm", t_blas * 1e6, t_blas / t_ours,
+                         ">= 0.9", pte_bench_check(t_blas / t_ours >= 0.9));
+      else
+        pte_bench_skipped("xnnpack_fc", rc, "fully-connected fp32 vs OpenBLAS", "skipped: libopenblas not found");
+      if (t_xnn > 0)
+        pte_bench_result("xnnpack_fc", rc, "fully-connected fp32, time per call", "µs", t_ours * 1e6,
+                         "XNNPACK fully_connected_nc_f32", t_xnn * 1e6, t_xnn / t_ours, ">= 0.9",
+                         pte_bench_check(t_xnn / t_ours >= 0.9));
+      else
+        pte_bench_skipped("xnnpack_fc", rc, "fully-connected fp32 vs XNNPACK", "skipped: libXNNPACK not found");
       pte_xnn_delegate_destroy(c.d);
       pte_xnn_blob_free(&blob);
       free(c.x);
