@@ -142,6 +142,8 @@ typedef struct pte_file_writer {
   bool prealloc_off;     /* preallocation unsupported here, or disabled by an option */
   pte_file_writer_options opt;
   bool published;
+  uint64_t wb_from;      /* sequential output not yet handed to early writeback: [wb_from, wb_next) */
+  uint64_t wb_next;
 } pte_file_writer;
 
 /* Prepares writing `dest_path`: takes the advisory lock (file "<dir>/.<name>.lock", removed when
