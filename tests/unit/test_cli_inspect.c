@@ -378,11 +378,64 @@ TEST(prepared_state_is_shown) {
   test_json_free(x);
 }
 
+/* Every verb: --help exits 0, and --json output parses as one JSON object. */
+TEST(every_verb_has_help_and_json) {
+  const char *cli = getenv("PTE_CLI");
+  const char *verbs[] = {"inspect", "run", "test", "prepare", "migrate", "synth"};
+  char cmd[4096];
+  int rc;
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+    snprintf(cmd, sizeof cmd, "'%s' %s --help", cli, verbs[i]);
+    char *o = test_run_capture(cmd, &rc);
+    CHECK(o);
+    CHECK_MSG(rc == 0 && strstr(o, "usage: pte") && strstr(o, "--json"), "pte %s --help (rc %d)", verbs[i], rc);
+    free(o);
+  }
+  snprintf(cmd, sizeof cmd, "'%s' --help", cli);
+  char *o = test_run_capture(cmd, &rc);
+  CHECK(o);
+  CHECK_EQ_INT(rc, 0);
+  CHECK_CONTAINS(o, "exit codes:");
+  free(o);
+  const char *add = test_corpus_path("arduino_AddModel.pte");
+  const char *mig = test_tmp_path("verbs_migrated.pte"), *syn = test_tmp_path("verbs_synth.pte");
+  const char *prep = test_tmp_path("verbs_prepared.pte");
+  struct {
+    char cmd[2048];
+    const char *key;
+  } runs[5];
+  snprintf(runs[0].cmd, sizeof runs[0].cmd, "'%s' run --json '%s'", cli, add);
+  runs[0].key = "outputs";
+  snprintf(runs[1].cmd, sizeof runs[1].cmd, "'%s' test --json '%s'", cli,
+           test_corpus_path("module_test_bundled_program.bpte"));
+  runs[1].key = "passed";
+  snprintf(runs[2].cmd, sizeof runs[2].cmd, "'%s' migrate --json '%s' -o '%s'", cli,
+           test_corpus_path("deprecated_ModuleLinear-no-constant-segment.pte"), mig);
+  runs[2].key = "segments";
+  snprintf(runs[3].cmd, sizeof runs[3].cmd, "'%s' synth mlp --json --quiet --widths 8,4 -o '%s'", cli, syn);
+  runs[3].key = "bytes";
+  snprintf(runs[4].cmd, sizeof runs[4].cmd, "'%s' prepare --json '%s' -o '%s'", cli, add, prep);
+  runs[4].key = NULL;
+  for (int i = 0; i < 5; i++) {
+    test_json *j = run_json(runs[i].cmd);
+    CHECK_MSG(j && j->type == TEST_JSON_OBJECT, "no JSON object from: %s", runs[i].cmd);
+    if (runs[i].key) CHECK_MSG(test_json_get(j, runs[i].key) != NULL, "key %s missing: %s", runs[i].key, runs[i].cmd);
+    test_json_free(j);
+  }
+  /* migrate's result holds the legacy constants in a segment now */
+  snprintf(cmd, sizeof cmd, "'%s' inspect --json '%s'", cli, mig);
+  test_json *j = run_json(cmd);
+  CHECK(j);
+  CHECK_STR(test_json_str(J(j, "constants")), "segment");
+  test_json_free(j);
+}
+
 int main(void) {
   RUN(every_pte_matches_flatc);
   RUN(bundled_program_matches_flatc);
   RUN(ptd_files_match_flatc);
   RUN(data_option_and_errors);
   RUN(prepared_state_is_shown);
+  RUN(every_verb_has_help_and_json);
   return test_summary();
 }

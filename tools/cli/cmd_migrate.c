@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jsonw.h"
 #include "pte/data_writer.h"
 #include "pte/io.h"
 #include "pte/program.h"
@@ -14,7 +15,7 @@
 static void help(FILE *f) {
   fprintf(f,
           "usage: pte migrate IN -o OUT [--segment-alignment N] [--tensor-alignment N]\n"
-          "                  [--delegate-alignment N] [--keep-delegates-inline] [--no-fsync]\n"
+          "                  [--delegate-alignment N] [--keep-delegates-inline] [--no-fsync] [--json]\n"
           "\n"
           "Rewrites a .pte in the current layout, preserving its content: a legacy inline\n"
           "constant_buffer becomes the constant segment, inline delegate blobs move to segments,\n"
@@ -27,6 +28,7 @@ static void help(FILE *f) {
           "  --delegate-alignment N    alignment of delegate data kept inline (default 16)\n"
           "  --keep-delegates-inline   leave inline delegate blobs inline\n"
           "  --no-fsync                skip fsync on publish\n"
+          "  --json                    print one JSON object describing the result\n"
           "  -h, --help                this help\n");
 }
 
@@ -41,6 +43,7 @@ static bool parse_pow2(const char *s, uint64_t *out) {
 
 static int run_migrate(int argc, char **argv) {
   const char *in = NULL, *out = NULL;
+  bool json = false;
   pte_writer_options wo;
   memset(&wo, 0, sizeof wo);
   pte_file_writer_options fo;
@@ -66,6 +69,8 @@ static int run_migrate(int argc, char **argv) {
       wo.keep_delegates_inline = true;
     } else if (!strcmp(a, "--no-fsync")) {
       fo.no_fsync = true;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "pte migrate: unknown option '%s'\n", a);
       return PTE_EXIT_USAGE;
@@ -84,7 +89,7 @@ static int run_migrate(int argc, char **argv) {
   memset(&err, 0, sizeof err);
   pte_status s = pte_migrate_file(in, out, &wo, &fo, &err);
   if (s != PTE_OK) {
-    fprintf(stderr, "pte migrate: %s: %s: %s\n", in, pte_status_name(s), err.msg);
+    fprintf(stderr, "pte migrate: %s: %s (0x%02x): %s\n", in, pte_status_name(s), (unsigned)s, err.msg);
     return PTE_EXIT_FAIL;
   }
   /* report what the result looks like */
@@ -93,10 +98,24 @@ static int run_migrate(int argc, char **argv) {
     pte_program p;
     if (pte_program_load(&ml.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p, &err) == PTE_OK) {
       const pte_program_header *h = pte_program_get_header(&p);
-      printf("migrated %s -> %s: %llu bytes, %zu segments, %s\n", in, out,
-             (unsigned long long)(h->present ? h->segment_base_offset + h->segment_data_size : h->program_size),
-             pte_program_num_segments(&p),
-             pte_program_constant_storage(&p) == PTE_CONSTANTS_SEGMENT ? "constants in segment" : "no constants");
+      unsigned long long bytes =
+          (unsigned long long)(h->present ? h->segment_base_offset + h->segment_data_size : h->program_size);
+      bool in_segment = pte_program_constant_storage(&p) == PTE_CONSTANTS_SEGMENT;
+      if (json) {
+        jsonw w;
+        jw_init(&w, stdout);
+        jw_obj(&w);
+        jw_kstr(&w, "input", in);
+        jw_kstr(&w, "output", out);
+        jw_kuint(&w, "bytes", bytes);
+        jw_kuint(&w, "segments", pte_program_num_segments(&p));
+        jw_kstr(&w, "constants", in_segment ? "segment" : "none");
+        jw_obj_end(&w);
+        jw_end(&w);
+      } else {
+        printf("migrated %s -> %s: %llu bytes, %zu segments, %s\n", in, out, bytes, pte_program_num_segments(&p),
+               in_segment ? "constants in segment" : "no constants");
+      }
       pte_program_destroy(&p);
     }
     pte_mmap_loader_close(&ml);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jsonw.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/data_writer.h"
 #include "pte/tensor.h"
@@ -658,6 +659,7 @@ static void help(FILE *f) {
           "  --tensor-alignment N       constant alignment (default 16)\n"
           "  --no-fsync                 skip fsync on publish\n"
           "  --quiet                    no progress bar (shown only on a terminal anyway)\n"
+          "  --json                     print one JSON object describing the written file\n"
           "  -h, --help                 this help\n");
 }
 
@@ -712,6 +714,7 @@ static int run_synth(int argc, char **argv) {
   memset(&wo, 0, sizeof wo);
   pte_file_writer_options fo;
   pte_file_writer_options_init(&fo);
+  bool json = false;
   bool quiet = false, have_size = false, xnn = denoise, no_share = false, denoise_opt = false;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
@@ -759,6 +762,8 @@ static int run_synth(int argc, char **argv) {
       fo.no_fsync = true;
     } else if (!strcmp(a, "--quiet")) {
       quiet = true;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
     } else {
       fprintf(stderr, "pte synth: unknown option '%s'\n", a);
       return PTE_EXIT_USAGE;
@@ -860,6 +865,26 @@ static int run_synth(int argc, char **argv) {
   if (s != PTE_OK) {
     if (prog.tty) fputc('\n', stderr);
     rc = fail_status(s, &S.err);
+  } else if (json) {
+    jsonw jw;
+    jw_init(&jw, stdout);
+    jw_obj(&jw);
+    jw_kstr(&jw, "output", out);
+    jw_kstr(&jw, "model", kind);
+    jw_kuint(&jw, "bytes", lay.file_size);
+    jw_kstr(&jw, "delegate", xnn ? "XnnpackBackend" : "none");
+    if (xnn) {
+      jw_kuint(&jw, "delegates", S.n_delegates);
+      jw_kuint(&jw, "delegate_calls", S.n_calls);
+      jw_kuint(&jw, "named_tensors", S.n_keys);
+      jw_kuint(&jw, "named_bytes", S.named_bytes);
+    } else {
+      jw_kuint(&jw, "constant_bytes", lay.constant_segment_size);
+    }
+    jw_key(&jw, "seconds");
+    jw_double(&jw, secs_since(&prog.start));
+    jw_obj_end(&jw);
+    jw_end(&jw);
   } else if (xnn) {
     double el = secs_since(&prog.start);
     printf("wrote %s: %llu bytes (%s, XnnpackBackend: %zu delegate%s, %zu delegate call%s, blob %zu bytes, %zu named "
