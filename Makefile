@@ -48,8 +48,9 @@ bench: all
 	@sh bench/run.sh $(BUILD)
 
 FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?=
 fuzz:
-	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Long fuzzing sessions, one target at a time (tests/fuzz/long_run.sh; results in build-fuzz/long-run).
 FUZZ_LONG_SECONDS ?= 1800

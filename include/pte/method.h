@@ -144,7 +144,9 @@ pte_status pte_method_load(const struct pte_program *program, const char *name, 
  *                                   planned buffers, bad tensor sizes/dim_order, TensorList item
  *                                   that is not an earlier tensor, no chains, a delegate with
  *                                   scratch memory called by more than one DelegateCall or with
- *                                   share_handle set (pte extension, pte/backend.h)...
+ *                                   share_handle set (pte extension, pte/backend.h), tensor data
+ *                                   (planned, constant, external) at an address that is not a
+ *                                   multiple of its element size (at most 8)...
  *   PTE_ERR_NOT_SUPPORTED           DYNAMIC_UNBOUND tensor, storage_offset != 0
  *   PTE_ERR_OPERATOR_MISSING        no kernel for some operator: the message lists every missing
  *                                   operator ("missing operators: etnp::lstm.out, ...")

@@ -27,19 +27,22 @@ for name in $targets; do
   start=$(date +%s)
   total=0
   round=0
-  # Rounds of at most SECONDS each until both the time and the execution floor are reached.
+  # Rounds of at most SECONDS each until both the time and the execution floor are reached. A
+  # finding ends a round (libFuzzer stops); the next round goes on from the grown corpus, so one
+  # session collects several findings. Executions are summed over the rounds.
   while :; do
     round=$((round + 1))
     log="$out/$name/round$round.log"
+    left=$(( secs - ($(date +%s) - start) ))
+    [ "$left" -lt 60 ] && left=60
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-      nice -n 15 "$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+      nice -n 15 "$exe" -max_total_time="$left" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
       -print_final_stats=1 -dict="$root/tests/fuzz/pte.dict" -artifact_prefix="$out/$name/" "$work" \
       >"$log" 2>&1 || true
     n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     total=$((total + ${n:-0}))
     elapsed=$(( $(date +%s) - start ))
     if [ "$total" -ge "$min_execs" ] && [ "$elapsed" -ge "$secs" ]; then break; fi
-    if ls "$out/$name"/crash-* "$out/$name"/leak-* "$out/$name"/timeout-* "$out/$name"/oom-* >/dev/null 2>&1; then break; fi
     if [ -z "$n" ] || [ "$round" -ge 20 ]; then break; fi
   done
   elapsed=$(( $(date +%s) - start ))

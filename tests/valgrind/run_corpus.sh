@@ -29,7 +29,7 @@ for f in "$corpus"/*.pte "$corpus"/*.bpte; do
   files=$((files + 1))
   name=$(basename "$f")
   data=$(data_for "$f")
-  set -- run "$f" --repeat 2
+  set -- run "$f"
   [ -n "$data" ] && set -- "$@" --data "$data"
   rc=0
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
