@@ -264,6 +264,9 @@ static pte_status get_constant(cctx *c, uint32_t idx, size_t need, const char *w
     if (sl->size < need)
       return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: %s: constant %u has %zu bytes, %zu needed", what, idx,
                   sl->size, need);
+    /* kernels read constants through float/int32 pointers: the exporter aligns them to 16 */
+    if (sl->size >= 4 && ((uintptr_t)sl->p & 3u) != 0)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: %s: constant %u is not 4-byte aligned in memory", what, idx);
     *out = sl->p;
     *out_size = sl->size;
     *buf_index = sl->buf;

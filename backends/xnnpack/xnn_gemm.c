@@ -178,7 +178,8 @@ static void i8_rows(const i8_job *j, size_t m0, size_t m1) {
         for (size_t r = 0; r < rows; r++) {
           int8_t *out = j->cq + (m + r) * j->ldc + n0;
           for (size_t q = 0; q < nc; q++) {
-            float v = (float)(acc[r * nr + q] + pb[q]) * ps[q];
+            /* int64: a qint32 bias near +-2^31 plus the accumulator must not overflow */
+            float v = (float)((int64_t)acc[r * nr + q] + pb[q]) * ps[q];
             v = v < lo ? lo : (v > hi ? hi : v);
             out[q] = (int8_t)((int32_t)lrintf(v) + j->out_zp);
           }
@@ -192,8 +193,8 @@ static void i8_rows(const i8_job *j, size_t m0, size_t m1) {
           const pte_xnn_qrow qr = j->rows[(j->row_off + m + r) / j->row_div];
           float *out = j->cf + (m + r) * j->ldc + n0;
           for (size_t q = 0; q < nc; q++) {
-            const int32_t a32 = acc[r * nr + q] - qr.zero_point * pk[q];
-            float v = (float)a32 * (qr.scale * ps[q]) + pb[q];
+            const int64_t a64 = (int64_t)acc[r * nr + q] - (int64_t)qr.zero_point * pk[q];
+            float v = (float)a64 * (qr.scale * ps[q]) + pb[q];
             out[q] = pte_xnn_clampf(v, j->vmin, j->vmax);
           }
         }
