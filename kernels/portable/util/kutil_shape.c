@@ -110,7 +110,7 @@ static bool ks_prepare(ks_dims *k, const int64_t *dst_st, const int64_t *src_st,
 
 static void ks_run(uint8_t *d, int64_t ds, const uint8_t *s, int64_t ss, int64_t len, size_t es) {
   if (ds == 1 && ss == 1) {
-    memcpy(d, s, (size_t)len * es);
+    memmove(d, s, (size_t)len * es); /* a malformed plan may overlap input and output */
     return;
   }
   if (ds == 1 && ss == 0) {
