@@ -179,16 +179,8 @@ static void q_dequantize_per_channel(pte_kernel_context *ctx, pte_evalue **args,
       !pte_k_arg_int(ctx, args, nargs, 6, &dtype) ||
       !opt_dtype_arg(ctx, args, nargs, 7, &has_odt, &odt))
     return;
-  const int64_t rank = in->dim > 0 ? in->dim : 1;
-  if (axis < -rank || axis >= rank) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "axis %lld out of range for rank %d",
-                    (long long)axis, (int)in->dim);
-    return;
-  }
-  if (axis < 0) axis += rank;
-  const int64_t axis_size = in->dim > 0 ? in->sizes[axis] : 1;
-  int64_t inner = 1;
-  for (int32_t d = (int32_t)axis + 1; d < in->dim; d++) inner *= in->sizes[d];
+  int64_t axis_size, inner;
+  if (!pte_q_channel_axis(ctx, in, &axis, &axis_size, &inner)) return;
   if (!pte_k_resize_like(ctx, out, in)) return;
   if (!check_params(ctx, sc, zp, axis_size)) return;
   if (!check_dequant_args(ctx, in, out, dtype, qmin, qmax, has_odt, odt)) return;

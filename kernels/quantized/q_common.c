@@ -88,3 +88,18 @@ bool pte_q_check_nargs(pte_kernel_context *ctx, size_t nargs, size_t n_schema) {
   }
   return true;
 }
+
+bool pte_q_channel_axis(pte_kernel_context *ctx, const pte_tensor *in, int64_t *axis, int64_t *axis_size,
+                        int64_t *inner) {
+  const int64_t rank = in->dim > 0 ? in->dim : 1;
+  if (*axis < -rank || *axis >= rank) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "axis %lld out of range for rank %d", (long long)*axis,
+                    (int)in->dim);
+    return false;
+  }
+  if (*axis < 0) *axis += rank;
+  *axis_size = in->dim > 0 ? in->sizes[*axis] : 1;
+  *inner = 1;
+  for (int32_t d = (int32_t)*axis + 1; d < in->dim; d++) *inner *= in->sizes[d];
+  return true;
+}

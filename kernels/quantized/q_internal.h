@@ -66,6 +66,12 @@ static inline float pte_q_dequantize_val(int64_t q, int64_t zp, float scale) {
 double pte_q_scale_at(const pte_tensor *t, int64_t k);
 int64_t pte_q_zp_at(const pte_tensor *t, int64_t k);
 
+/* Per-channel axis of `in`: wraps a negative axis (a 0-dim tensor counts as rank 1), checks the
+ * range (PTE_ERR_INVALID_ARGUMENT through ctx) and gives the channel count and the number of
+ * elements per channel step (product of the sizes after the axis). */
+bool pte_q_channel_axis(pte_kernel_context *ctx, const pte_tensor *in, int64_t *axis, int64_t *axis_size,
+                        int64_t *inner);
+
 /* Argument helpers: nargs is n_schema or n_schema + 1 (return alias). */
 bool pte_q_check_nargs(pte_kernel_context *ctx, size_t nargs, size_t n_schema);
 
