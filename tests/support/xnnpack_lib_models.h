@@ -1,0 +1,32 @@
+/* xnnpack_lib_models.h — XNNPACK delegate graphs generated with pte's blob builder for the
+ * libXNNPACK comparison test and bench (tests/unit/test_xnnpack_libxnnpack.c,
+ * bench/xnnpack_models.c). Weights come from a fixed-seed generator (values only matter for
+ * keeping activations in a sane range). Constants are named data (as current exporters store
+ * them): run a blob with pte_xnn_blob_data_map_init.
+ */
+#ifndef PTE_TESTS_XNNPACK_LIB_MODELS_H
+#define PTE_TESTS_XNNPACK_LIB_MODELS_H
+
+#include <stdint.h>
+
+#include "pte/backend_xnnpack.h"
+
+/* A YOLO-like fp32 CNN on an NHWC image [1, image, image, 3] (external id 0): stem 3x3/2 conv,
+ * depthwise-separable blocks (3x3 depthwise + 1x1 conv), every activation SiLU as
+ * x * sigmoid(x) (Sigmoid + Multiply nodes), a neck that upsamples the 1/16 feature map
+ * (StaticResizeBilinear2D x2) and concatenates it with the 1/8 one (Concatenate2 on channels),
+ * two 1x1 detection heads: outputs id 1 [1, image/8, image/8, 27] and id 2 [1, image/16,
+ * image/16, 27]. image must be a multiple of 16. */
+pte_status pxm_build_yolo(uint32_t image, pte_xnn_blob *out, pte_error_info *err);
+
+/* An int8 keyword-spotting DS-CNN: fp32 MFCC input [1, 49, 10, 1] (id 0) -> Convert to qint8 ->
+ * Conv2d 10x4 stride 2 (64 ch, per-channel qcint8 weights, qcint32 bias, ReLU) -> 4 x
+ * (depthwise 3x3 + pointwise 1x1, ReLU) -> global average pooling -> reshape -> FullyConnected
+ * (qint8 weights) 12 classes -> Convert to fp32 output [1, 12] (id 1). qd8 variant (dynamic):
+ * not built, the library snapshot has no qdint8. */
+pte_status pxm_build_kws(pte_xnn_blob *out, pte_error_info *err);
+
+/* Input [1, 8] -> FullyConnected 8 -> Tanh -> output: a node the library snapshot lacks. */
+pte_status pxm_build_tanh(pte_xnn_blob *out, pte_error_info *err);
+
+#endif

@@ -1,0 +1,443 @@
+/* The XNNPACK backend against the real XNNPACK library (Debian libxnnpack-dev, 2022 snapshot) —
+ * an oracle that shares no arithmetic with pte (built only when CMake finds the library; CI
+ * installs it).
+ *
+ * Every XnnpackBackend delegate of the corpus, the `pte synth mlp|cnn --delegate xnnpack`
+ * models and the generated YOLO-like / int8 KWS models run through pte and, translated from
+ * pte's parsed graph (tests/support/xnnpack_lib.c), through libXNNPACK with the same inputs, on
+ * 1 and 2 threads. Outputs agree: fp32 within 1e-5 relative (to |ref| + rms(ref)); outputs
+ * dequantized from int8 exactly or within one quantization step.
+ * Also: the translator itself against hand-computed values, a negative control (different
+ * weights must be detected), and a node the library lacks reported by name.
+ */
+#include <math.h>
+
+#include "../../backends/xnnpack/xnn_internal.h"
+#include "pte_gen/xnnpack_gen.h"
+#include "test.h"
+#include "test_xnnpack_util.h"
+#include "xnnpack_lib.h"
+#include "xnnpack_lib_models.h"
+
+#define MAXE 16
+
+/* Step of the int8 value an fp32 output is converted from (0: not a converted int8 value). */
+static double q_step_of_output(const pte_xnn_delegate *d, uint32_t ext_id) {
+  for (size_t vi = 0; vi < d->n_values; vi++) {
+    const pte_xnn_value *v = &d->values[vi];
+    if (!v->is_output || v->external_id != ext_id) continue;
+    for (size_t ni = 0; ni < d->n_nodes; ni++) {
+      const pte_xnn_node *n = &d->nodes[ni];
+      if (n->out[0] != vi || n->type != pte_xn_XNodeUnion_XNNConvert) continue;
+      const pte_xnn_value *iv = &d->values[n->in[0]];
+      if (iv->dtype == PTE_XD_QINT8 || iv->dtype == PTE_XD_QUINT8) return iv->scale;
+    }
+  }
+  return 0;
+}
+
+typedef struct cmp_opts {
+  const size_t (*shapes)[6]; /* input shapes by external id ({0}: declared), or NULL */
+  int threads;
+  const pte_named_data_map *lib_ndm; /* named data for the library side (NULL: same) */
+  const uint8_t *lib_blob;           /* blob for the library side (NULL: same) */
+  size_t lib_size;
+  bool expect_mismatch; /* negative control */
+  size_t min_distinct;  /* each fp32 output must hold at least this many distinct values */
+} cmp_opts;
+
+/* Runs blob in pte and in libXNNPACK with the same random inputs and compares every output.
+ * Returns true when they agree (or, with expect_mismatch, when a mismatch was found). */
+static bool cmp_blob(const uint8_t *blob, size_t size, const pte_named_data_map *ndm, const cmp_opts *co,
+                     const char *what) {
+  xt_ext ext[MAXE];
+  size_t n = xt_graph_io(blob, size, ext, MAXE);
+  if (n == 0) {
+    test_fail(__FILE__, __LINE__, "%s: no external values", what);
+    return false;
+  }
+  pte_xnnpack_options o = {co->threads, PTE_XNN_ISA_AUTO};
+  pte_xnn_delegate *d = NULL;
+  pte_error_info err;
+  memset(&err, 0, sizeof err);
+  if (pte_xnn_delegate_init(blob, size, ndm, &o, &d, &err) != PTE_OK) {
+    test_fail(__FILE__, __LINE__, "%s: pte init failed: %s", what, err.msg);
+    return false;
+  }
+  xt_tensor ts[MAXE];
+  pte_evalue *args[MAXE];
+  void *pbuf[MAXE] = {0}, *lbuf[MAXE] = {0}, *ptrs[MAXE] = {0};
+  size_t esz[MAXE] = {0};
+  bool ok = true, mismatch = false;
+  size_t compared = 0;
+  double worst_all = 0;
+  for (size_t i = 0; i < n && ok; i++) {
+    if (!ext[i].used) continue;
+    size_t dims[6];
+    memcpy(dims, ext[i].dims, sizeof dims);
+    if (ext[i].in && co->shapes && co->shapes[i][0] != 0) memcpy(dims, co->shapes[i], sizeof dims);
+    const int dt = ext[i].dtype == PTE_XD_FP32    ? PTE_DTYPE_FLOAT
+                   : ext[i].dtype == PTE_XD_QINT8 ? PTE_DTYPE_CHAR
+                   : ext[i].dtype == PTE_XD_QUINT8 ? PTE_DTYPE_BYTE
+                                                  : -1;
+    if (dt < 0) {
+      test_fail(__FILE__, __LINE__, "%s: external %zu has datatype %d (test handles fp32/int8)", what, i, ext[i].dtype);
+      ok = false;
+      break;
+    }
+    esz[i] = dt == PTE_DTYPE_FLOAT ? 4 : 1;
+    size_t cnt = xt_numel_of(dims, ext[i].rank), cap = xt_numel_of(ext[i].dims, ext[i].rank);
+    if (cnt > cap) cap = cnt;
+    cap = cap * esz[i] + 64;
+    pbuf[i] = calloc(1, cap);
+    lbuf[i] = calloc(1, cap);
+    if (!pbuf[i] || !lbuf[i]) {
+      test_fail(__FILE__, __LINE__, "%s: out of memory", what);
+      ok = false;
+      break;
+    }
+    if (ext[i].in) {
+      if (dt == PTE_DTYPE_FLOAT) xt_fill((float *)pbuf[i], cnt, 2.0f);
+      else
+        for (size_t k = 0; k < cnt; k++) ((uint8_t *)pbuf[i])[k] = (uint8_t)(xt_rand() * 127.0f + 128.0f);
+    }
+    xt_tensor_init(&ts[i], dt, ext[i].rank, dims, pbuf[i], cap, ext[i].out ? PTE_SHAPE_DYNAMIC_BOUND : PTE_SHAPE_STATIC);
+    args[i] = &ts[i].ev;
+    ptrs[i] = ext[i].in ? pbuf[i] : lbuf[i];
+  }
+  if (ok && pte_xnn_delegate_execute(d, args, n, &err) != PTE_OK) {
+    test_fail(__FILE__, __LINE__, "%s: pte execute failed: %s", what, err.msg);
+    ok = false;
+  }
+  pxl_runner *r = NULL;
+  char lerr[1024] = "";
+  if (ok) {
+    const uint8_t *lb = co->lib_blob ? co->lib_blob : blob;
+    size_t ls = co->lib_blob ? co->lib_size : size;
+    pte_xnn_delegate *ld = d, *other = NULL;
+    if (co->lib_blob) { /* negative control: the library runs another blob of the same shapes */
+      if (pte_xnn_delegate_init(lb, ls, co->lib_ndm, &o, &other, &err) != PTE_OK) {
+        test_fail(__FILE__, __LINE__, "%s: pte init of the control blob failed: %s", what, err.msg);
+        ok = false;
+      }
+      ld = other;
+    }
+    if (ok && pxl_create(ld, lb, ls, co->lib_ndm ? co->lib_ndm : ndm, co->threads, &r, lerr, sizeof lerr)) {
+      test_fail(__FILE__, __LINE__, "%s: libXNNPACK: %s", what, lerr);
+      ok = false;
+    }
+    for (size_t i = 0; ok && i < n; i++) {
+      if (!ext[i].used || !ext[i].out) continue;
+      if (pxl_ext_bytes(r, i) != ts[i].t.numel * esz[i]) {
+        test_fail(__FILE__, __LINE__, "%s: output %zu: pte %zu elements, library %zu bytes", what, i, ts[i].t.numel,
+                  pxl_ext_bytes(r, i));
+        ok = false;
+      }
+    }
+    if (ok && (pxl_bind(r, ptrs, n, lerr, sizeof lerr) || pxl_invoke(r, lerr, sizeof lerr))) {
+      test_fail(__FILE__, __LINE__, "%s: libXNNPACK run: %s", what, lerr);
+      ok = false;
+    }
+    pxl_destroy(r);
+    pte_xnn_delegate_destroy(other);
+  }
+  for (size_t i = 0; ok && i < n; i++) {
+    if (!ext[i].used || !ext[i].out) continue;
+    const size_t cnt = ts[i].t.numel;
+    if (esz[i] == 4) {
+      const float *got = (const float *)pbuf[i], *ref = (const float *)lbuf[i];
+      const double step = q_step_of_output(d, (uint32_t)i);
+      double *refd = (double *)malloc((cnt ? cnt : 1) * sizeof(double));
+      if (!refd) {
+        ok = false;
+        break;
+      }
+      for (size_t k = 0; k < cnt; k++) refd[k] = ref[k];
+      size_t distinct = 0;
+      for (size_t k = 0; k < cnt && distinct < co->min_distinct; k++) {
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; j++) seen = ref[j] == ref[k];
+        distinct += !seen;
+      }
+      if (distinct < co->min_distinct) {
+        test_fail(__FILE__, __LINE__, "%s: output %zu is degenerate (%zu distinct values)", what, i, distinct);
+        ok = false;
+      }
+      size_t worst = 0;
+      double w;
+      if (step > 0) { /* dequantized int8: equal or one step apart */
+        w = 0;
+        for (size_t k = 0; k < cnt; k++) {
+          double e = fabs((double)got[k] - refd[k]) / (step * 1.001);
+          if (isnan(got[k]) != isnan(refd[k])) e = 1e30;
+          if (e > w) w = e, worst = k;
+        }
+      } else {
+        w = xt_compare(got, refd, cnt, 1e-5, &worst);
+      }
+      if (w > worst_all) worst_all = w;
+      if (w > 1.0) {
+        mismatch = true;
+        if (!co->expect_mismatch)
+          test_fail(__FILE__, __LINE__, "%s: output %zu element %zu of %zu: pte %.9g vs libXNNPACK %.9g (%.3g x tolerance%s)",
+                    what, i, worst, cnt, (double)got[worst], refd[worst], w, step > 0 ? ", 1 step" : ", 1e-5 rel");
+      }
+      free(refd);
+    } else {
+      const int8_t *got = (const int8_t *)pbuf[i], *ref = (const int8_t *)lbuf[i];
+      for (size_t k = 0; k < cnt; k++)
+        if (abs((int)got[k] - (int)ref[k]) > 1) {
+          mismatch = true;
+          if (!co->expect_mismatch)
+            test_fail(__FILE__, __LINE__, "%s: output %zu element %zu: pte %d vs libXNNPACK %d", what, i, k, got[k], ref[k]);
+          break;
+        }
+    }
+    compared += cnt;
+  }
+  if (ok) printf("  %s: %zu output elements compared, worst %.3g x tolerance\n", what, compared, worst_all);
+  if (ok && compared == 0) {
+    test_fail(__FILE__, __LINE__, "%s: nothing compared", what);
+    ok = false;
+  }
+  for (size_t i = 0; i < n; i++) free(pbuf[i]), free(lbuf[i]);
+  pte_xnn_delegate_destroy(d);
+  if (co->expect_mismatch) {
+    if (ok && !mismatch) test_fail(__FILE__, __LINE__, "%s: the control went undetected", what);
+    return ok && mismatch;
+  }
+  return ok && !mismatch;
+}
+
+static bool cmp_threads(const uint8_t *blob, size_t size, const pte_named_data_map *ndm, const size_t (*shapes)[6],
+                        size_t min_distinct, const char *what) {
+  bool ok = true;
+  for (int t = 1; t <= 2 && ok; t++) {
+    cmp_opts co;
+    memset(&co, 0, sizeof co);
+    co.shapes = shapes;
+    co.threads = t;
+    co.min_distinct = min_distinct;
+    char label[200];
+    snprintf(label, sizeof label, "%s [%d thread%s]", what, t, t > 1 ? "s" : "");
+    ok = cmp_blob(blob, size, ndm, &co, label);
+  }
+  return ok;
+}
+
+/* Every delegate of a program file. */
+static void cmp_program_bytes(uint8_t *file, size_t fsize, const char *name, const size_t (*const *shapes)[6]) {
+  xt_prog p;
+  memset(&p, 0, sizeof p);
+  p.file = file;
+  p.size = fsize;
+  pte_buffer_loader_init(&p.loader, p.file, p.size);
+  pte_error_info err;
+  if (pte_program_load(&p.loader.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p.prog, &err) != PTE_OK) {
+    test_fail(__FILE__, __LINE__, "%s: cannot load: %s", name, err.msg);
+    free(file);
+    return;
+  }
+  p.ok = true;
+  const pte_named_data_map *ndm = pte_program_named_data_map(&p.prog);
+  size_t nd = xt_num_delegates(&p, 0);
+  CHECK(nd > 0);
+  for (size_t i = 0; i < nd; i++) {
+    pte_freeable_buffer b;
+    CHECK(xt_blob(&p, 0, i, &b));
+    char what[160];
+    snprintf(what, sizeof what, "%s delegate %zu", name, i);
+    bool ok = cmp_threads((const uint8_t *)b.data, b.size, ndm, shapes ? shapes[i] : NULL, 0, what);
+    pte_freeable_buffer_free(&b);
+    if (!ok) break;
+  }
+  xt_close(&p);
+}
+
+static void cmp_corpus(const char *name, const size_t (*const *shapes)[6]) {
+  size_t size;
+  uint8_t *file = test_read_corpus(name, &size);
+  if (!file) {
+    test_fail(__FILE__, __LINE__, "corpus file %s missing", name);
+    return;
+  }
+  cmp_program_bytes(file, size, name, shapes);
+}
+
+/* ---- corpus --------------------------------------------------------------------------------- */
+
+TEST(corpus_numpyrt_add) { cmp_corpus("numpyrt_add.pte", NULL); }
+TEST(corpus_djl_spike_add) { cmp_corpus("djl_spike_add.pte", NULL); }
+TEST(corpus_djl_spike_add_unplanned) { cmp_corpus("djl_spike_add_unplanned.pte", NULL); }
+TEST(corpus_djl_spike_clamp5) { cmp_corpus("djl_spike_clamp5.pte", NULL); }
+TEST(corpus_djl_spike_conv) { cmp_corpus("djl_spike_conv.pte", NULL); }
+TEST(corpus_djl_spike_lin129) { cmp_corpus("djl_spike_lin129.pte", NULL); }
+TEST(corpus_djl_spike_lin129_planned) { cmp_corpus("djl_spike_lin129_planned.pte", NULL); }
+TEST(corpus_djl_stress_mlp) { cmp_corpus("djl_stress_mlp.pte", NULL); }
+TEST(corpus_numpyrt_quantized) { cmp_corpus("numpyrt_quantized.pte", NULL); }
+TEST(corpus_numpyrt_dynamic) {
+  static const size_t s5[3][6] = {{5}, {1}, {0}};
+  const size_t(*const sh[1])[6] = {s5};
+  cmp_corpus("numpyrt_dynamic.pte", NULL);
+  cmp_corpus("numpyrt_dynamic.pte", sh);
+}
+TEST(corpus_simple_torch_model) {
+  static const size_t img[2][6] = {{1, 1, 64, 48}, {0}};
+  const size_t(*const sh[2])[6] = {img, NULL};
+  cmp_corpus("simple-torch-model.pte", sh);
+}
+
+/* ---- generated models ------------------------------------------------------------------------ */
+
+static void cmp_synth(const char *kind, const char *opts) {
+  const char *cli = getenv("PTE_CLI");
+  if (!cli) {
+    test_fail(__FILE__, __LINE__, "PTE_CLI not set");
+    return;
+  }
+  char path[512], cmd[1400];
+  snprintf(path, sizeof path, "%s", test_tmp_path(kind));
+  snprintf(path + strlen(path), sizeof path - strlen(path), "-libxnn.pte");
+  snprintf(cmd, sizeof cmd, "'%s' synth %s --delegate xnnpack %s -o '%s' 2>&1", cli, kind, opts, path);
+  int code = -1;
+  char *out = test_run_capture(cmd, &code);
+  if (code != 0) test_fail(__FILE__, __LINE__, "%s: exit %d: %s", cmd, code, out ? out : "");
+  free(out);
+  if (code != 0) return;
+  size_t size;
+  uint8_t *file = test_read_file(path, &size);
+  if (!file) {
+    test_fail(__FILE__, __LINE__, "cannot read %s", path);
+    return;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "synth %s", kind);
+  cmp_program_bytes(file, size, name, NULL);
+  remove(path);
+}
+
+TEST(synth_mlp) { cmp_synth("mlp", "--widths 784,256,128,10 --batch 4"); }
+TEST(synth_cnn) { cmp_synth("cnn", "--channels 3,16,32 --image 32"); }
+
+static void cmp_built(pte_status (*build)(pte_xnn_blob *, pte_error_info *), const char *what) {
+  pte_xnn_blob blob;
+  pte_error_info err;
+  memset(&err, 0, sizeof err);
+  CHECK_OK(build(&blob, &err));
+  pte_xnn_blob_data_map map;
+  pte_xnn_blob_data_map_init(&map, &blob);
+  CHECK(cmp_threads(blob.data, blob.size, &map.base, NULL, 8, what));
+  pte_xnn_blob_free(&blob);
+}
+
+static pte_status build_yolo_small(pte_xnn_blob *b, pte_error_info *e) { return pxm_build_yolo(64, b, e); }
+static pte_status build_yolo_416(pte_xnn_blob *b, pte_error_info *e) { return pxm_build_yolo(416, b, e); }
+
+TEST(yolo_like_64) { cmp_built(build_yolo_small, "YOLO-like 64x64"); }
+TEST(yolo_like_416) { cmp_built(build_yolo_416, "YOLO-like 416x416"); }
+TEST(kws_int8) { cmp_built(pxm_build_kws, "KWS int8"); }
+
+/* ---- the translator itself ------------------------------------------------------------------- */
+
+/* Linear 3 -> 2 with hand-set weights on libXNNPACK alone: y = W x + b computed by hand. */
+TEST(translator_linear_by_hand) {
+  static const float w[6] = {1, 2, 3, -1, 0.5f, 4}, bias[2] = {0.25f, -2};
+  pte_xnn_blob blob;
+  CHECK_OK(pte_xnn_blob_build_linear(1, 3, 2, w, bias, PTE_XNN_CONSTANTS_INLINE, &blob, NULL));
+  pte_xnn_delegate *d = NULL;
+  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, NULL, &d, NULL));
+  pxl_runner *r = NULL;
+  char err[512] = "";
+  CHECK(pxl_create(d, blob.data, blob.size, NULL, 1, &r, err, sizeof err) == 0);
+  if (r) {
+    float x[3] = {2, -1, 0.5f}, y[2] = {0, 0};
+    void *ext[2] = {x, y};
+    CHECK_EQ_INT(pxl_num_ext(r), 2);
+    CHECK(pxl_bind(r, ext, 2, err, sizeof err) == 0 && pxl_invoke(r, err, sizeof err) == 0);
+    /* 1*2 + 2*-1 + 3*0.5 + 0.25 = 1.75; -1*2 + 0.5*-1 + 4*0.5 - 2 = -2.5 */
+    CHECK(y[0] == 1.75f);
+    CHECK(y[1] == -2.5f);
+    CHECK_EQ_INT(pxl_num_runtimes(r), 1);
+    CHECK(strcmp(pxl_host_nodes(r), "") == 0);
+    pxl_destroy(r);
+  }
+  pte_xnn_delegate_destroy(d);
+  pte_xnn_blob_free(&blob);
+}
+
+/* The comparison detects a difference: pte runs weights W, the library W with one entry changed. */
+TEST(negative_control_detects_other_weights) {
+  float w[64], w2[64], bias[8];
+  for (int i = 0; i < 64; i++) w[i] = w2[i] = xt_rand();
+  for (int i = 0; i < 8; i++) bias[i] = xt_rand();
+  w2[17] += 0.01f;
+  pte_xnn_blob a, b;
+  CHECK_OK(pte_xnn_blob_build_linear(2, 8, 8, w, bias, PTE_XNN_CONSTANTS_INLINE, &a, NULL));
+  CHECK_OK(pte_xnn_blob_build_linear(2, 8, 8, w2, bias, PTE_XNN_CONSTANTS_INLINE, &b, NULL));
+  cmp_opts co;
+  memset(&co, 0, sizeof co);
+  co.threads = 1;
+  co.lib_blob = b.data;
+  co.lib_size = b.size;
+  co.expect_mismatch = true;
+  CHECK(cmp_blob(a.data, a.size, NULL, &co, "control"));
+  pte_xnn_blob_free(&a);
+  pte_xnn_blob_free(&b);
+}
+
+/* A node the library lacks is reported by name; data-movement nodes run on the host are listed. */
+TEST(missing_node_reported_by_name) {
+  pte_xnn_blob blob;
+  CHECK_OK(pxm_build_tanh(&blob, NULL));
+  pte_xnn_blob_data_map map;
+  pte_xnn_blob_data_map_init(&map, &blob);
+  pte_xnn_delegate *d = NULL;
+  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, &map.base, NULL, &d, NULL));
+  pxl_runner *r = NULL;
+  char err[512] = "";
+  CHECK(pxl_create(d, blob.data, blob.size, &map.base, 1, &r, err, sizeof err) != 0);
+  CHECK(r == NULL);
+  CHECK(strstr(err, "library lacks: node 1 XNNTanh") != NULL);
+  if (!strstr(err, "XNNTanh")) fprintf(stderr, "  message: %s\n", err);
+  pte_xnn_delegate_destroy(d);
+  pte_xnn_blob_free(&blob);
+
+  CHECK_OK(pxm_build_yolo(32, &blob, NULL));
+  pte_xnn_blob_data_map_init(&map, &blob);
+  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, &map.base, NULL, &d, NULL));
+  CHECK(pxl_create(d, blob.data, blob.size, &map.base, 1, &r, err, sizeof err) == 0);
+  if (r) {
+    CHECK(strcmp(pxl_host_nodes(r), "XNNConcatenate2 x1") == 0);
+    CHECK_EQ_INT(pxl_num_runtimes(r), 2);
+    pxl_destroy(r);
+  }
+  pte_xnn_delegate_destroy(d);
+  pte_xnn_blob_free(&blob);
+}
+
+int main(void) {
+  if (pxl_init() != 0) {
+    fprintf(stderr, "xnn_initialize failed\n");
+    return 1;
+  }
+  RUN(translator_linear_by_hand);
+  RUN(negative_control_detects_other_weights);
+  RUN(missing_node_reported_by_name);
+  RUN(corpus_numpyrt_add);
+  RUN(corpus_djl_spike_add);
+  RUN(corpus_djl_spike_add_unplanned);
+  RUN(corpus_djl_spike_clamp5);
+  RUN(corpus_djl_spike_conv);
+  RUN(corpus_djl_spike_lin129);
+  RUN(corpus_djl_spike_lin129_planned);
+  RUN(corpus_djl_stress_mlp);
+  RUN(corpus_numpyrt_quantized);
+  RUN(corpus_numpyrt_dynamic);
+  RUN(corpus_simple_torch_model);
+  RUN(synth_mlp);
+  RUN(synth_cnn);
+  RUN(yolo_like_64);
+  RUN(yolo_like_416);
+  RUN(kws_int8);
+  return test_summary();
+}
