@@ -31,7 +31,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 if [ -n "$quick" ]; then out=${BENCH_OUT:-$build/bench/RESULTS-quick.md}; else out=${BENCH_OUT:-$root/bench/RESULTS.md}; fi
 
-light="program_load method_corpus delegate_sharing q8_conv"
+light="program_load method_corpus delegate_sharing q8_conv xnnpack_models"
 heavy="prepare_load xnnpack_fc prepare writer_synth"
 bigfile="prepare writer_synth"
 
@@ -75,6 +75,7 @@ args_for() { # prints the arguments of benchmark $1 (full or quick)
     q8_conv) if [ -n "$quick" ]; then echo 20; else echo 200; fi ;;
     prepare_load) if [ -n "$quick" ]; then echo 3; else echo 9; fi ;;
     xnnpack_fc) if [ -n "$quick" ]; then echo --quick; fi ;;
+    xnnpack_models) if [ -n "$quick" ]; then echo --quick; fi ;;
     prepare) if [ -n "$quick" ]; then echo 256; else echo 2048; fi ;;
   esac
 }

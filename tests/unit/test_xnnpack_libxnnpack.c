@@ -10,6 +10,8 @@
  * Also: the translator itself against hand-computed values, a negative control (different
  * weights must be detected), and a node the library lacks reported by name.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <math.h>
 
 #include "../../backends/xnnpack/xnn_internal.h"
@@ -287,6 +289,41 @@ TEST(corpus_simple_torch_model) {
   cmp_corpus("simple-torch-model.pte", sh);
 }
 
+/* Every corpus file holding an XnnpackBackend delegate is one of the files compared above. */
+static const char *const k_listed[] = {"numpyrt_add.pte", "djl_spike_add.pte", "djl_spike_add_unplanned.pte",
+                                       "djl_spike_clamp5.pte", "djl_spike_conv.pte", "djl_spike_lin129.pte",
+                                       "djl_spike_lin129_planned.pte", "djl_stress_mlp.pte", "numpyrt_quantized.pte",
+                                       "numpyrt_dynamic.pte", "simple-torch-model.pte"};
+
+TEST(corpus_every_xnnpack_file_is_compared) {
+  const char *dir = getenv("PTE_CORPUS");
+  DIR *dh = dir ? opendir(dir) : NULL;
+  if (!dh) {
+    test_fail(__FILE__, __LINE__, "cannot list the corpus (PTE_CORPUS=%s)", dir ? dir : "(unset)");
+    return;
+  }
+  static const char needle[] = "XnnpackBackend";
+  size_t found = 0;
+  struct dirent *e;
+  while ((e = readdir(dh)) != NULL) {
+    size_t l = strlen(e->d_name);
+    if (l < 5 || (strcmp(e->d_name + l - 4, ".pte") && strcmp(e->d_name + l - 5, ".bpte"))) continue;
+    size_t size;
+    uint8_t *f = test_read_corpus(e->d_name, &size);
+    if (!f) continue;
+    bool xnn = false;
+    for (size_t i = 0; !xnn && i + sizeof needle - 1 <= size; i++) xnn = memcmp(f + i, needle, sizeof needle - 1) == 0;
+    free(f);
+    if (!xnn) continue;
+    found++;
+    bool listed = false;
+    for (size_t k = 0; k < sizeof k_listed / sizeof k_listed[0]; k++) listed |= strcmp(k_listed[k], e->d_name) == 0;
+    if (!listed) test_fail(__FILE__, __LINE__, "corpus file %s has an XNNPACK delegate but is not compared", e->d_name);
+  }
+  closedir(dh);
+  CHECK_EQ_INT(found, sizeof k_listed / sizeof k_listed[0]);
+}
+
 /* ---- generated models ------------------------------------------------------------------------ */
 
 static void cmp_synth(const char *kind, const char *opts) {
@@ -423,6 +460,7 @@ int main(void) {
   RUN(translator_linear_by_hand);
   RUN(negative_control_detects_other_weights);
   RUN(missing_node_reported_by_name);
+  RUN(corpus_every_xnnpack_file_is_compared);
   RUN(corpus_numpyrt_add);
   RUN(corpus_djl_spike_add);
   RUN(corpus_djl_spike_add_unplanned);
