@@ -25,8 +25,15 @@ typedef struct pxl_unit {
   size_t n_ext;
 } pxl_unit;
 
+typedef struct pxl_shape {
+  size_t rank;
+  size_t dims[PTE_XNN_MAX_DIMS];
+} pxl_shape;
+
 struct pxl_runner {
   const pte_xnn_delegate *d;
+  pte_xnn_node *nodes; /* d's nodes as serialized (init-time fusions undone, see pxl_unfuse) */
+  pxl_shape *shape;    /* per value: current shape (values left dead by a fusion: their source's) */
   pthreadpool_t pool;
   pxl_unit *units;
   size_t n_units;
@@ -74,9 +81,9 @@ static const char *pxl_status_name(enum xnn_status s) {
 
 int pxl_init(void) { return xnn_initialize(NULL) == xnn_status_success ? 0 : 1; }
 
-static size_t pxl_numel(const pte_xnn_value *v) {
+static size_t pxl_numel(const pxl_shape *s) {
   size_t n = 1;
-  for (size_t i = 0; i < v->rank; i++) n *= v->shape[i];
+  for (size_t i = 0; i < s->rank; i++) n *= s->dims[i];
   return n;
 }
 
@@ -215,8 +222,8 @@ static int pxl_define_value(pxl_build *b, uint32_t vi, uint32_t ext_id, uint32_t
                             size_t rank_override) {
   const pte_xnn_value *v = &b->r->d->values[vi];
   size_t dims[PTE_XNN_MAX_DIMS];
-  size_t rank = v->rank;
-  for (size_t i = 0; i < rank; i++) dims[i] = v->shape[i];
+  size_t rank = b->r->shape[vi].rank;
+  for (size_t i = 0; i < rank; i++) dims[i] = b->r->shape[vi].dims[i];
   if (shape_override) {
     rank = rank_override;
     for (size_t i = 0; i < rank; i++) dims[i] = shape_override[i];
@@ -267,7 +274,7 @@ static bool pxl_has_range(const pte_xnn_node *n) { return isfinite(n->out_min) |
 
 static int pxl_define_node(pxl_build *b, size_t ni) {
   const pte_xnn_delegate *d = b->r->d;
-  const pte_xnn_node *n = &d->nodes[ni];
+  const pte_xnn_node *n = &b->r->nodes[ni];
   const char *name = pte_xnn_node_name(n->type);
   const float lo = n->out_min, hi = n->out_max;
   uint32_t out = b->lib_id[n->out[0]];
@@ -296,15 +303,14 @@ static int pxl_define_node(pxl_build *b, size_t ni) {
       if (pxl_has_range(n)) {
         post_clamp = true;
         const pte_xnn_value *ov = &d->values[n->out[0]];
-        size_t dims[PTE_XNN_MAX_DIMS];
-        for (size_t i = 0; i < ov->rank; i++) dims[i] = ov->shape[i];
+        const pxl_shape *os = &b->r->shape[n->out[0]];
         enum xnn_status s;
         if (ov->dtype == PTE_XD_FP32)
-          s = xnn_define_tensor_value(b->sg, xnn_datatype_fp32, ov->rank, dims, NULL, XNN_INVALID_VALUE_ID, 0, &out);
+          s = xnn_define_tensor_value(b->sg, xnn_datatype_fp32, os->rank, os->dims, NULL, XNN_INVALID_VALUE_ID, 0, &out);
         else
           s = xnn_define_quantized_tensor_value(b->sg, ov->dtype == PTE_XD_QUINT8 ? xnn_datatype_quint8 : xnn_datatype_qint8,
-                                                ov->zero_point, ov->scale, ov->rank, dims, NULL, XNN_INVALID_VALUE_ID, 0,
-                                                &out);
+                                                ov->zero_point, ov->scale, os->rank, os->dims, NULL, XNN_INVALID_VALUE_ID,
+                                                0, &out);
         if (s != xnn_status_success) {
           pxl_msg(b->err, b->cap, "node %zu (%s): temporary for its output range: %s", ni, name, pxl_status_name(s));
           return 1;
@@ -393,11 +399,9 @@ static int pxl_define_node(pxl_build *b, size_t ni) {
     case pte_xn_XNodeUnion_XNNConvert: call = "xnn_define_convert"; s = xnn_define_convert(b->sg, in0, out, 0); break;
     case pte_xn_XNodeUnion_XNNStaticReshape: {
       /* the output's current shape (the serialized new_shape may hold a 0 = inferred dim) */
-      const pte_xnn_value *ov = &d->values[n->out[0]];
-      size_t dims[PTE_XNN_MAX_DIMS];
-      for (size_t i = 0; i < ov->rank; i++) dims[i] = ov->shape[i];
+      const pxl_shape *os = &b->r->shape[n->out[0]];
       call = "xnn_define_static_reshape";
-      s = xnn_define_static_reshape(b->sg, ov->rank, dims, in0, out, 0);
+      s = xnn_define_static_reshape(b->sg, os->rank, os->dims, in0, out, 0);
       break;
     }
     case pte_xn_XNodeUnion_XNNStaticConstantPad: {
@@ -447,7 +451,7 @@ static int pxl_build_unit(pxl_runner *r, pxl_unit *u, char *err, size_t cap) {
   }
   for (size_t i = 0; i < nv; i++) b.lib_id[i] = XNN_INVALID_VALUE_ID;
   for (size_t ni = u->first; ni <= u->last; ni++) {
-    const pte_xnn_node *n = &d->nodes[ni];
+    const pte_xnn_node *n = &r->nodes[ni];
     for (int k = 0; k < n->n_in; k++)
       if (n->in[k] != PTE_XNN_INVALID_ID && !(role[n->in[k]] & 2)) role[n->in[k]] |= 1;
     for (int k = 0; k < n->n_out; k++)
@@ -502,7 +506,7 @@ static void pxl_transpose(const pxl_runner *r, const pte_xnn_node *n) {
   }
   const uint8_t *src = pxl_vdata(r, n->in[0]);
   uint8_t *dst = r->hbuf[n->out[0]];
-  const size_t total = pxl_numel(ov);
+  const size_t total = pxl_numel(&r->shape[n->out[0]]);
   for (size_t o = 0; o < total; o++) {
     size_t off = 0;
     for (size_t i = 0; i < rank; i++) off += idx[i] * istride[n->p.transpose.perm[i]];
@@ -525,7 +529,7 @@ static void pxl_slice(const pxl_runner *r, const pte_xnn_node *n) {
   }
   const uint8_t *src = pxl_vdata(r, n->in[0]);
   uint8_t *dst = r->hbuf[n->out[0]];
-  const size_t total = pxl_numel(ov);
+  const size_t total = pxl_numel(&r->shape[n->out[0]]);
   for (size_t o = 0; o < total; o++) {
     size_t off = 0;
     for (size_t i = 0; i < rank; i++) off += (idx[i] + n->p.slice.offsets[i]) * istride[i];
@@ -590,6 +594,75 @@ static int pxl_check_graph(const pte_xnn_delegate *d, char *err, size_t cap) {
   return bad;
 }
 
+/* pte may rewrite the graph at init (backends/xnnpack/xnn_fuse.c): an absorbed node stays in
+ * the list but no longer defines its output (values[out].def_node is not its index). The graph
+ * as serialized is rebuilt here, so the library checks the rewrite as well:
+ *  - a Multiply(x, x) standing for x * sigmoid(x): its absorbed Sigmoid(x) -> s runs again and
+ *    the Multiply reads (x, s) (a genuine x * x beside a fused SiLU of the same x would be
+ *    ambiguous; pte's own rules never produce that pairing from one Multiply);
+ *  - a producer writing an absorbed Clamp's output (with the intersected range): it writes the
+ *    Clamp's input again and the Clamp runs (clamping twice to nested ranges = once).
+ * Values left dead take their source's shape. Any other absorbed node is reported. */
+static int pxl_unfuse(pxl_runner *r, char *err, size_t cap) {
+  const pte_xnn_delegate *d = r->d;
+  const size_t nn = d->n_nodes;
+  for (size_t vi = 0; vi < d->n_values; vi++) {
+    const pte_xnn_value *v = &d->values[vi];
+    r->shape[vi].rank = v->rank;
+    for (size_t k = 0; k < v->rank; k++) r->shape[vi].dims[k] = v->shape[k];
+  }
+  bool *absorbed = (bool *)calloc(nn ? nn : 1, sizeof(bool)), *claimed = (bool *)calloc(nn ? nn : 1, sizeof(bool));
+  int rc = 1;
+  if (!absorbed || !claimed) {
+    pxl_msg(err, cap, "out of memory");
+    goto done;
+  }
+  for (size_t ni = 0; ni < nn; ni++) {
+    const pte_xnn_node *n = &r->nodes[ni];
+    absorbed[ni] = n->n_out > 0 && n->out[0] != PTE_XNN_INVALID_ID && d->values[n->out[0]].def_node != (int)ni;
+  }
+  for (size_t ni = 0; ni < nn; ni++) {
+    if (!absorbed[ni]) continue;
+    pte_xnn_node *n = &r->nodes[ni];
+    if (n->type == pte_xn_XNodeUnion_XNNSigmoid) {
+      r->shape[n->out[0]] = r->shape[n->in[0]];
+    } else if (n->type == pte_xn_XNodeUnion_XNNClamp) {
+      const int p = d->values[n->out[0]].def_node;
+      if (p < 0 || (size_t)p >= nn || absorbed[p] || r->nodes[p].out[0] != n->out[0]) {
+        pxl_msg(err, cap, "node %zu (XNNClamp) absorbed, but no producer writes its output", ni);
+        goto done;
+      }
+      r->nodes[p].out[0] = n->in[0];
+      r->shape[n->in[0]] = r->shape[n->out[0]];
+    } else {
+      pxl_msg(err, cap, "node %zu (%s) absorbed by an init-time rewrite the translator does not know", ni,
+              pte_xnn_node_name(n->type));
+      goto done;
+    }
+  }
+  for (size_t mi = 0; mi < nn; mi++) {
+    pte_xnn_node *m = &r->nodes[mi];
+    if (absorbed[mi] || m->type != pte_xn_XNodeUnion_XNNMultiply || m->in[0] != m->in[1]) continue;
+    for (size_t gi = 0; gi < mi; gi++) {
+      const pte_xnn_node *g = &r->nodes[gi];
+      if (!absorbed[gi] || claimed[gi] || g->type != pte_xn_XNodeUnion_XNNSigmoid || g->in[0] != m->in[0]) continue;
+      m->in[1] = g->out[0];
+      claimed[gi] = true;
+      break;
+    }
+  }
+  for (size_t gi = 0; gi < nn; gi++)
+    if (absorbed[gi] && r->nodes[gi].type == pte_xn_XNodeUnion_XNNSigmoid && !claimed[gi]) {
+      pxl_msg(err, cap, "node %zu (XNNSigmoid) absorbed, but no Multiply(x, x) of its input follows", gi);
+      goto done;
+    }
+  rc = 0;
+done:
+  free(absorbed);
+  free(claimed);
+  return rc;
+}
+
 int pxl_create(const pte_xnn_delegate *d, const void *blob, size_t size, const pte_named_data_map *ndm, int threads,
                pxl_runner **out, char *err, size_t cap) {
   *out = NULL;
@@ -609,8 +682,16 @@ int pxl_create(const pte_xnn_delegate *d, const void *blob, size_t size, const p
   r->hbuf_owned = (bool *)calloc(nv ? nv : 1, sizeof(bool));
   r->num_ext = d->num_externs;
   r->ext_bytes = (size_t *)calloc(r->num_ext ? r->num_ext : 1, sizeof(size_t));
-  if (!r->units || !r->unit_of_node || !r->cbytes || !r->hbuf || !r->boundary || !r->hbuf_owned || !r->ext_bytes) {
+  r->nodes = (pte_xnn_node *)malloc((nn ? nn : 1) * sizeof(pte_xnn_node));
+  r->shape = (pxl_shape *)calloc(nv ? nv : 1, sizeof(pxl_shape));
+  if (!r->units || !r->unit_of_node || !r->cbytes || !r->hbuf || !r->boundary || !r->hbuf_owned || !r->ext_bytes ||
+      !r->nodes || !r->shape) {
     pxl_msg(err, cap, "out of memory");
+    pxl_destroy(r);
+    return 1;
+  }
+  if (nn) memcpy(r->nodes, d->nodes, nn * sizeof(pte_xnn_node));
+  if (pxl_unfuse(r, err, cap)) {
     pxl_destroy(r);
     return 1;
   }
@@ -660,10 +741,10 @@ int pxl_create(const pte_xnn_delegate *d, const void *blob, size_t size, const p
     if (!v->is_const && (v->is_input || v->is_output)) r->boundary[vi] = true;
   }
   for (size_t ni = 0; ni < nn; ni++)
-    for (int k = 0; k < d->nodes[ni].n_out; k++)
-      if (d->nodes[ni].out[k] != PTE_XNN_INVALID_ID) def_unit[d->nodes[ni].out[k]] = r->unit_of_node[ni];
+    for (int k = 0; k < r->nodes[ni].n_out; k++)
+      if (r->nodes[ni].out[k] != PTE_XNN_INVALID_ID) def_unit[r->nodes[ni].out[k]] = r->unit_of_node[ni];
   for (size_t ni = 0; ni < nn; ni++) {
-    const pte_xnn_node *n = &d->nodes[ni];
+    const pte_xnn_node *n = &r->nodes[ni];
     const bool host = r->units[r->unit_of_node[ni]].kind == PXL_UNIT_HOST;
     for (int k = 0; k < n->n_in; k++) {
       uint32_t vi = n->in[k];
@@ -675,7 +756,7 @@ int pxl_create(const pte_xnn_delegate *d, const void *blob, size_t size, const p
   free(def_unit);
   for (size_t vi = 0; vi < nv; vi++) {
     const pte_xnn_value *v = &d->values[vi];
-    size_t bytes = pxl_numel(v) * pte_xnn_dtype_size(v->dtype);
+    size_t bytes = pxl_numel(&r->shape[vi]) * pte_xnn_dtype_size(v->dtype);
     if ((v->is_input || v->is_output) && v->external_id < r->num_ext) r->ext_bytes[v->external_id] = bytes;
     if (!r->boundary[vi] || v->is_input || v->is_output) continue;
     r->hbuf[vi] = (uint8_t *)aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
@@ -744,7 +825,7 @@ int pxl_invoke(pxl_runner *r, char *err, size_t cap) {
       }
       continue;
     }
-    const pte_xnn_node *n = &r->d->nodes[u->first];
+    const pte_xnn_node *n = &r->nodes[u->first];
     if (n->type == pte_xn_XNodeUnion_XNNStaticTranspose) pxl_transpose(r, n);
     else if (n->type == pte_xn_XNodeUnion_XNNStaticSlice) pxl_slice(r, n);
     else pxl_concat(r, n);
@@ -774,6 +855,8 @@ void pxl_destroy(pxl_runner *r) {
   }
   if (r->pool) pthreadpool_destroy(r->pool);
   free(r->units);
+  free(r->nodes);
+  free(r->shape);
   free(r->unit_of_node);
   free(r->cbytes);
   free(r->hbuf);

@@ -452,6 +452,168 @@ TEST(missing_node_reported_by_name) {
   pte_xnn_blob_free(&blob);
 }
 
+/* ---- init-time rewrites (SiLU, output-clamp folding) are undone for the library -------------- */
+
+static size_t uses_of(const pte_xnn_delegate *d, uint32_t vi) {
+  size_t n = 0;
+  for (size_t i = 0; i < d->n_nodes; i++)
+    for (unsigned k = 0; k < d->nodes[i].n_in; k++) n += d->nodes[i].in[k] == vi;
+  return n;
+}
+
+static size_t count_absorbed(const pte_xnn_delegate *d) {
+  size_t n = 0;
+  for (size_t i = 0; i < d->n_nodes; i++)
+    n += d->nodes[i].out[0] != PTE_XNN_INVALID_ID && d->values[d->nodes[i].out[0]].def_node != (int)i;
+  return n;
+}
+
+/* Applies, on the compiled structures, the rewrites pte's init may do (Multiply(x, Sigmoid(x)) ->
+ * Multiply(x, x) with the Sigmoid absorbed; Clamp folded into its producer with the intersected
+ * range), where pte has not done them itself; returns how many. */
+static size_t emulate_fusions(pte_xnn_delegate *d) {
+  size_t k = 0;
+  for (size_t mi = 0; mi < d->n_nodes; mi++) {
+    pte_xnn_node *m = &d->nodes[mi];
+    if (m->type != pte_xn_XNodeUnion_XNNMultiply || m->in[0] == m->in[1]) continue;
+    for (int side = 0; side < 2; side++) {
+      const uint32_t x = m->in[side], sv = m->in[1 - side];
+      pte_xnn_value *v = &d->values[sv];
+      if (v->def_node < 0 || v->is_output || uses_of(d, sv) != 1) continue;
+      const pte_xnn_node *g = &d->nodes[v->def_node];
+      if (g->type != pte_xn_XNodeUnion_XNNSigmoid || g->in[0] != x) continue;
+      v->def_node = -1;
+      m->in[0] = m->in[1] = x;
+      k++;
+      break;
+    }
+  }
+  for (size_t ci = 0; ci < d->n_nodes; ci++) {
+    pte_xnn_node *c = &d->nodes[ci];
+    if (c->type != pte_xn_XNodeUnion_XNNClamp || d->values[c->out[0]].def_node != (int)ci) continue;
+    pte_xnn_value *y = &d->values[c->in[0]];
+    if (y->def_node < 0 || y->is_output || uses_of(d, c->in[0]) != 1) continue;
+    pte_xnn_node *p = &d->nodes[y->def_node];
+    if (p->type != pte_xn_XNodeUnion_XNNFullyConnected && p->type != pte_xn_XNodeUnion_XNNConv2d) continue;
+    p->out_min = fmaxf(p->out_min, c->out_min);
+    p->out_max = fminf(p->out_max, c->out_max);
+    p->out[0] = c->out[0];
+    d->values[c->out[0]].def_node = y->def_node;
+    y->def_node = -1;
+    k++;
+  }
+  return k;
+}
+
+/* pte runs the blob; then its structures are rewritten as a fusing init would, and the library
+ * (which rebuilds the serialized graph from them) must still agree. */
+static void check_unfuse(const uint8_t *blob, size_t size, const pte_named_data_map *ndm, size_t want_rewrites,
+                         const char *what) {
+  pte_xnn_delegate *d = NULL;
+  CHECK_OK(pte_xnn_delegate_init(blob, size, ndm, NULL, &d, NULL));
+  if (!d) return;
+  xt_ext ext[MAXE];
+  size_t n = xt_graph_io(blob, size, ext, MAXE);
+  xt_tensor ts[MAXE];
+  pte_evalue *args[MAXE];
+  float *pb[MAXE] = {0}, *lb[MAXE] = {0};
+  void *ptrs[MAXE] = {0};
+  for (size_t i = 0; i < n; i++) {
+    size_t cnt = xt_numel_of(ext[i].dims, ext[i].rank);
+    pb[i] = (float *)calloc(cnt + 16, sizeof(float));
+    lb[i] = (float *)calloc(cnt + 16, sizeof(float));
+    if (ext[i].in) xt_fill(pb[i], cnt, 2.0f);
+    xt_tensor_init(&ts[i], PTE_DTYPE_FLOAT, ext[i].rank, ext[i].dims, pb[i], (cnt + 16) * sizeof(float), PTE_SHAPE_STATIC);
+    args[i] = &ts[i].ev;
+    ptrs[i] = ext[i].in ? (void *)pb[i] : (void *)lb[i];
+  }
+  CHECK_OK(pte_xnn_delegate_execute(d, args, n, NULL));
+  const size_t before = count_absorbed(d), emulated = emulate_fusions(d);
+  CHECK(before + emulated >= want_rewrites);
+  CHECK_EQ_INT(count_absorbed(d), before + emulated);
+  pxl_runner *r = NULL;
+  char err[512] = "";
+  CHECK(pxl_create(d, blob, size, ndm, 1, &r, err, sizeof err) == 0);
+  if (r && pxl_bind(r, ptrs, n, err, sizeof err) == 0 && pxl_invoke(r, err, sizeof err) == 0) {
+    for (size_t i = 0; i < n; i++) {
+      if (!ext[i].out) continue;
+      size_t cnt = xt_numel_of(ext[i].dims, ext[i].rank), worst;
+      double *ref = (double *)malloc(cnt * sizeof(double));
+      for (size_t k = 0; ref && k < cnt; k++) ref[k] = lb[i][k];
+      double w = ref ? xt_compare(pb[i], ref, cnt, 1e-5, &worst) : 1e30;
+      if (w > 1.0) test_fail(__FILE__, __LINE__, "%s: output %zu differs after the rewrites (%.3g x tolerance)", what, i, w);
+      free(ref);
+    }
+  } else {
+    test_fail(__FILE__, __LINE__, "%s: %s", what, err);
+  }
+  pxl_destroy(r);
+  for (size_t i = 0; i < n; i++) free(pb[i]), free(lb[i]);
+  pte_xnn_delegate_destroy(d);
+}
+
+TEST(unfuse_silu) {
+  pte_xnn_blob blob;
+  CHECK_OK(pxm_build_yolo(32, &blob, NULL));
+  pte_xnn_blob_data_map map;
+  pte_xnn_blob_data_map_init(&map, &blob);
+  check_unfuse(blob.data, blob.size, &map.base, 10, "YOLO-like 32, SiLU rewrites");
+  pte_xnn_blob_free(&blob);
+}
+
+TEST(unfuse_clamp) {
+  /* [2, 8] -> FullyConnected (range [-1, 3]) -> Clamp [-0.5, 0.5] -> output */
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  CHECK(b != NULL);
+  if (!b) return;
+  float w[64];
+  for (int i = 0; i < 64; i++) w[i] = xt_rand();
+  uint32_t d2[2] = {2, 8}, wd[2] = {8, 8}, x, W, y, o;
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32;
+  t.rank = 2;
+  t.dims = d2;
+  t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT;
+  CHECK_OK(pte_xnn_builder_add_tensor(b, &t, &x));
+  t.flags = 0;
+  CHECK_OK(pte_xnn_builder_add_tensor(b, &t, &y));
+  t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT;
+  t.external_id = 1;
+  CHECK_OK(pte_xnn_builder_add_tensor(b, &t, &o));
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32;
+  t.rank = 2;
+  t.dims = wd;
+  t.data = w;
+  t.nbytes = sizeof w;
+  CHECK_OK(pte_xnn_builder_add_tensor(b, &t, &W));
+  pte_xnn_node_desc n;
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_FULLY_CONNECTED;
+  n.inputs[0] = x;
+  n.inputs[1] = W;
+  n.inputs[2] = PTE_XNN_NO_VALUE;
+  n.output = y;
+  n.has_min_max = true;
+  n.out_min = -1.0f;
+  n.out_max = 3.0f;
+  CHECK_OK(pte_xnn_builder_add_node(b, &n));
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_CLAMP;
+  n.inputs[0] = y;
+  n.output = o;
+  n.has_min_max = true;
+  n.out_min = -0.5f;
+  n.out_max = 0.5f;
+  CHECK_OK(pte_xnn_builder_add_node(b, &n));
+  pte_xnn_blob blob;
+  CHECK_OK(pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, NULL));
+  pte_xnn_builder_free(b);
+  check_unfuse(blob.data, blob.size, NULL, 1, "FC + Clamp, clamp folding");
+  pte_xnn_blob_free(&blob);
+}
+
 int main(void) {
   if (pxl_init() != 0) {
     fprintf(stderr, "xnn_initialize failed\n");
@@ -460,6 +622,8 @@ int main(void) {
   RUN(translator_linear_by_hand);
   RUN(negative_control_detects_other_weights);
   RUN(missing_node_reported_by_name);
+  RUN(unfuse_silu);
+  RUN(unfuse_clamp);
   RUN(corpus_every_xnnpack_file_is_compared);
   RUN(corpus_numpyrt_add);
   RUN(corpus_djl_spike_add);
