@@ -26,6 +26,15 @@ pte_status pxm_build_yolo(uint32_t image, pte_xnn_blob *out, pte_error_info *err
  * not built, the library snapshot has no qdint8. */
 pte_status pxm_build_kws(pte_xnn_blob *out, pte_error_info *err);
 
+/* Many node kinds the library snapshot has (plus the host-run Transpose/Slice), fp32: inputs
+ * x, y [1, 6, 10, 16] (ids 0, 1); outputs ids 2..15, each combining one or two node kinds:
+ * binary ops with broadcasting (per-channel and rank-1 constants) and fused ranges, unary ops
+ * (abs, negate, square, sqrt, floor, ceiling, hardswish, ELU, leaky ReLU, clamp, sigmoid),
+ * softmax, PReLU, constant pad, max/avg pooling, slice, global average pooling + reshape +
+ * FullyConnected with transposed weights, depthwise 5x5 stride 2, grouped conv, bilinear resize
+ * with align_corners, transpose. */
+pte_status pxm_build_zoo(pte_xnn_blob *out, pte_error_info *err);
+
 /* Input [1, 8] -> FullyConnected 8 -> Tanh -> output: a node the library snapshot lacks. */
 pte_status pxm_build_tanh(pte_xnn_blob *out, pte_error_info *err);
 

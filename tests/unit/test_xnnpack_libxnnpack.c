@@ -373,6 +373,7 @@ static pte_status build_yolo_416(pte_xnn_blob *b, pte_error_info *e) { return px
 TEST(yolo_like_64) { cmp_built(build_yolo_small, "YOLO-like 64x64"); }
 TEST(yolo_like_416) { cmp_built(build_yolo_416, "YOLO-like 416x416"); }
 TEST(kws_int8) { cmp_built(pxm_build_kws, "KWS int8"); }
+TEST(node_zoo) { cmp_built(pxm_build_zoo, "node zoo"); }
 
 /* ---- the translator itself ------------------------------------------------------------------- */
 
@@ -641,5 +642,6 @@ int main(void) {
   RUN(yolo_like_64);
   RUN(yolo_like_416);
   RUN(kws_int8);
+  RUN(node_zoo);
   return test_summary();
 }
