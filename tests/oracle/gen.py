@@ -21,6 +21,8 @@ except ImportError:
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracle  # noqa: E402
 
+numpy.seterr(all="ignore")
+
 
 def load_family(path, g):
     name = os.path.splitext(os.path.basename(path))[0]

@@ -168,6 +168,8 @@ class Gen:
                 return tensor_line(a)
             if isinstance(a, np.ndarray):
                 return tensor_line(T(a))
+            if isinstance(a, np.generic) and not isinstance(a, (np.bool_, np.integer, np.floating)):
+                raise TypeError("unsupported numpy scalar %r" % (a,))
             n = new("v")
             if a is None:
                 L.append("v %s N" % n)
@@ -252,12 +254,13 @@ RNG = np.random.default_rng(20260713)
 
 
 def rand(shape, dtype=np.float32, lo=-3.0, hi=3.0):
+    """Random array (always an ndarray, also for shape ())."""
     if np.issubdtype(np.dtype(dtype), np.floating):
-        return RNG.uniform(lo, hi, size=shape).astype(dtype)
+        return np.asarray(RNG.uniform(lo, hi, size=shape), dtype=dtype)
     if np.dtype(dtype) == np.bool_:
-        return RNG.integers(0, 2, size=shape).astype(np.bool_)
+        return np.asarray(RNG.integers(0, 2, size=shape), dtype=np.bool_)
     info = np.iinfo(dtype)
-    return RNG.integers(max(int(lo), info.min), min(int(hi), info.max) + 1, size=shape).astype(dtype)
+    return np.asarray(RNG.integers(max(int(lo), info.min), min(int(hi), info.max) + 1, size=shape), dtype=dtype)
 
 
 def f32_edges():
