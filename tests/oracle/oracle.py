@@ -125,6 +125,22 @@ def _vals(arr, dt):
     return " ".join(_num(x, dt) for x in flat.tolist())
 
 
+class OutList:
+    """An out argument of type Tensor[] (split_copy, unbind_copy...): a list of Out."""
+
+    def __init__(self, items):
+        self.items = list(items)
+
+
+def _want_line(o):
+    if o.want is None:
+        return None
+    w = o.want
+    if o.dtype == BF16:
+        w = bf16(w)
+    return "T %d %d %s %s" % (o.dtype, w.ndim, " ".join(str(s) for s in w.shape), _vals(w, o.dtype))
+
+
 class Gen:
     def __init__(self):
         self.lines = []
@@ -200,32 +216,49 @@ class Gen:
         for a in args:
             names.append(value(a))
         rets, wants = [], []
+        out_tensor_names, appended_single, out_list = [], [], False
         for o in outs:
-            if isinstance(o, Out):
+            if isinstance(o, OutList):
+                out_list = True
+                items = []
+                for it in o.items:
+                    n = new("o")
+                    L.append("v %s T %d %d %s %s out" % (
+                        n, it.dtype, len(it.shape), " ".join(str(x) for x in it.shape),
+                        " ".join(str(x) for x in it.order)))
+                    items.append(n)
+                    rets.append(n)
+                    wants.append(_want_line(it))
+                ln = new("l")
+                L.append("v %s TL %d %s" % (ln, len(items), " ".join(items)))
+                names.append(ln)
+                out_tensor_names.extend(items)
+            elif isinstance(o, Out):
                 n = new("o")
                 L.append("v %s T %d %d %s %s out" % (
                     n, o.dtype, len(o.shape), " ".join(str(s) for s in o.shape),
                     " ".join(str(x) for x in o.order)))
                 if o.is_arg:
                     names.append(n)
+                    out_tensor_names.append(n)
+                else:
+                    appended_single.append(n)
                 rets.append(n)
                 if o.want is not None:
-                    w = o.want
-                    if o.dtype == BF16:
-                        w = bf16(w)
-                    wants.append("T %d %d %s %s" % (o.dtype, w.ndim, " ".join(str(s) for s in w.shape),
-                                                    _vals(w, o.dtype)))
+                    wants.append(_want_line(o))
             elif isinstance(o, OutScalar):
                 n = new("s")
                 ph = {"I": "%d" % int(o.placeholder), "D": _num(o.placeholder, F64),
                       "B": "%d" % int(bool(o.placeholder))}[o.kind]
                 L.append("v %s %s %s" % (n, o.kind, ph))
+                appended_single.append(n)
                 rets.append(n)
                 if o.want is not None:
                     wv = {"I": lambda x: "%d" % int(x), "D": lambda x: _num(x, F64),
                           "B": lambda x: "%d" % int(bool(x))}[o.kind](o.want)
                     wants.append("%s %s" % (o.kind, wv))
             elif isinstance(o, Alias):
+                appended_single.append(names[o.index])
                 rets.append(names[o.index])
                 a = args[o.index]
                 dt = a.dtype if isinstance(a, T) else dt_of(a)
@@ -233,12 +266,21 @@ class Gen:
                                                 _vals(o.want, dt)))
             else:
                 raise TypeError("unsupported out %r" % (o,))
-        L.append("args %s %s" % (" ".join(names), " ".join(rets)))
+        # upstream's emitter appends the returned value: one out -> that value; several outs (or
+        # an out TensorList) -> one new TensorList of them; prim / functional ops -> the new value
+        appended = list(appended_single)
+        if out_tensor_names and len(out_tensor_names) == 1 and not out_list:
+            appended.append(out_tensor_names[0])
+        elif out_tensor_names:
+            n = new("r")
+            L.append("v %s TL %d %s" % (n, len(out_tensor_names), " ".join(out_tensor_names)))
+            appended.append(n)
+        L.append("args %s %s" % (" ".join(names), " ".join(appended)))
         L.append("ret %s" % " ".join(rets))
         if error is not None:
             L.append("error %s %s" % (error[0], error[1]))
         else:
-            assert len(wants) == len(rets), "every output needs an expected value"
+            assert len(wants) == len(rets) and None not in wants, "every output needs an expected value"
             for k, w in enumerate(wants):
                 L.append("want %d %s" % (k, w))
         L.append("end")
