@@ -15,6 +15,9 @@
  * Timing: per model and thread count, rounds alternate pte execute and library invoke (order
  * rotating), median of N rounds each. RESULT lines (bench/bench_result.h): time per run, peer
  * "libXNNPACK", ratio = library time / pte time (> 1: pte faster), goal >= 1.0 on 1 thread.
+ * When the backend has the profiling API (pte_xnn_delegate_profile_kinds; detected by CMake),
+ * pte's per-node-kind time split is printed from separate runs, with the share of the
+ * GEMM/IGEMM/depthwise nodes (RESULT line; goal >= 60 % for the YOLO-like CNN).
  *
  * Usage: bench_xnnpack_models [--quick] [--runs N] [--only yolo|mlp|cnn|kws]
  */
@@ -224,6 +227,47 @@ static double bx_agreement(const pte_xnn_delegate *d, const bx_io *io) {
 
 static const char *g_isa_desc = "";
 
+/* pte's per-node time split (the backend's profiling API, when it has one): per node kind, and
+ * the share of the GEMM/IGEMM/depthwise nodes (FullyConnected, Conv2d, DepthwiseConv2d). */
+static void bx_profile(const bx_model *m, pte_xnn_delegate *d, bx_io *io, int threads, int runs) {
+#ifdef PTE_BENCH_XNN_PROFILE
+  pte_error_info err;
+  if (pte_xnn_delegate_set_profiling(d, true) != PTE_OK) return;
+  pte_xnn_delegate_profile_reset(d);
+  for (int i = 0; i < runs; i++) pte_xnn_delegate_execute(d, io->args, io->n, &err);
+  pte_xnn_node_time kinds[64];
+  size_t nk = pte_xnn_delegate_profile_kinds(d, kinds, 64);
+  if (nk > 64) nk = 64;
+  uint64_t total = 0, gemm = 0;
+  for (size_t k = 0; k < nk; k++) {
+    total += kinds[k].ns;
+    if (kinds[k].type == PTE_XNN_NODE_FULLY_CONNECTED || kinds[k].type == PTE_XNN_NODE_CONV2D ||
+        kinds[k].type == PTE_XNN_NODE_DEPTHWISE_CONV2D)
+      gemm += kinds[k].ns;
+  }
+  if (total == 0) {
+    pte_xnn_delegate_set_profiling(d, false);
+    return;
+  }
+  printf("  pte per-node split (%d thread%s, %d runs):", threads, threads > 1 ? "s" : "", runs);
+  for (size_t k = 0; k < nk; k++)
+    printf(" %s %.1f%% (%.3f ms)", kinds[k].name, 100.0 * (double)kinds[k].ns / (double)total,
+           (double)kinds[k].ns / runs * 1e-6);
+  const double share = 100.0 * (double)gemm / (double)total;
+  printf("; GEMM/IGEMM/depthwise nodes %.1f%%\n", share);
+  if (threads == 1) {
+    char cname[128];
+    snprintf(cname, sizeof cname, "%.60s, 1 thread", m->name);
+    const bool yolo = strstr(m->name, "YOLO") != NULL;
+    pte_bench_result("xnnpack_models", cname, "pte time in GEMM/IGEMM/depthwise nodes", "%", share, NULL, NAN, NAN,
+                     yolo ? ">= 60 %" : "-", yolo ? pte_bench_check(share >= 60.0) : PTE_BENCH_NO_GOAL);
+  }
+  pte_xnn_delegate_set_profiling(d, false);
+#else
+  (void)m, (void)d, (void)io, (void)threads, (void)runs;
+#endif
+}
+
 static void bx_run(const bx_model *m, int threads, int runs) {
   char cname[128];
   snprintf(cname, sizeof cname, "%.60s, %d thread%s", m->name, threads, threads > 1 ? "s" : "");
@@ -291,6 +335,7 @@ static void bx_run(const bx_model *m, int threads, int runs) {
   pte_bench_result("xnnpack_models", cname, "time per run (median)", "ms", mp * 1e3, peer, ml * 1e3, ratio,
                    threads == 1 ? ">= 1.0" : "-",
                    (fail || !agree_ok) ? PTE_BENCH_FAIL : threads == 1 ? pte_bench_check(ratio >= 1.0) : PTE_BENCH_NO_GOAL);
+  bx_profile(m, d, &io, threads, runs);
 out:
   pxl_destroy(r);
   bx_io_free(&io);
@@ -332,9 +377,22 @@ int main(int argc, char **argv) {
   g_isa_desc = isa;
   printf("peer: real XNNPACK library, %s (microkernels chosen at xnn_initialize by cpuinfo; best on this CPU: %s)\n", ver,
          isa);
-  printf("pte:  XnnpackBackend, ISA %s; per-node time split: not available (no profiling API in "
-         "include/pte/backend_xnnpack.h yet)\n",
+#ifdef PTE_BENCH_XNN_PROFILE
+  printf("pte:  XnnpackBackend, ISA %s; per-node time split from pte_xnn_delegate_profile_kinds (separate runs)\n",
          pte_xnnpack_isa_name(pte_xnnpack_detect_isa()));
+#else
+  printf("pte:  XnnpackBackend, ISA %s; per-node time split: not available (no profiling API in "
+         "include/pte/backend_xnnpack.h)\n",
+         pte_xnnpack_isa_name(pte_xnnpack_detect_isa()));
+#endif
+  char load[64] = "?";
+  FILE *lf = fopen("/proc/loadavg", "r");
+  if (lf) {
+    if (!fgets(load, sizeof load, lf)) snprintf(load, sizeof load, "?");
+    fclose(lf);
+    load[strcspn(load, "\n")] = 0;
+  }
+  printf("load average at start: %s\n", load);
   printf("median of %d interleaved runs per side; ratio = libXNNPACK time / pte time (> 1: pte faster)\n\n", runs);
 
   char cli[1024];
