@@ -561,36 +561,59 @@ static void pxl_concat(const pxl_runner *r, const pte_xnn_node *n) {
 
 /* ---- runner -------------------------------------------------------------------------------- */
 
+/* Lists (by datatype / node kind, with the first ids) what the library cannot run. */
+static void pxl_lacks_item(char *err, size_t cap, int *bad, const char *what, const char *unit, const size_t *ids,
+                           size_t n) {
+  pxl_append(err, cap, "%s%s (%s%s", (*bad)++ ? ", " : "library lacks: ", what, unit, n > 1 ? "s " : " ");
+  for (size_t i = 0; i < n && i < 3; i++) pxl_append(err, cap, "%s%zu", i ? ", " : "", ids[i]);
+  if (n > 3) pxl_append(err, cap, ", ... %zu in all", n);
+  pxl_append(err, cap, ")");
+}
+
 static int pxl_check_graph(const pte_xnn_delegate *d, char *err, size_t cap) {
   err[0] = 0;
   int bad = 0;
-  for (size_t i = 0; i < d->n_values; i++) {
-    const pte_xnn_value *v = &d->values[i];
-    if (!pxl_dtype_ok(v->dtype)) {
-      pxl_append(err, cap, "%svalue id %u datatype %s", bad++ ? ", " : "library lacks: ", v->id,
-                 pte_xnn_dtype_name(v->dtype));
-    } else if (v->is_const && v->prep) {
-      pxl_append(err, cap, "%svalue id %u holds prepared (packed) data", bad++ ? ", " : "library lacks: ", v->id);
-    }
+  const size_t nmax = d->n_values > d->n_nodes ? d->n_values : d->n_nodes;
+  size_t *ids = (size_t *)malloc((nmax ? nmax : 1) * sizeof(size_t));
+  if (!ids) {
+    pxl_msg(err, cap, "out of memory");
+    return 1;
   }
-  for (size_t i = 0; i < d->n_nodes; i++) {
-    const pte_xnn_node *n = &d->nodes[i];
-    if (pxl_is_lib_node(n->type) || pxl_is_host_node(n->type)) continue;
-    pxl_append(err, cap, "%snode %zu %s", bad++ ? ", " : "library lacks: ", i, pte_xnn_node_name(n->type));
+  for (unsigned dt = 0; dt < 256; dt++) {
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_values; i++)
+      if (d->values[i].dtype == dt && !pxl_dtype_ok(dt)) ids[n++] = d->values[i].id;
+    if (!n) continue;
+    char what[64];
+    snprintf(what, sizeof what, "datatype %s", pte_xnn_dtype_name(dt));
+    pxl_lacks_item(err, cap, &bad, what, "value id", ids, n);
   }
+  size_t n = 0;
+  for (size_t i = 0; i < d->n_values; i++)
+    if (d->values[i].is_const && d->values[i].prep) ids[n++] = d->values[i].id;
+  if (n) pxl_lacks_item(err, cap, &bad, "prepared (packed) constants", "value id", ids, n);
+  for (unsigned t = 0; t < 256; t++) {
+    if (pxl_is_lib_node(t) || pxl_is_host_node(t)) continue;
+    n = 0;
+    for (size_t i = 0; i < d->n_nodes; i++)
+      if (d->nodes[i].type == t) ids[n++] = i;
+    if (n) pxl_lacks_item(err, cap, &bad, pte_xnn_node_name(t), "node", ids, n);
+  }
+  n = 0;
   for (size_t i = 0; i < d->n_nodes; i++) { /* host concatenation copies bytes: same quantization only */
-    const pte_xnn_node *n = &d->nodes[i];
-    if (!pxl_is_host_node(n->type)) continue;
-    const pte_xnn_value *ov = &d->values[n->out[0]];
-    for (int k = 0; k < n->n_in; k++) {
-      const pte_xnn_value *iv = &d->values[n->in[k]];
+    const pte_xnn_node *nd = &d->nodes[i];
+    if (!pxl_is_host_node(nd->type)) continue;
+    const pte_xnn_value *ov = &d->values[nd->out[0]];
+    for (int k = 0; k < nd->n_in; k++) {
+      const pte_xnn_value *iv = &d->values[nd->in[k]];
       if (iv->dtype != ov->dtype || iv->scale != ov->scale || iv->zero_point != ov->zero_point) {
-        pxl_append(err, cap, "%snode %zu %s with requantization", bad++ ? ", " : "library lacks: ", i,
-                   pte_xnn_node_name(n->type));
+        ids[n++] = i;
         break;
       }
     }
   }
+  if (n) pxl_lacks_item(err, cap, &bad, "data movement with requantization", "node", ids, n);
+  free(ids);
   return bad;
 }
 

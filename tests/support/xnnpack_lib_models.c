@@ -356,6 +356,121 @@ pte_status pxm_build_kws(pte_xnn_blob *out, pte_error_info *err) {
   return s;
 }
 
+static uint32_t pxm_un(pxm *m, unsigned type, uint32_t x, uint32_t rank, const uint32_t *dims, int ext);
+
+/* fp32 x [rank dims] -> Convert -> qdint8 (num_nonbatch_dims nb) */
+static uint32_t pxm_qd8(pxm *m, uint32_t x, uint32_t rank, const uint32_t *dims, int32_t nb) {
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QDINT8;
+  t.rank = rank;
+  t.dims = dims;
+  t.quant = PTE_XNN_QUANT_PER_TOKEN;
+  t.num_nonbatch_dims = nb;
+  uint32_t q = pxm_add(m, &t);
+  pte_xnn_node_desc n;
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_CONVERT;
+  n.inputs[0] = x;
+  n.output = q;
+  pxm_node(m, &n);
+  return q;
+}
+
+/* per-channel int8 filter with real range ~[-a, a] and an fp32 bias */
+static uint32_t pxm_qc_filter_f32bias(pxm *m, uint32_t rank, const uint32_t *dims, uint32_t cdim, float a,
+                                      uint32_t *bias) {
+  size_t n = 1;
+  for (uint32_t i = 0; i < rank; i++) n *= dims[i];
+  const uint32_t nch = dims[cdim];
+  int8_t *q = (int8_t *)malloc(n);
+  float *ws = (float *)malloc(nch * sizeof(float));
+  if (!q || !ws) {
+    m->s = PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    free(q), free(ws);
+    return 0;
+  }
+  for (uint32_t c = 0; c < nch; c++) ws[c] = a * (0.75f + 0.25f * pxm_rand(m)) / 127.0f;
+  for (size_t i = 0; i < n; i++) q[i] = (int8_t)lrintf(pxm_rand(m) * 127.0f);
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QCINT8;
+  t.rank = rank;
+  t.dims = dims;
+  t.data = q;
+  t.nbytes = n;
+  t.quant = PTE_XNN_QUANT_PER_CHANNEL;
+  t.channel_scales = ws;
+  t.n_channel_scales = nch;
+  t.channel_dim = cdim;
+  uint32_t wid = pxm_add(m, &t);
+  uint32_t bd[1] = {nch};
+  *bias = pxm_f32_const(m, 1, bd, 0.1f);
+  free(q), free(ws);
+  return wid;
+}
+
+pte_status pxm_build_kws_qd8(pte_xnn_blob *out, pte_error_info *err) {
+  memset(out, 0, sizeof *out);
+  pxm m = {pte_xnn_builder_new(), 0xc0ffeeu, PTE_OK};
+  if (!m.b) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "kws qd8: out of memory");
+  const uint32_t C = 64;
+  uint32_t d_in[4] = {1, 49, 10, 1}, d_a[4] = {1, 25, 5, C};
+  uint32_t xf = pxm_f32(&m, 4, d_in, 0, true);
+  uint32_t wd[4] = {C, 10, 4, 1}, B;
+  uint32_t W = pxm_qc_filter_f32bias(&m, 4, wd, 0, 1.7f / sqrtf(40.0f), &B);
+  uint32_t x = pxm_f32(&m, 4, d_a, -1, false);
+  const uint32_t pad0[4] = {4, 2, 5, 1}, pad1[4] = {1, 1, 1, 1}, pad_none[4] = {0, 0, 0, 0};
+  pte_xnn_node_desc n;
+  pxm_conv_desc(&n, PTE_XNN_NODE_CONV2D, pxm_qd8(&m, xf, 4, d_in, 3), W, B, x, 10, 4, 2, pad0, 1, 1, C);
+  n.has_min_max = true;
+  n.out_min = 0.0f;
+  n.out_max = INFINITY;
+  pxm_node(&m, &n);
+  for (int blk = 0; blk < 4; blk++) {
+    uint32_t dwd[4] = {1, 3, 3, C}, pwd[4] = {C, 1, 1, C};
+    uint32_t Wd = pxm_qc_filter_f32bias(&m, 4, dwd, 3, 1.7f / 3.0f, &B);
+    uint32_t y = pxm_f32(&m, 4, d_a, -1, false);
+    pxm_conv_desc(&n, PTE_XNN_NODE_DEPTHWISE_CONV2D, pxm_qd8(&m, x, 4, d_a, 3), Wd, B, y, 3, 3, 1, pad1, C, 1, 1);
+    n.has_min_max = true;
+    n.out_min = 0.0f;
+    n.out_max = INFINITY;
+    pxm_node(&m, &n);
+    uint32_t Wp = pxm_qc_filter_f32bias(&m, 4, pwd, 0, 1.7f / 8.0f, &B);
+    uint32_t z = pxm_f32(&m, 4, d_a, -1, false);
+    pxm_conv_desc(&n, PTE_XNN_NODE_CONV2D, pxm_qd8(&m, y, 4, d_a, 3), Wp, B, z, 1, 1, 1, pad_none, 1, C, C);
+    n.has_min_max = true;
+    n.out_min = 0.0f;
+    n.out_max = INFINITY;
+    pxm_node(&m, &n);
+    x = z;
+  }
+  uint32_t d_g[4] = {1, 1, 1, C}, d_f[2] = {1, C}, fwd[2] = {12, C}, d_o[2] = {1, 12};
+  uint32_t g = pxm_un(&m, PTE_XNN_NODE_GLOBAL_AVG_POOLING_2D, x, 4, d_g, -1);
+  uint32_t f = pxm_f32(&m, 2, d_f, -1, false);
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_STATIC_RESHAPE;
+  n.inputs[0] = g;
+  n.output = f;
+  n.num_dims = 2;
+  n.a = d_f;
+  pxm_node(&m, &n);
+  uint32_t FW = pxm_qc_filter_f32bias(&m, 2, fwd, 0, 1.7f / 8.0f, &B);
+  uint32_t o = pxm_f32(&m, 2, d_o, 1, false);
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_FULLY_CONNECTED;
+  n.inputs[0] = pxm_qd8(&m, f, 2, d_f, 1);
+  n.inputs[1] = FW;
+  n.inputs[2] = B;
+  n.output = o;
+  pxm_node(&m, &n);
+  pte_status s = m.s;
+  if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
+  else pte_error_set(err, s, "kws qd8: cannot build the graph (%s)", pte_status_name(s));
+  pte_xnn_builder_free(m.b);
+  return s;
+}
+
 /* ---- node zoo ---------------------------------------------------------------------------- */
 
 static uint32_t pxm_un(pxm *m, unsigned type, uint32_t x, uint32_t rank, const uint32_t *dims, int ext) {

@@ -22,9 +22,13 @@ pte_status pxm_build_yolo(uint32_t image, pte_xnn_blob *out, pte_error_info *err
 /* An int8 keyword-spotting DS-CNN: fp32 MFCC input [1, 49, 10, 1] (id 0) -> Convert to qint8 ->
  * Conv2d 10x4 stride 2 (64 ch, per-channel qcint8 weights, qcint32 bias, ReLU) -> 4 x
  * (depthwise 3x3 + pointwise 1x1, ReLU) -> global average pooling -> reshape -> FullyConnected
- * (qint8 weights) 12 classes -> Convert to fp32 output [1, 12] (id 1). qd8 variant (dynamic):
- * not built, the library snapshot has no qdint8. */
+ * (qint8 weights) 12 classes -> Convert to fp32 output [1, 12] (id 1). */
 pte_status pxm_build_kws(pte_xnn_blob *out, pte_error_info *err);
+/* The same network with dynamically quantized activations (qd8, as the exporter lowers dynamic
+ * int8): every conv / FullyConnected reads a Convert fp32 -> qdint8 of its input, has qcint8
+ * weights and fp32 bias and output (ReLU as the fused range). The library snapshot has no
+ * qdint8 (the translator reports it). */
+pte_status pxm_build_kws_qd8(pte_xnn_blob *out, pte_error_info *err);
 
 /* Many node kinds the library snapshot has (plus the host-run Transpose/Slice), fp32: inputs
  * x, y [1, 6, 10, 16] (ids 0, 1); outputs ids 2..15, each combining one or two node kinds:
