@@ -14,7 +14,8 @@
  * timing (fp32: max relative error printed; a disagreement above 1e-4 marks the row FAIL).
  *
  * Timing: per model and thread count, rounds alternate pte execute and library invoke (order
- * rotating), median of N rounds each. RESULT lines (bench/bench_result.h): time per run, peer
+ * rotating), median of N rounds each (best also printed); the library's pthreadpool workers
+ * yield after each run so they do not spin through pte's turn. RESULT lines (bench/bench_result.h): time per run, peer
  * "libXNNPACK", ratio = library time / pte time (> 1: pte faster), goal >= 1.0 on 1 thread.
  * When the backend has the profiling API (pte_xnn_delegate_profile_kinds; detected by CMake),
  * pte's per-node-kind time split is printed from separate runs, with the share of the
@@ -336,13 +337,16 @@ static void bx_run(const bx_model *m, int threads, int runs) {
       else tl[i] = t;
     }
   }
+  double bp = tp[0], bl = tl[0];
+  for (int i = 1; i < runs; i++) bp = fmin(bp, tp[i]), bl = fmin(bl, tl[i]);
   const double mp = bx_median(tp, runs), ml = bx_median(tl, runs), ratio = ml / mp;
   free(tp), free(tl);
   const bool is_q = strstr(m->name, "int8") != NULL;
   const bool agree_ok = is_q ? agree <= 1e-6 + 0.02 : agree <= 1e-4;
   const char *host = pxl_host_nodes(r);
-  printf("%-28s pte %9.3f ms (%s)  libXNNPACK %9.3f ms (%zu runtime%s%s%s)  lib/pte %.2fx  outputs agree: %.2g%s\n", cname,
-         mp * 1e3, pte_xnnpack_isa_name(pte_xnn_delegate_isa(d)), ml * 1e3, pxl_num_runtimes(r),
+  printf("%-28s pte %9.3f ms (best %.3f, %s)  libXNNPACK %9.3f ms (best %.3f; %zu runtime%s%s%s)  lib/pte %.2fx  "
+         "outputs agree: %.2g%s\n",
+         cname, mp * 1e3, bp * 1e3, pte_xnnpack_isa_name(pte_xnn_delegate_isa(d)), ml * 1e3, bl * 1e3, pxl_num_runtimes(r),
          pxl_num_runtimes(r) > 1 ? "s" : "", host[0] ? ", host: " : "", host, ratio, agree, fail ? " (RUN FAILED)" : "");
   char peer[256];
   snprintf(peer, sizeof peer, "libXNNPACK 2022 (%.20s)%s%.120s", g_isa_desc, host[0] ? " + host " : "", host);

@@ -475,7 +475,9 @@ static int pxl_build_unit(pxl_runner *r, pxl_unit *u, char *err, size_t cap) {
       if (pxl_define_value(&b, (uint32_t)vi, XNN_INVALID_VALUE_ID, 0, NULL, 0)) goto done;
   for (size_t ni = u->first; ni <= u->last; ni++)
     if (pxl_define_node(&b, ni)) goto done;
-  s = xnn_create_runtime_v2(b.sg, r->pool, 0, &u->rt);
+  /* with a pool, workers sleep after each run instead of spinning (a benchmark interleaves runs
+   * of pte and of the library; spinning workers would take the CPU from pte's runs) */
+  s = xnn_create_runtime_v2(b.sg, r->pool, r->pool ? XNN_FLAG_YIELD_WORKERS : 0, &u->rt);
   if (s != xnn_status_success) {
     pxl_msg(err, cap, "xnn_create_runtime_v2 (nodes %zu..%zu): %s", u->first, u->last, pxl_status_name(s));
     u->rt = NULL;

@@ -30,7 +30,8 @@ int pxl_init(void);
 
 /* Builds library runtimes for delegate d (compiled by pte from blob/size/ndm; the shapes used
  * are the values' current ones, i.e. those of d's last execute or its declared ones). threads:
- * 1 = no thread pool. On failure returns non-zero with a message in err (names every node the
+ * 1 = no thread pool; more: a pthreadpool whose workers yield after each run
+ * (XNN_FLAG_YIELD_WORKERS). On failure returns non-zero with a message in err (names every node the
  * library lacks, or the failing xnn_* call and node). */
 int pxl_create(const pte_xnn_delegate *d, const void *blob, size_t size, const pte_named_data_map *ndm, int threads,
                pxl_runner **out, char *err, size_t err_cap);
