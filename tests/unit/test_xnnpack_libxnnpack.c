@@ -3,9 +3,9 @@
  * installs it).
  *
  * Every XnnpackBackend delegate of the corpus, the `pte synth mlp|cnn --delegate xnnpack`
- * models and the generated YOLO-like / int8 KWS models run through pte and, translated from
- * pte's parsed graph (tests/support/xnnpack_lib.c), through libXNNPACK with the same inputs, on
- * 1 and 2 threads. Outputs agree: fp32 within 1e-5 relative (to |ref| + rms(ref)); outputs
+ * models and the generated YOLO-like / int8 KWS / node-zoo models run through pte (every kernel
+ * ISA this CPU has: scalar, AVX2, AVX-512) and, translated from pte's parsed graph
+ * (tests/support/xnnpack_lib.c), through libXNNPACK with the same inputs, on 1 and 2 threads. Outputs agree: fp32 within 1e-5 relative (to |ref| + rms(ref)); outputs
  * dequantized from int8 exactly or within one quantization step.
  * Also: the translator itself against hand-computed values, a negative control (different
  * weights must be detected), and a node the library lacks reported by name.
@@ -41,6 +41,7 @@ static double q_step_of_output(const pte_xnn_delegate *d, uint32_t ext_id) {
 typedef struct cmp_opts {
   const size_t (*shapes)[6]; /* input shapes by external id ({0}: declared), or NULL */
   int threads;
+  pte_xnn_isa isa; /* pte's kernels (the library picks its own) */
   const pte_named_data_map *lib_ndm; /* named data for the library side (NULL: same) */
   const uint8_t *lib_blob;           /* blob for the library side (NULL: same) */
   size_t lib_size;
@@ -58,7 +59,7 @@ static bool cmp_blob(const uint8_t *blob, size_t size, const pte_named_data_map 
     test_fail(__FILE__, __LINE__, "%s: no external values", what);
     return false;
   }
-  pte_xnnpack_options o = {co->threads, PTE_XNN_ISA_AUTO};
+  pte_xnnpack_options o = {co->threads, co->isa};
   pte_xnn_delegate *d = NULL;
   pte_error_info err;
   memset(&err, 0, sizeof err);
@@ -214,15 +215,20 @@ static bool cmp_blob(const uint8_t *blob, size_t size, const pte_named_data_map 
 static bool cmp_threads(const uint8_t *blob, size_t size, const pte_named_data_map *ndm, const size_t (*shapes)[6],
                         size_t min_distinct, const char *what) {
   bool ok = true;
-  for (int t = 1; t <= 2 && ok; t++) {
-    cmp_opts co;
-    memset(&co, 0, sizeof co);
-    co.shapes = shapes;
-    co.threads = t;
-    co.min_distinct = min_distinct;
-    char label[200];
-    snprintf(label, sizeof label, "%s [%d thread%s]", what, t, t > 1 ? "s" : "");
-    ok = cmp_blob(blob, size, ndm, &co, label);
+  for (size_t ii = 0; ii < sizeof k_isas / sizeof k_isas[0] && ok; ii++) {
+    if (!pte_xnnpack_isa_supported(k_isas[ii])) continue;
+    for (int t = 1; t <= 2 && ok; t++) {
+      cmp_opts co;
+      memset(&co, 0, sizeof co);
+      co.shapes = shapes;
+      co.threads = t;
+      co.isa = k_isas[ii];
+      co.min_distinct = min_distinct;
+      char label[200];
+      snprintf(label, sizeof label, "%s [pte %s, %d thread%s]", what, pte_xnnpack_isa_name(k_isas[ii]), t,
+               t > 1 ? "s" : "");
+      ok = cmp_blob(blob, size, ndm, &co, label);
+    }
   }
   return ok;
 }
@@ -355,6 +361,9 @@ static void cmp_synth(const char *kind, const char *opts) {
 
 TEST(synth_mlp) { cmp_synth("mlp", "--widths 784,256,128,10 --batch 4"); }
 TEST(synth_cnn) { cmp_synth("cnn", "--channels 3,16,32 --image 32"); }
+TEST(synth_cnn_batch2) { cmp_synth("cnn", "--channels 3,8,16,32 --image 40 --batch 2 --classes 7 --seed 3"); }
+TEST(synth_large) { cmp_synth("large", "--size 2M --layers 3"); }
+TEST(synth_denoise) { cmp_synth("denoise", "--steps 3 --width 64 --batch 4"); }
 
 static void cmp_built(pte_status (*build)(pte_xnn_blob *, pte_error_info *), const char *what) {
   pte_xnn_blob blob;
@@ -659,6 +668,9 @@ int main(void) {
   RUN(corpus_simple_torch_model);
   RUN(synth_mlp);
   RUN(synth_cnn);
+  RUN(synth_cnn_batch2);
+  RUN(synth_large);
+  RUN(synth_denoise);
   RUN(yolo_like_64);
   RUN(yolo_like_416);
   RUN(kws_int8);
