@@ -650,6 +650,122 @@ pte_status pxm_build_zoo(pte_xnn_blob *out, pte_error_info *err) {
   return s;
 }
 
+/* ---- static int8 zoo ----------------------------------------------------------------------- */
+
+static uint32_t pxm_cvt(pxm *m, uint32_t x, uint32_t to) {
+  pte_xnn_node_desc n;
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_CONVERT;
+  n.inputs[0] = x;
+  n.output = to;
+  pxm_node(m, &n);
+  return to;
+}
+
+/* q (qint8 with scale s, zero point zp, dims) -> Convert -> fp32 output ext */
+static void pxm_qout(pxm *m, uint32_t q, uint32_t rank, const uint32_t *dims, int ext) {
+  pxm_cvt(m, q, pxm_f32(m, rank, dims, ext, false));
+}
+
+pte_status pxm_build_qzoo(pte_xnn_blob *out, pte_error_info *err) {
+  memset(out, 0, sizeof *out);
+  pxm m = {pte_xnn_builder_new(), 4242u, PTE_OK};
+  if (!m.b) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "qzoo: out of memory");
+  const uint32_t D[4] = {1, 6, 10, 16};
+  const float sx = 1.0f / 40.0f, sy = 1.0f / 52.0f;
+  const int32_t zx = 3, zy = -5;
+  uint32_t xf = pxm_f32(&m, 4, D, 0, true), yf = pxm_f32(&m, 4, D, 1, true);
+  uint32_t x = pxm_cvt(&m, xf, pxm_q8(&m, 4, D, sx, zx)), y = pxm_cvt(&m, yf, pxm_q8(&m, 4, D, sy, zy));
+  int ext = 2;
+  pte_xnn_node_desc n;
+  /* binary, requantizing */
+  static const unsigned bin[3] = {PTE_XNN_NODE_ADD, PTE_XNN_NODE_SUBTRACT, PTE_XNN_NODE_MULTIPLY};
+  static const float bscale[3] = {1.0f / 24.0f, 1.0f / 30.0f, 1.0f / 70.0f};
+  for (int k = 0; k < 3; k++) {
+    uint32_t q = pxm_q8(&m, 4, D, bscale[k], k - 1);
+    memset(&n, 0, sizeof n);
+    n.type = bin[k];
+    n.inputs[0] = x;
+    n.inputs[1] = y;
+    n.output = q;
+    if (k == 0) {
+      n.has_min_max = true;
+      n.out_min = -1.0f;
+      n.out_max = 2.5f;
+    }
+    pxm_node(&m, &n);
+    pxm_qout(&m, q, 4, D, ext++);
+  }
+  /* unary: clamp (same parameters), sigmoid, ELU (requantizing); the library snapshot has no
+   * qs8 LeakyReLU */
+  static const unsigned un[3] = {PTE_XNN_NODE_CLAMP, PTE_XNN_NODE_SIGMOID, PTE_XNN_NODE_ELU};
+  static const float uscale[3] = {1.0f / 40.0f, 1.0f / 256.0f, 1.0f / 50.0f};
+  static const int32_t uzp[3] = {3, -128, 40};
+  for (int k = 0; k < 3; k++) {
+    uint32_t q = pxm_q8(&m, 4, D, uscale[k], uzp[k]);
+    memset(&n, 0, sizeof n);
+    n.type = un[k];
+    n.inputs[0] = x;
+    n.output = q;
+    n.alpha = un[k] == PTE_XNN_NODE_ELU ? 1.0f : 0.2f;
+    if (un[k] == PTE_XNN_NODE_CLAMP) {
+      n.has_min_max = true;
+      n.out_min = -0.5f;
+      n.out_max = 1.25f;
+    }
+    pxm_node(&m, &n);
+    pxm_qout(&m, q, 4, D, ext++);
+  }
+  /* pooling */
+  /* (no qs8 average pooling: the library snapshot's is fp32 only) */
+  const uint32_t G[4] = {1, 1, 1, 16}, R[4] = {1, 9, 14, 16}, P[4] = {1, 8, 11, 16};
+  uint32_t mp = pxm_q8(&m, 4, D, sx, zx);
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_MAX_POOLING_2D;
+  n.inputs[0] = x;
+  n.output = mp;
+  n.padding[0] = n.padding[1] = n.padding[2] = n.padding[3] = 1;
+  n.kernel[0] = n.kernel[1] = 3;
+  n.stride[0] = n.stride[1] = 1;
+  n.dilation[0] = n.dilation[1] = 1;
+  pxm_node(&m, &n);
+  pxm_qout(&m, mp, 4, D, ext++);
+  uint32_t gp = pxm_q8(&m, 4, G, 1.0f / 200.0f, 0);
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_GLOBAL_AVG_POOLING_2D;
+  n.inputs[0] = x;
+  n.output = gp;
+  pxm_node(&m, &n);
+  pxm_qout(&m, gp, 4, G, ext++);
+  /* bilinear resize, constant pad (same parameters) */
+  uint32_t rs = pxm_q8(&m, 4, R, sy, zy);
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_STATIC_RESIZE_BILINEAR_2D;
+  n.inputs[0] = y;
+  n.output = rs;
+  n.new_h = 9;
+  n.new_w = 14;
+  pxm_node(&m, &n);
+  pxm_qout(&m, rs, 4, R, ext++);
+  const uint32_t pre[4] = {0, 1, 0, 0}, post[4] = {0, 1, 1, 0};
+  uint32_t pd = pxm_q8(&m, 4, P, sx, zx);
+  memset(&n, 0, sizeof n);
+  n.type = PTE_XNN_NODE_STATIC_CONSTANT_PAD;
+  n.inputs[0] = x;
+  n.output = pd;
+  n.num_dims = 4;
+  n.a = pre;
+  n.b = post;
+  n.alpha = 0.25f;
+  pxm_node(&m, &n);
+  pxm_qout(&m, pd, 4, P, ext++);
+  pte_status s = m.s;
+  if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
+  else pte_error_set(err, s, "qzoo: cannot build the graph (%s)", pte_status_name(s));
+  pte_xnn_builder_free(m.b);
+  return s;
+}
+
 pte_status pxm_build_tanh(pte_xnn_blob *out, pte_error_info *err) {
   memset(out, 0, sizeof *out);
   pxm m = {pte_xnn_builder_new(), 7u, PTE_OK};

@@ -39,6 +39,12 @@ pte_status pxm_build_kws_qd8(pte_xnn_blob *out, pte_error_info *err);
  * with align_corners, transpose. */
 pte_status pxm_build_zoo(pte_xnn_blob *out, pte_error_info *err);
 
+/* Static int8 (qint8) node kinds, each alone between Converts so an output differs from the
+ * library's by rounding only: inputs x, y fp32 [1, 6, 10, 16] (ids 0, 1) converted to qint8
+ * with different scales and zero points; outputs (fp32, ids 2..) of Add, Subtract, Multiply
+ * (requantizing), Clamp, Sigmoid, ELU, max pooling, global average pooling, bilinear resize, constant pad. */
+pte_status pxm_build_qzoo(pte_xnn_blob *out, pte_error_info *err);
+
 /* Input [1, 8] -> FullyConnected 8 -> Tanh -> output: a node the library snapshot lacks. */
 pte_status pxm_build_tanh(pte_xnn_blob *out, pte_error_info *err);
 

@@ -170,11 +170,14 @@ static bool cmp_blob(const uint8_t *blob, size_t size, const pte_named_data_map 
       double w;
       if (step > 0) { /* dequantized int8: equal or one step apart */
         w = 0;
+        size_t off = 0;
         for (size_t k = 0; k < cnt; k++) {
           double e = fabs((double)got[k] - refd[k]) / (step * 1.001);
           if (isnan(got[k]) != isnan(refd[k])) e = 1e30;
+          off += e > 0.5;
           if (e > w) w = e, worst = k;
         }
+        if (off) printf("  %s: output %zu: %zu of %zu elements one int8 step apart\n", what, i, off, cnt);
       } else {
         w = xt_compare(got, refd, cnt, 1e-5, &worst);
       }
@@ -383,6 +386,7 @@ TEST(yolo_like_64) { cmp_built(build_yolo_small, "YOLO-like 64x64"); }
 TEST(yolo_like_416) { cmp_built(build_yolo_416, "YOLO-like 416x416"); }
 TEST(kws_int8) { cmp_built(pxm_build_kws, "KWS int8"); }
 TEST(node_zoo) { cmp_built(pxm_build_zoo, "node zoo"); }
+TEST(qs8_zoo) { cmp_built(pxm_build_qzoo, "qs8 zoo"); }
 
 /* ---- the translator itself ------------------------------------------------------------------- */
 
@@ -675,5 +679,6 @@ int main(void) {
   RUN(yolo_like_416);
   RUN(kws_int8);
   RUN(node_zoo);
+  RUN(qs8_zoo);
   return test_summary();
 }
