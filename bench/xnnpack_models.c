@@ -21,7 +21,8 @@
  * pte's per-node-kind time split is printed from separate runs, with the share of the
  * GEMM/IGEMM/depthwise nodes (RESULT line; goal >= 60 % for the YOLO-like CNN).
  *
- * Usage: bench_xnnpack_models [--quick] [--runs N] [--only yolo|mlp|cnn|kws]
+ * Usage: bench_xnnpack_models [--quick] [--runs N] [--only yolo|mlp|cnn|kws] [--save DIR]
+ *   --save DIR also writes the generated models as .pte files (pxm_write_pte) for `pte run`.
  */
 #include <libgen.h>
 #include <math.h>
@@ -371,13 +372,14 @@ static void bx_version(char *buf, size_t cap) {
 
 int main(int argc, char **argv) {
   int runs = 21;
-  const char *only = NULL;
+  const char *only = NULL, *save = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) runs = 5;
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--save") && i + 1 < argc) save = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--quick] [--runs N] [--only yolo|mlp|cnn|kws]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--quick] [--runs N] [--only yolo|mlp|cnn|kws] [--save DIR]\n", argv[0]);
       return 2;
     }
   }
@@ -454,6 +456,17 @@ int main(int argc, char **argv) {
     snprintf(m->name, sizeof m->name, "KWS DS-CNN int8 (qd8)");
     if (bx_built(m, pxm_build_kws_qd8(&m->blob, &err))) nm++;
     else printf("KWS qd8: cannot build: %s\n", err.msg);
+  }
+  for (int i = 0; save && i < nm; i++) { /* the generated models as .pte files (pte run / pte bench) */
+    if (!models[i].blob.data) continue;
+    char path[1200], base[64];
+    size_t k = 0;
+    for (const char *c = models[i].name; *c && k + 1 < sizeof base; c++)
+      base[k++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_';
+    base[k] = 0;
+    snprintf(path, sizeof path, "%.1000s/%s.pte", save, base);
+    if (pxm_write_pte(&models[i].blob, path, &err) == PTE_OK) printf("wrote %s\n", path);
+    else printf("cannot write %s: %s\n", path, err.msg);
   }
   for (int i = 0; i < nm; i++)
     for (int t = 1; t <= 2; t++) bx_run(&models[i], t, runs);

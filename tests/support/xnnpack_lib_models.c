@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/flatbuf.h"
+#include "pte/tensor.h"
+#include "pte/writer.h"
+#include "pte_gen/xnnpack_gen.h"
+
 typedef struct pxm {
   pte_xnn_builder *b;
   uint32_t rng;
@@ -763,6 +768,80 @@ pte_status pxm_build_qzoo(pte_xnn_blob *out, pte_error_info *err) {
   if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
   else pte_error_set(err, s, "qzoo: cannot build the graph (%s)", pte_status_name(s));
   pte_xnn_builder_free(m.b);
+  return s;
+}
+
+/* ---- as a program file ------------------------------------------------------------------- */
+
+#define PXM_MAX_EXT 32
+
+pte_status pxm_write_pte(const pte_xnn_blob *blob, const char *path, pte_error_info *err) {
+  pte_xnn_header h;
+  pte_status s = pte_xnn_parse_header(blob->data, blob->size, &h, err);
+  if (s != PTE_OK) return s;
+  const uint8_t *fb = h.present ? blob->data + h.flatbuffer_offset : blob->data;
+  pte_fb_table root = pte_fb_root(fb, h.present ? h.flatbuffer_size : blob->size);
+  pte_fb_vec vals = pte_xn_XNNGraph_xvalues(root);
+  /* externals by id: rank, dims, input? */
+  int32_t sizes[PXM_MAX_EXT][6];
+  uint32_t rank[PXM_MAX_EXT];
+  int kind[PXM_MAX_EXT] = {0}; /* 1 input, 2 output */
+  uint32_t n_ext = 0;
+  for (uint32_t i = 0; vals.present && i < vals.len; i++) {
+    pte_fb_table xv = pte_fb_vec_table(vals, i), tv = pte_xn_XValue_xvalue_union(xv);
+    if (pte_xn_XValue_xvalue_union_type(xv) == pte_xn_XValueUnion_XNNQuantizedTensorValue)
+      tv = pte_xn_XNNQuantizedTensorValue_tensor_value(tv);
+    uint32_t fl = pte_xn_XNNTensorValue_flags(tv);
+    if (!(fl & 3)) continue;
+    uint32_t e = pte_xn_XNNTensorValue_external_id(tv);
+    pte_fb_vec d = pte_xn_XNNTensorValue_dims(tv);
+    if (e >= PXM_MAX_EXT || d.len > 6 || pte_xn_XNNTensorValue_datatype(tv) != PTE_XNN_DT_FP32)
+      return pte_error_set(err, PTE_ERR_NOT_SUPPORTED, "pxm_write_pte: external %u is not an fp32 tensor of rank <= 6 "
+                           "with id < %d", e, PXM_MAX_EXT);
+    kind[e] = (fl & 1) ? 1 : 2;
+    rank[e] = d.len;
+    for (uint32_t k = 0; k < d.len; k++) sizes[e][k] = (int32_t)pte_fb_vec_u32(d, k);
+    if (e + 1 > n_ext) n_ext = e + 1;
+  }
+  for (uint32_t e = 0; e < n_ext; e++)
+    if (!kind[e]) return pte_error_set(err, PTE_ERR_NOT_SUPPORTED, "pxm_write_pte: external id %u unused", e);
+  pte_writer *w = NULL;
+  s = pte_writer_create(NULL, &w, err);
+  if (s != PTE_OK) return s;
+  for (size_t i = 0; s == PTE_OK && i < blob->n_named; i++) {
+    uint32_t b;
+    pte_source src = pte_source_memory(blob->named[i].data, blob->named[i].size);
+    s = pte_writer_add_blob(w, &src, &b, err);
+    if (s == PTE_OK) s = pte_writer_add_named_data(w, blob->named[i].key, b, 16, err);
+  }
+  uint32_t bi = 0, module = 0, m = 0, chain = 0;
+  pte_source src = pte_source_memory(blob->data, blob->size);
+  if (s == PTE_OK) s = pte_writer_add_blob(w, &src, &bi, err);
+  pte_wr_delegate del;
+  memset(&del, 0, sizeof del);
+  del.id = PTE_XNNPACK_BACKEND_ID;
+  del.blob = bi;
+  if (s == PTE_OK) s = pte_writer_add_lowered_module(w, &del, &module, err);
+  if (s == PTE_OK) s = pte_writer_add_method(w, "forward", &m, err);
+  if (s == PTE_OK) s = pte_writer_add_chain(w, m, NULL, 0, NULL, 0, &chain, err);
+  int32_t args[PXM_MAX_EXT], ins[PXM_MAX_EXT], outs[PXM_MAX_EXT];
+  size_t n_in = 0, n_out = 0;
+  for (uint32_t e = 0; s == PTE_OK && e < n_ext; e++) {
+    pte_wr_tensor t;
+    memset(&t, 0, sizeof t);
+    t.dtype = PTE_DTYPE_FLOAT;
+    t.dim = rank[e];
+    t.sizes = sizes[e];
+    t.plan = PTE_WR_PLAN_AUTO;
+    s = pte_writer_add_tensor(w, m, &t, &args[e], err);
+    if (kind[e] == 1) ins[n_in++] = args[e];
+    else outs[n_out++] = args[e];
+  }
+  if (s == PTE_OK) s = pte_writer_call_module(w, m, chain, module, args, n_ext, NULL, err);
+  if (s == PTE_OK) s = pte_writer_set_inputs(w, m, ins, n_in, err);
+  if (s == PTE_OK) s = pte_writer_set_outputs(w, m, outs, n_out, err);
+  if (s == PTE_OK) s = pte_writer_write_file(w, path, NULL, err);
+  pte_writer_destroy(w);
   return s;
 }
 

@@ -45,6 +45,12 @@ pte_status pxm_build_zoo(pte_xnn_blob *out, pte_error_info *err);
  * (requantizing), Clamp, Sigmoid, ELU, max pooling, global average pooling, bilinear resize, constant pad. */
 pte_status pxm_build_qzoo(pte_xnn_blob *out, pte_error_info *err);
 
+/* Writes `blob` as a .pte (through pte's writer): method "forward" = one DelegateCall of an
+ * XnnpackBackend lowered module (blob in a segment, its named constants in Program.named_data,
+ * alignment 16); method inputs/outputs = the graph's external inputs/outputs in external id
+ * order (fp32 only), memory planned. */
+pte_status pxm_write_pte(const pte_xnn_blob *blob, const char *path, pte_error_info *err);
+
 /* Input [1, 8] -> FullyConnected 8 -> Tanh -> output: a node the library snapshot lacks. */
 pte_status pxm_build_tanh(pte_xnn_blob *out, pte_error_info *err);
 

@@ -15,6 +15,8 @@
 #include <math.h>
 
 #include "../../backends/xnnpack/xnn_internal.h"
+#include "pte/memory.h"
+#include "pte/method.h"
 #include "pte_gen/xnnpack_gen.h"
 #include "test.h"
 #include "test_xnnpack_util.h"
@@ -36,6 +38,56 @@ static double q_step_of_output(const pte_xnn_delegate *d, uint32_t ext_id) {
     }
   }
   return 0;
+}
+
+/* Compares fp32 output ext_id (cnt elements) of pte (got) with the library's (ref): within 1e-5
+ * relative, or one int8 step when it is converted from int8; each output must hold min_distinct
+ * distinct values. *worst: largest error / tolerance. Returns 0 (agree), 1 (mismatch, reported
+ * when `report`), -1 (degenerate output or no memory, reported). */
+static int cmp_f32_output(const pte_xnn_delegate *d, size_t ext_id, const float *got, const float *ref, size_t cnt,
+                          size_t min_distinct, bool report, double *worst_out, const char *what) {
+  const double step = q_step_of_output(d, (uint32_t)ext_id);
+  double *refd = (double *)malloc((cnt ? cnt : 1) * sizeof(double));
+  if (!refd) {
+    test_fail(__FILE__, __LINE__, "%s: out of memory", what);
+    return -1;
+  }
+  for (size_t k = 0; k < cnt; k++) refd[k] = ref[k];
+  int rc = 0;
+  size_t distinct = 0;
+  for (size_t k = 0; k < cnt && distinct < min_distinct; k++) {
+    bool seen = false;
+    for (size_t j = 0; j < k && !seen; j++) seen = ref[j] == ref[k];
+    distinct += !seen;
+  }
+  if (distinct < min_distinct) {
+    test_fail(__FILE__, __LINE__, "%s: output %zu is degenerate (%zu distinct values)", what, ext_id, distinct);
+    rc = -1;
+  }
+  size_t worst = 0;
+  double w;
+  if (step > 0) { /* dequantized int8: equal or one step apart */
+    w = 0;
+    size_t off = 0;
+    for (size_t k = 0; k < cnt; k++) {
+      double e = fabs((double)got[k] - refd[k]) / (step * 1.001);
+      if (isnan(got[k]) != isnan(refd[k])) e = 1e30;
+      off += e > 0.5;
+      if (e > w) w = e, worst = k;
+    }
+    if (off) printf("  %s: output %zu: %zu of %zu elements one int8 step apart\n", what, ext_id, off, cnt);
+  } else {
+    w = xt_compare(got, refd, cnt, 1e-5, &worst);
+  }
+  *worst_out = w;
+  if (w > 1.0) {
+    if (rc == 0) rc = 1;
+    if (report)
+      test_fail(__FILE__, __LINE__, "%s: output %zu element %zu of %zu: pte %.9g vs libXNNPACK %.9g (%.3g x tolerance%s)",
+                what, ext_id, worst, cnt, (double)got[worst], refd[worst], w, step > 0 ? ", 1 step" : ", 1e-5 rel");
+  }
+  free(refd);
+  return rc;
 }
 
 typedef struct cmp_opts {
@@ -148,47 +200,12 @@ static bool cmp_blob(const uint8_t *blob, size_t size, const pte_named_data_map 
     if (!ext[i].used || !ext[i].out) continue;
     const size_t cnt = ts[i].t.numel;
     if (esz[i] == 4) {
-      const float *got = (const float *)pbuf[i], *ref = (const float *)lbuf[i];
-      const double step = q_step_of_output(d, (uint32_t)i);
-      double *refd = (double *)malloc((cnt ? cnt : 1) * sizeof(double));
-      if (!refd) {
-        ok = false;
-        break;
-      }
-      for (size_t k = 0; k < cnt; k++) refd[k] = ref[k];
-      size_t distinct = 0;
-      for (size_t k = 0; k < cnt && distinct < co->min_distinct; k++) {
-        bool seen = false;
-        for (size_t j = 0; j < k && !seen; j++) seen = ref[j] == ref[k];
-        distinct += !seen;
-      }
-      if (distinct < co->min_distinct) {
-        test_fail(__FILE__, __LINE__, "%s: output %zu is degenerate (%zu distinct values)", what, i, distinct);
-        ok = false;
-      }
-      size_t worst = 0;
-      double w;
-      if (step > 0) { /* dequantized int8: equal or one step apart */
-        w = 0;
-        size_t off = 0;
-        for (size_t k = 0; k < cnt; k++) {
-          double e = fabs((double)got[k] - refd[k]) / (step * 1.001);
-          if (isnan(got[k]) != isnan(refd[k])) e = 1e30;
-          off += e > 0.5;
-          if (e > w) w = e, worst = k;
-        }
-        if (off) printf("  %s: output %zu: %zu of %zu elements one int8 step apart\n", what, i, off, cnt);
-      } else {
-        w = xt_compare(got, refd, cnt, 1e-5, &worst);
-      }
+      double w = 0;
+      int rc = cmp_f32_output(d, i, (const float *)pbuf[i], (const float *)lbuf[i], cnt, co->min_distinct,
+                              !co->expect_mismatch, &w, what);
+      if (rc < 0) ok = false;
+      if (rc > 0) mismatch = true;
       if (w > worst_all) worst_all = w;
-      if (w > 1.0) {
-        mismatch = true;
-        if (!co->expect_mismatch)
-          test_fail(__FILE__, __LINE__, "%s: output %zu element %zu of %zu: pte %.9g vs libXNNPACK %.9g (%.3g x tolerance%s)",
-                    what, i, worst, cnt, (double)got[worst], refd[worst], w, step > 0 ? ", 1 step" : ", 1e-5 rel");
-      }
-      free(refd);
     } else {
       const int8_t *got = (const int8_t *)pbuf[i], *ref = (const int8_t *)lbuf[i];
       for (size_t k = 0; k < cnt; k++)
@@ -387,6 +404,135 @@ TEST(yolo_like_416) { cmp_built(build_yolo_416, "YOLO-like 416x416"); }
 TEST(kws_int8) { cmp_built(pxm_build_kws, "KWS int8"); }
 TEST(node_zoo) { cmp_built(pxm_build_zoo, "node zoo"); }
 TEST(qs8_zoo) { cmp_built(pxm_build_qzoo, "qs8 zoo"); }
+
+/* ---- the generated models as .pte files, through the method runtime --------------------------- */
+
+/* Writes the model with pte's writer, runs method "forward" with the XnnpackBackend registered,
+ * and compares its outputs with the library running the same blob on the same inputs. */
+static void cmp_method(pte_status (*build)(pte_xnn_blob *, pte_error_info *), const char *name, size_t min_distinct) {
+  pte_xnn_blob blob;
+  pte_error_info err;
+  memset(&err, 0, sizeof err);
+  CHECK_OK(build(&blob, &err));
+  char path[512];
+  snprintf(path, sizeof path, "%s.pte", test_tmp_path(name));
+  pte_status ws = pxm_write_pte(&blob, path, &err);
+  if (ws != PTE_OK) {
+    test_fail(__FILE__, __LINE__, "%s: writing %s: %s", name, path, err.msg);
+    pte_xnn_blob_free(&blob);
+    return;
+  }
+  size_t fsize = 0;
+  uint8_t *file = test_read_file(path, &fsize);
+  remove(path);
+  CHECK(file != NULL);
+  pte_buffer_loader loader;
+  pte_program prog;
+  pte_method *m = NULL;
+  pte_planned_buffer planned[4];
+  size_t n_planned = 0;
+  uint8_t *pool = (uint8_t *)malloc(8 << 20), *temp_mem = (uint8_t *)malloc(1 << 20);
+  float *inbuf[MAXE] = {0}, *lout[MAXE] = {0};
+  pte_xnn_delegate *d = NULL;
+  pxl_runner *r = NULL;
+  bool prog_ok = false;
+  memset(planned, 0, sizeof planned);
+  if (!file || !pool || !temp_mem) goto done;
+  pte_buffer_loader_init(&loader, file, fsize);
+  if (pte_program_load(&loader.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err) != PTE_OK) {
+    test_fail(__FILE__, __LINE__, "%s: program load: %s", name, err.msg);
+    goto done;
+  }
+  prog_ok = true;
+  pte_method_meta meta;
+  CHECK_OK(pte_method_meta_get(&prog, "forward", &meta, &err));
+  n_planned = pte_method_meta_num_planned_buffers(&meta);
+  CHECK(n_planned <= 4);
+  for (size_t i = 0; i < n_planned && i < 4; i++) {
+    uint64_t sz = 0;
+    pte_method_meta_planned_buffer_size(&meta, i, &sz);
+    planned[i].data = calloc(1, (size_t)sz + 64);
+    planned[i].size = (size_t)sz;
+  }
+  pte_allocator ma, temp;
+  pte_memory_manager mm;
+  pte_allocator_init(&ma, pool, 8 << 20);
+  pte_allocator_init(&temp, temp_mem, 1 << 20);
+  pte_memory_manager_init(&mm, &ma, planned, n_planned < 4 ? n_planned : 4, &temp);
+  if (pte_method_load(&prog, "forward", &mm, NULL, NULL, &m, &err) != PTE_OK) {
+    test_fail(__FILE__, __LINE__, "%s: method load: %s", name, err.msg);
+    goto done;
+  }
+  /* the library: the same blob compiled directly, translated */
+  pte_xnn_blob_data_map map;
+  pte_xnn_blob_data_map_init(&map, &blob);
+  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, &map.base, NULL, &d, &err));
+  char lerr[512] = "";
+  if (!d || pxl_create(d, blob.data, blob.size, &map.base, 1, &r, lerr, sizeof lerr)) {
+    test_fail(__FILE__, __LINE__, "%s: libXNNPACK: %s", name, lerr);
+    goto done;
+  }
+  xt_ext ext[MAXE];
+  const size_t n = xt_graph_io(blob.data, blob.size, ext, MAXE);
+  void *ptrs[MAXE] = {0};
+  size_t in_i = 0, out_i = 0, compared = 0;
+  for (size_t e = 0; e < n; e++) {
+    const size_t cnt = xt_numel_of(ext[e].dims, ext[e].rank);
+    if (ext[e].in) {
+      inbuf[e] = (float *)malloc(cnt * sizeof(float) + 64);
+      if (!inbuf[e]) goto done;
+      xt_fill(inbuf[e], cnt, 2.0f);
+      int32_t sz[6];
+      for (int k = 0; k < ext[e].rank; k++) sz[k] = (int32_t)ext[e].dims[k];
+      CHECK_OK(pte_method_set_input_tensor(m, in_i++, PTE_DTYPE_FLOAT, sz, ext[e].rank, inbuf[e],
+                                           cnt * sizeof(float), &err));
+      ptrs[e] = inbuf[e];
+    } else {
+      lout[e] = (float *)calloc(cnt + 16, sizeof(float));
+      if (!lout[e]) goto done;
+      ptrs[e] = lout[e];
+    }
+  }
+  if (pte_method_execute(m, &err) != PTE_OK) {
+    test_fail(__FILE__, __LINE__, "%s: method execute: %s", name, err.msg);
+    goto done;
+  }
+  if (pxl_bind(r, ptrs, n, lerr, sizeof lerr) || pxl_invoke(r, lerr, sizeof lerr)) {
+    test_fail(__FILE__, __LINE__, "%s: libXNNPACK run: %s", name, lerr);
+    goto done;
+  }
+  CHECK_EQ_INT(pte_method_num_outputs(m), (size_t)n - in_i);
+  for (size_t e = 0; e < n; e++) {
+    if (!ext[e].out) continue;
+    const pte_evalue *ev = pte_method_get_output(m, out_i++);
+    const size_t cnt = xt_numel_of(ext[e].dims, ext[e].rank);
+    if (!ev || ev->tag != PTE_TAG_TENSOR || ev->u.tensor->numel != cnt) {
+      test_fail(__FILE__, __LINE__, "%s: method output %zu is not a %zu-element tensor", name, out_i - 1, cnt);
+      continue;
+    }
+    double w = 0;
+    cmp_f32_output(d, e, (const float *)ev->u.tensor->data, lout[e], cnt, min_distinct, true, &w, name);
+    compared += cnt;
+  }
+  printf("  %s (.pte, method runtime): %zu output elements compared\n", name, compared);
+  CHECK(compared > 0);
+done:
+  pxl_destroy(r);
+  pte_xnn_delegate_destroy(d);
+  for (size_t e = 0; e < MAXE; e++) free(inbuf[e]), free(lout[e]);
+  if (m) pte_method_destroy(m);
+  for (size_t i = 0; i < 4; i++) free(planned[i].data);
+  if (prog_ok) pte_program_destroy(&prog);
+  free(pool);
+  free(temp_mem);
+  free(file);
+  pte_xnn_blob_free(&blob);
+}
+
+TEST(method_yolo_like) { cmp_method(build_yolo_small, "yolo-like-64", 8); }
+TEST(method_kws_int8) { cmp_method(pxm_build_kws, "kws-qs8", 8); }
+TEST(method_node_zoo) { cmp_method(pxm_build_zoo, "node-zoo", 8); }
+TEST(method_qs8_zoo) { cmp_method(pxm_build_qzoo, "qs8-zoo", 8); }
 
 /* ---- the translator itself ------------------------------------------------------------------- */
 
@@ -653,6 +799,10 @@ int main(void) {
     fprintf(stderr, "xnn_initialize failed\n");
     return 1;
   }
+  if (pte_register_xnnpack_backend() != PTE_OK) {
+    fprintf(stderr, "cannot register the XnnpackBackend\n");
+    return 1;
+  }
   RUN(translator_linear_by_hand);
   RUN(negative_control_detects_other_weights);
   RUN(missing_node_reported_by_name);
@@ -680,5 +830,9 @@ int main(void) {
   RUN(kws_int8);
   RUN(node_zoo);
   RUN(qs8_zoo);
+  RUN(method_yolo_like);
+  RUN(method_kws_int8);
+  RUN(method_node_zoo);
+  RUN(method_qs8_zoo);
   return test_summary();
 }
