@@ -3,6 +3,8 @@
  * values are worked out by hand (two's complement bit patterns, Python/C modulo sign rules,
  * closed forms for atan2). */
 #include "portable/portable_binary.h"
+#include "pte/kernel.h"
+#include "pte/portable_kernels.h"
 #include "portable/portable_bitwise.h"
 #include "support/ktest.h"
 #include "test.h"
@@ -490,6 +492,29 @@ TEST(rsub_values) {
   CHECK_CONTAINS(ktest_last_msg(), "rsub: result dtype");
 }
 
+/* Every operator of this slice of issue 13 is registered by the portable library. */
+TEST(slice_ops_registered) {
+  static const char *const names[] = {
+      "aten::acos.out", "aten::acosh.out", "aten::asin.out", "aten::asinh.out", "aten::atan.out",
+      "aten::atanh.out", "aten::cos.out", "aten::cosh.out", "aten::sin.out", "aten::sinh.out",
+      "aten::tan.out", "aten::erf.out", "aten::expm1.out", "aten::log1p.out", "aten::log2.out",
+      "aten::log10.out", "aten::reciprocal.out", "aten::logit.out", "aten::ceil.out",
+      "aten::floor.out", "aten::round.out", "aten::trunc.out", "aten::sign.out", "aten::isinf.out",
+      "aten::isnan.out", "aten::bitwise_not.out", "aten::bitwise_and.Scalar_out",
+      "aten::bitwise_and.Tensor_out", "aten::bitwise_or.Scalar_out", "aten::bitwise_or.Tensor_out",
+      "aten::bitwise_xor.Scalar_out", "aten::bitwise_xor.Tensor_out", "aten::logical_and.out",
+      "aten::logical_or.out", "aten::logical_xor.out", "aten::atan2.out", "aten::fmod.Scalar_out",
+      "aten::fmod.Tensor_out", "aten::remainder.Scalar_out", "aten::remainder.Tensor_out",
+      "aten::floor_divide.out", "aten::maximum.out", "aten::minimum.out", "aten::rsub.Scalar_out",
+      "aten::elu.out", "aten::glu.out", "aten::_conj_physical.out",
+  };
+  pte_kernel_registry_reset();
+  CHECK_OK(pte_register_portable_kernels());
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    CHECK_MSG(pte_kernel_lookup(names[i], NULL, NULL, 0) != NULL, "missing %s", names[i]);
+  pte_kernel_registry_reset();
+}
+
 int main(void) {
   RUN(bitwise_tensor_values);
   RUN(bitwise_scalar_values);
@@ -502,6 +527,7 @@ int main(void) {
   RUN(floor_divide_values);
   RUN(maximum_minimum_values);
   RUN(rsub_values);
+  RUN(slice_ops_registered);
   ktest_free_all();
   return test_summary();
 }
