@@ -15,6 +15,13 @@
   static void name##_f32(float *o, const float *a, int64_t n, int64_t so, int64_t sa,       \
                          void *p) {                                                          \
     (void)p;                                                                                 \
+    if (so == 1 && sa == 1) {                                                                \
+      for (int64_t i = 0; i < n; i++) {                                                      \
+        float x = a[i];                                                                      \
+        o[i] = (FEXPR);                                                                      \
+      }                                                                                      \
+      return;                                                                                \
+    }                                                                                        \
     for (int64_t i = 0; i < n; i++) {                                                        \
       float x = a[i * sa];                                                                   \
       o[i * so] = (FEXPR);                                                                   \
