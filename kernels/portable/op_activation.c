@@ -319,6 +319,13 @@ static double elu_d(double x, void *pv) {
 }
 static void elu_f32(float *o, const float *a, int64_t n, int64_t so, int64_t sa, void *pv) {
   const elu_params *P = (const elu_params *)pv;
+  if (so == 1 && sa == 1) {
+    for (int64_t i = 0; i < n; i++) {
+      float x = a[i];
+      o[i] = x <= 0.0f ? expm1f(x * P->iscale_f) * P->negcoef_f : x * P->scale_f;
+    }
+    return;
+  }
   for (int64_t i = 0; i < n; i++) {
     float x = a[i * sa];
     o[i * so] = x <= 0.0f ? expm1f(x * P->iscale_f) * P->negcoef_f : x * P->scale_f;
