@@ -1,4 +1,4 @@
-/* Indexing kernels: index.Tensor, index_select, gather, scatter (value / src), embedding,
+/* Indexing kernels: index.Tensor, index_select, gather, scatter (value / src), scatter_add, embedding,
  * upsample_nearest2d.vec.
  *
  * All of them move whole elements of self into out (same dtype), so they are dtype-agnostic byte
@@ -248,7 +248,18 @@ static void op_gather(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   pte_k_set_return(args, nargs, 4);
 }
 
-static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool is_src) {
+/* Adds element b into element a (same dtype): integers wrap, floats round to the dtype after
+ * each add, bool ORs (ATen's `self += src` per element). */
+static void add_elem(void *a, const void *b, int dtype) {
+  if (pte_k_is_floating(dtype))
+    pte_k_store_double(a, dtype, 0, pte_k_load_double(a, dtype, 0) + pte_k_load_double(b, dtype, 0));
+  else
+    pte_k_store_int64(a, dtype, 0, (int64_t)((uint64_t)pte_k_load_int64(a, dtype, 0) + (uint64_t)pte_k_load_int64(b, dtype, 0)));
+}
+
+/* is_src: src tensor (else a Scalar value); add: scatter_add (accumulate instead of assign). */
+static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool is_src, bool add) {
+  const char *op = add ? "scatter_add" : "scatter";
   if (!pte_k_check_nargs(ctx, nargs, 5, 6)) return;
   pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
   int64_t d;
@@ -265,23 +276,23 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
   if (!out || !same_dtype(ctx, self, out)) return;
   if (src && src->dtype != self->dtype)
-    BAD("scatter(): expected self and src to have the same dtype (%s vs %s)", pte_dtype_name(self->dtype),
+    BAD("%s(): expected self and src to have the same dtype (%s vs %s)", op, pte_dtype_name(self->dtype),
         pte_dtype_name(src->dtype));
-  if (index->dtype != PTE_DTYPE_LONG) BAD("scatter(): Expected dtype int64 for index, got %s", pte_dtype_name(index->dtype));
+  if (index->dtype != PTE_DTYPE_LONG) BAD("%s(): Expected dtype int64 for index, got %s", op, pte_dtype_name(index->dtype));
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("%s(): dim %lld out of range", op, (long long)d);
   int64_t ssz[PTE_MAX_RANK], sst[PTE_MAX_RANK], isz[PTE_MAX_RANK], ist[PTE_MAX_RANK];
   int64_t rsz[PTE_MAX_RANK], rst[PTE_MAX_RANK];
   int32_t sr = nonempty(self, ssz, sst), ir = nonempty(index, isz, ist);
-  if (sr != ir) BAD("scatter(): index tensor must have the same number of dimensions as self");
+  if (sr != ir) BAD("%s(): index tensor must have the same number of dimensions as self", op);
   if (src) {
     int32_t rr = nonempty(src, rsz, rst);
-    if (rr != sr) BAD("scatter(): src tensor must have the same number of dimensions as self");
+    if (rr != sr) BAD("%s(): src tensor must have the same number of dimensions as self", op);
   }
   if (index->numel > 0)
     for (int32_t k = 0; k < sr; k++) {
-      if (k != dim && isz[k] > ssz[k]) BAD("scatter(): index size %d exceeds self at dimension %d", (int)isz[k], (int)k);
-      if (src && isz[k] > rsz[k]) BAD("scatter(): index size %d exceeds src at dimension %d", (int)isz[k], (int)k);
+      if (k != dim && isz[k] > ssz[k]) BAD("%s(): index size %d exceeds self at dimension %d", op, (int)isz[k], (int)k);
+      if (src && isz[k] > rsz[k]) BAD("%s(): index size %d exceeds src at dimension %d", op, (int)isz[k], (int)k);
     }
   if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, index, "index")) return;
@@ -304,7 +315,7 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
     do {
       int64_t v = pte_ks_load_index(index, off[0]);
       if (v < 0 || v >= lim)
-        BAD("scatter(): index %lld is out of bounds for dimension %d with size %lld", (long long)v,
+        BAD("%s(): index %lld is out of bounds for dimension %d with size %lld", op, (long long)v,
             (int)dim, (long long)lim);
     } while (walk3_next(&w, cnt, off));
   }
@@ -319,7 +330,9 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
     do {
       int64_t v = pte_ks_load_index(index, off[0]);
       uint8_t *o = (uint8_t *)out->data + (off[1] + v * dst) * (int64_t)es;
-      copy_elem(o, src ? (const uint8_t *)src->data + off[2] * (int64_t)es : elem, es);
+      const uint8_t *from = src ? (const uint8_t *)src->data + off[2] * (int64_t)es : elem;
+      if (add) add_elem(o, from, out->dtype);
+      else copy_elem(o, from, es);
     } while (walk3_next(&w, cnt, off));
   }
   pte_k_set_return(args, nargs, 4);
@@ -327,12 +340,17 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
 
 /* aten::scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) */
 static void op_scatter_value(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  scatter_common(ctx, args, nargs, false);
+  scatter_common(ctx, args, nargs, false, false);
 }
 
 /* aten::scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) */
 static void op_scatter_src(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  scatter_common(ctx, args, nargs, true);
+  scatter_common(ctx, args, nargs, true, false);
+}
+
+/* aten::scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) */
+static void op_scatter_add(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  scatter_common(ctx, args, nargs, true, true);
 }
 
 /* ---- embedding ------------------------------------------------------------------------------ */
@@ -472,6 +490,7 @@ const pte_kernel pte_portable_index_kernels[] = {
     {"aten::gather.out", NULL, op_gather},
     {"aten::scatter.value_out", NULL, op_scatter_value},
     {"aten::scatter.src_out", NULL, op_scatter_src},
+    {"aten::scatter_add.out", NULL, op_scatter_add},
     {"aten::embedding.out", NULL, op_embedding},
     {"aten::upsample_nearest2d.vec_out", NULL, op_upsample_nearest2d_vec},
 };
