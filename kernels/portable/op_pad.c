@@ -60,6 +60,8 @@ static void pad_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
     int32_t d = n - 1 - q;
     int64_t lo = pad[2 * q], hi = pad[2 * q + 1], sz = self->sizes[d];
     if (sz == 0) BAD("%s: self dimension %d is empty", op, (int)d);
+    if (lo < -INT32_MAX || lo > INT32_MAX || hi < -INT32_MAX || hi > INT32_MAX)
+      BAD("%s: padding (%lld, %lld) out of range", op, (long long)lo, (long long)hi);
     if (reflect && (lo >= sz || hi >= sz || -lo >= sz || -hi >= sz))
       BAD("%s: padding (%lld, %lld) must be smaller than input dimension %d of size %lld", op, (long long)lo,
           (long long)hi, (int)d, (long long)sz);

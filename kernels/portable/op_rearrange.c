@@ -231,6 +231,8 @@ static void op_tril(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!ra_rank(ctx, "tril", out, self->dim) || !pte_k_resize_like(ctx, out, self)) return;
   int32_t n = self->dim;
   int64_t R = self->sizes[n - 2], C = self->sizes[n - 1];
+  if (diag > C) diag = C; /* clamp: keeps i + diag + 1 in range */
+  if (diag < -R - 1) diag = -R - 1;
   int64_t ss[PTE_MAX_RANK], os[PTE_MAX_RANK];
   pte_ks_strides64(self, ss);
   pte_ks_strides64(out, os);

@@ -73,8 +73,8 @@ static void op_as_strided_copy(pte_kernel_context *ctx, pte_evalue **args, size_
   if (off < 0) BAD("as_strided_copy: storage_offset must be non-negative, got %lld", (long long)off);
   int32_t sizes[PTE_MAX_RANK];
   int64_t st[PTE_MAX_RANK];
-  int64_t last = off; /* largest element offset read */
-  bool empty = false;
+  int64_t last = off; /* largest element offset read (terms < 2^62, checked as it grows) */
+  bool empty = false, beyond = off >= (int64_t)self->numel;
   for (size_t i = 0; i < ns; i++) {
     if (size[i] < 0 || size[i] > INT32_MAX) BAD("as_strided_copy: size[%zu] = %lld is invalid", i, (long long)size[i]);
     if (stride[i] < 0) BAD("as_strided_copy: stride[%zu] = %lld; negative strides are not supported", i, (long long)stride[i]);
@@ -82,9 +82,12 @@ static void op_as_strided_copy(pte_kernel_context *ctx, pte_evalue **args, size_
     sizes[i] = (int32_t)size[i];
     st[i] = stride[i];
     if (size[i] == 0) empty = true;
-    else last += (size[i] - 1) * stride[i];
+    else if (!beyond) {
+      last += (size[i] - 1) * stride[i];
+      beyond = last >= (int64_t)self->numel;
+    }
   }
-  if (!empty && last >= (int64_t)self->numel)
+  if (!empty && beyond)
     BAD("as_strided_copy: view reaches element %lld but self has only %zu elements", (long long)last,
         self->numel);
   if (!empty && !pte_k_is_dense(self))
@@ -115,7 +118,7 @@ static void op_diagonal_copy(pte_kernel_context *ctx, pte_evalue **args, size_t 
     len = offset >= sb ? 0 : (sa < sb - offset ? sa : sb - offset);
     if (len > 0) base = offset * self->strides[b];
   } else {
-    len = -offset >= sa ? 0 : (sa + offset < sb ? sa + offset : sb);
+    len = offset <= -sa ? 0 : (sa + offset < sb ? sa + offset : sb);
     if (len > 0) base = -offset * (int64_t)self->strides[a];
   }
   int32_t sizes[PTE_MAX_RANK];
@@ -187,7 +190,7 @@ static void op_narrow_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
   if (length < 0) BAD("narrow_copy: length must be non-negative, got %lld", (long long)length);
   if (start < -sz || start > sz) BAD("narrow_copy: start %lld out of range for dimension of size %lld", (long long)start, (long long)sz);
   if (start < 0) start += sz;
-  if (start + length > sz)
+  if (length > sz - start)
     BAD("narrow_copy: start (%lld) + length (%lld) exceeds dimension size (%lld)", (long long)start,
         (long long)length, (long long)sz);
   int32_t sizes[PTE_MAX_RANK];

@@ -89,6 +89,8 @@ TEST(pad1d) {
   pte_tensor *ec = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(0, 3), NULL, NULL); /* empty channel dim, no batch */
   pte_evalue *b5[] = {EV(ec), IL(1, 1), EV(o)};
   CHECK_STATUS(run("aten::replication_pad1d.out", b5, 3), PTE_ERR_INVALID_ARGUMENT);
+  pte_evalue *b7[] = {EV(x), IL(INT64_MAX, INT64_MAX), EV(o)};
+  CHECK_STATUS(run("aten::replication_pad1d.out", b7, 3), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *b6[] = {EV(x), IL(-2, -1), EV(o)}; /* nothing left */
   CHECK_STATUS(run("aten::replication_pad1d.out", b6, 3), PTE_ERR_INVALID_ARGUMENT);
 }

@@ -207,6 +207,13 @@ TEST(tril) {
   pte_evalue *d[] = {EV(x), I(-5), EV(o)};
   CHECK_OK(run("aten::tril.out", d, 3));
   CHECK(ktest_expect(o, DV(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 12, 0));
+  /* extreme diagonals clamp (no overflow) */
+  pte_evalue *d2[] = {EV(x), I(INT64_MAX), EV(o)};
+  CHECK_OK(run("aten::tril.out", d2, 3));
+  CHECK(ktest_expect(o, v, 12, 0));
+  pte_evalue *d3[] = {EV(x), I(INT64_MIN), EV(o)};
+  CHECK_OK(run("aten::tril.out", d3, 3));
+  CHECK(ktest_expect(o, DV(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 12, 0));
   /* NaN above the diagonal becomes 0; below it stays NaN */
   pte_tensor *n = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 2), NULL, DV(NAN, NAN, NAN, -0.0));
   pte_tensor *on = dyn(PTE_DTYPE_DOUBLE, 2, 4);

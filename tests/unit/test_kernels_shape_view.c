@@ -80,6 +80,11 @@ TEST(as_strided_copy) {
   CHECK_STATUS(run("aten::as_strided_copy.out", b3, 5), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *b4[] = {EV(x), IL(2, 2), IL(1, 1), I(-1), EV(o)};
   CHECK_STATUS(run("aten::as_strided_copy.out", b4, 5), PTE_ERR_INVALID_ARGUMENT);
+  pte_evalue *b6[] = {EV(x), IL(2, 2), IL(1, 1), I(INT64_MAX), EV(o)}; /* no overflow */
+  CHECK_STATUS(run("aten::as_strided_copy.out", b6, 5), PTE_ERR_INVALID_ARGUMENT);
+  pte_evalue *b7[] = {EV(x), IL(INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX),
+                      IL(INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX), I(0), EV(o)};
+  CHECK_STATUS(run("aten::as_strided_copy.out", b7, 5), PTE_ERR_INVALID_ARGUMENT);
   pte_tensor *od = dyn(PTE_DTYPE_DOUBLE, 2, 16);
   pte_evalue *b5[] = {EV(x), IL(2, 2), IL(1, 1), I(0), EV(od)};
   CHECK_STATUS(run("aten::as_strided_copy.out", b5, 5), PTE_ERR_INVALID_ARGUMENT);
@@ -96,6 +101,13 @@ TEST(diagonal_copy) {
     CHECK_MSG(ktest_expect_shape(o, 1, SZ((int32_t)cases[i].n)), "offset %lld", (long long)cases[i].off);
     CHECK_MSG(ktest_expect(o, cases[i].v, cases[i].n, 0), "offset %lld", (long long)cases[i].off);
   }
+  /* extreme offsets give empty diagonals (no overflow) */
+  pte_evalue *ex[] = {EV(x), I(INT64_MIN), I(0), I(1), EV(o)};
+  CHECK_OK(run("aten::diagonal_copy.out", ex, 5));
+  CHECK(ktest_expect_shape(o, 1, SZ(0)));
+  pte_evalue *ex2[] = {EV(x), I(INT64_MAX), I(0), I(1), EV(o)};
+  CHECK_OK(run("aten::diagonal_copy.out", ex2, 5));
+  CHECK(ktest_expect_shape(o, 1, SZ(0)));
   /* 3-D, dim1=-1 (2), dim2=0: out[j][i] = x[i][j][i] = 13i + 4j */
   pte_tensor *y = ktest_tensor(PTE_DTYPE_LONG, 3, SZ(2, 3, 4), NULL, iota(24));
   pte_tensor *o2 = dyn(PTE_DTYPE_LONG, 2, 16);
@@ -196,6 +208,8 @@ TEST(narrow_copy) {
   CHECK_STATUS(run("aten::narrow_copy.out", b3, 5), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *b4[] = {EV(x), I(0), I(0), I(-1), EV(o)};
   CHECK_STATUS(run("aten::narrow_copy.out", b4, 5), PTE_ERR_INVALID_ARGUMENT);
+  pte_evalue *b5[] = {EV(x), I(0), I(1), I(INT64_MAX), EV(o)}; /* start + length would overflow */
+  CHECK_STATUS(run("aten::narrow_copy.out", b5, 5), PTE_ERR_INVALID_ARGUMENT);
 }
 
 TEST(unbind_copy) {
