@@ -138,8 +138,9 @@ static void op_index_put_(pte_kernel_context *ctx, pte_evalue **args, size_t nar
 
 /* ---- select_scatter / slice_scatter --------------------------------------------------------- */
 
-/* out = self; then the view (sizes vsz, out strides vst, base offset voff) of out receives src
- * converted to out's dtype. src must have exactly the view's shape. */
+/* out = self; then the part of out at positions start, start + step, ... (len of them) along dim
+ * receives src converted to out's dtype. keep_dim: a slice (dim stays, size len); else a
+ * selection (dim dropped, len 1). src must have exactly that part's shape. */
 static void scatter_view(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t out_idx, const char *op,
                          const pte_tensor *self, const pte_tensor *src, pte_tensor *out, int32_t dim,
                          int64_t start, int64_t len, int64_t step, bool keep_dim) {

@@ -246,8 +246,6 @@ static bool topk_case(pte_tensor *x, int64_t k, int64_t dim, bool largest, int32
   pte_tensor *ix = dyn(PTE_DTYPE_LONG, odim, 32);
   pte_tensor *outs[2] = {v, ix};
   pte_evalue *ret = ktest_ev_tensor_list(outs, 2);
-  pte_tensor *dummy[2] = {NULL, NULL};
-  (void)dummy;
   pte_evalue *a[] = {EV(x), I(k), I(dim), B(largest), B(true), EV(v), EV(ix), ret};
   if (run("aten::topk.values", a, 8) != PTE_OK) {
     fprintf(stderr, "topk failed: %s\n", ktest_last_msg());
