@@ -354,10 +354,10 @@ static void bx_run(const bx_model *m, int threads, int runs) {
   free(tp), free(tl);
   const bool agree_ok = agree <= 1.0;
   const char *host = pxl_host_nodes(r);
-  printf("%-28s pte %9.3f ms (best %.3f, %s)  libXNNPACK %9.3f ms (best %.3f; %zu runtime%s%s%s)  lib/pte %.2fx  "
+  printf("%-28s pte %9.3f ms (best %.3f, %s)  libXNNPACK %9.3f ms (best %.3f; %zu runtime%s%s%s)  lib/pte %.2fx (best %.2fx)  "
          "disagreement %.2g x tolerance%s\n",
          cname, mp * 1e3, bp * 1e3, pte_xnnpack_isa_name(pte_xnn_delegate_isa(d)), ml * 1e3, bl * 1e3, pxl_num_runtimes(r),
-         pxl_num_runtimes(r) > 1 ? "s" : "", host[0] ? ", host: " : "", host, ratio, agree, fail ? " (RUN FAILED)" : "");
+         pxl_num_runtimes(r) > 1 ? "s" : "", host[0] ? ", host: " : "", host, ratio, bl / bp, agree, fail ? " (RUN FAILED)" : "");
   char peer[256];
   snprintf(peer, sizeof peer, "libXNNPACK 2022 (%.20s)%s%.120s", g_isa_desc, host[0] ? " + host " : "", host);
   pte_bench_result("xnnpack_models", cname, "time per run (median)", "ms", mp * 1e3, peer, ml * 1e3, ratio,
