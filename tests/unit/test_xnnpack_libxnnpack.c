@@ -2,13 +2,17 @@
  * an oracle that shares no arithmetic with pte (built only when CMake finds the library; CI
  * installs it).
  *
- * Every XnnpackBackend delegate of the corpus, the `pte synth mlp|cnn --delegate xnnpack`
- * models and the generated YOLO-like / int8 KWS / node-zoo models run through pte (every kernel
- * ISA this CPU has: scalar, AVX2, AVX-512) and, translated from pte's parsed graph
- * (tests/support/xnnpack_lib.c), through libXNNPACK with the same inputs, on 1 and 2 threads. Outputs agree: fp32 within 1e-5 relative (to |ref| + rms(ref)); outputs
- * dequantized from int8 exactly or within one quantization step.
- * Also: the translator itself against hand-computed values, a negative control (different
- * weights must be detected), and a node the library lacks reported by name.
+ * Every XnnpackBackend delegate of the corpus (a test checks that no corpus file with one is left
+ * out), `pte synth mlp|cnn|large|denoise --delegate xnnpack` and the generated YOLO-like, int8
+ * KWS, fp32 node-zoo and qs8 node-zoo models run through pte (every kernel ISA this CPU has:
+ * scalar, AVX2, AVX-512; 1 and 2 threads) and, translated from pte's parsed graph
+ * (tests/support/xnnpack_lib.c), through libXNNPACK with the same inputs. The generated models
+ * also run as .pte files through the method runtime. Outputs agree: fp32 within 1e-5 relative
+ * (to |ref| + rms(ref)); outputs converted from int8 exactly or within one quantization step
+ * (one-step differences are counted in the output).
+ * Also: the translator against hand-computed values, a negative control (other weights must be
+ * detected), init-time rewrites (SiLU, clamp folding) undone for the library, and what the
+ * library lacks (a node kind, qdint8) reported by name.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
