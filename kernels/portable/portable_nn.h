@@ -11,6 +11,7 @@
  * pool:    aten::max_pool2d_with_indices.out, aten::avg_pool2d.out,
  *          aten::_adaptive_avg_pool2d.out, aten::adaptive_avg_pool2d.out
  * norm:    aten::native_layer_norm.out, aten::_native_batch_norm_legit_no_training.out,
+ *          aten::_native_batch_norm_legit.out, aten::_native_batch_norm_legit.no_stats_out,
  *          aten::native_group_norm.out
  * softmax: aten::_softmax.out, aten::_log_softmax.out
  *
