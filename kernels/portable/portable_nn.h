@@ -45,6 +45,10 @@ extern const size_t pte_portable_norm_kernels_count;
 extern const pte_kernel pte_portable_softmax_kernels[];
 extern const size_t pte_portable_softmax_kernels_count;
 
+/* aten::_cdist_forward.out, aten::_pdist_forward.out (op_distance.c) */
+extern const pte_kernel pte_portable_distance_kernels[];
+extern const size_t pte_portable_distance_kernels_count;
+
 #ifdef __cplusplus
 }
 #endif
