@@ -49,6 +49,14 @@ extern const size_t pte_portable_softmax_kernels_count;
 extern const pte_kernel pte_portable_distance_kernels[];
 extern const size_t pte_portable_distance_kernels_count;
 
+/* aten::upsample_bilinear2d.vec_out, aten::_upsample_bilinear2d_aa.out (op_upsample.c) */
+extern const pte_kernel pte_portable_upsample_kernels[];
+extern const size_t pte_portable_upsample_kernels_count;
+
+/* aten::grid_sampler_2d.out (op_grid_sample.c) */
+extern const pte_kernel pte_portable_grid_sample_kernels[];
+extern const size_t pte_portable_grid_sample_kernels_count;
+
 #ifdef __cplusplus
 }
 #endif

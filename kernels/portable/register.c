@@ -22,7 +22,7 @@ static const family k_families[] = {
     FAMILY(binary), FAMILY(unary),  FAMILY(activation), FAMILY(compare), FAMILY(copy),
     FAMILY(shape),  FAMILY(index),  FAMILY(reduce),     FAMILY(linalg),  FAMILY(conv),
     FAMILY(pool),   FAMILY(norm),   FAMILY(softmax),
-    FAMILY(var),    FAMILY(distance),
+    FAMILY(var),    FAMILY(distance), FAMILY(upsample), FAMILY(grid_sample),
 };
 
 #define N_FAMILIES (sizeof k_families / sizeof k_families[0])
