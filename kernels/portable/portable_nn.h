@@ -8,7 +8,8 @@
  *          dtypes with wrap-around like ATen; bool is rejected as in ATen)
  * conv:    aten::convolution.out (1-D and 2-D, groups incl. depthwise, stride, padding,
  *          dilation, optional bias, transposed; floating dtypes; any dim order incl. channels-last)
- * pool:    aten::max_pool2d_with_indices.out, aten::avg_pool2d.out,
+ * pool:    aten::max_pool2d_with_indices.out, aten::max_pool2d_with_indices_backward.grad_input,
+ *          aten::avg_pool2d.out,
  *          aten::_adaptive_avg_pool2d.out, aten::adaptive_avg_pool2d.out
  * norm:    aten::native_layer_norm.out, aten::_native_batch_norm_legit_no_training.out,
  *          aten::_native_batch_norm_legit.out, aten::_native_batch_norm_legit.no_stats_out,
