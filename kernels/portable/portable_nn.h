@@ -58,6 +58,10 @@ extern const size_t pte_portable_upsample_kernels_count;
 extern const pte_kernel pte_portable_grid_sample_kernels[];
 extern const size_t pte_portable_grid_sample_kernels_count;
 
+/* aten::convolution_backward.out (op_conv_backward.c) */
+extern const pte_kernel pte_portable_conv_backward_kernels[];
+extern const size_t pte_portable_conv_backward_kernels_count;
+
 #ifdef __cplusplus
 }
 #endif

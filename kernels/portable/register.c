@@ -23,6 +23,7 @@ static const family k_families[] = {
     FAMILY(shape),  FAMILY(index),  FAMILY(reduce),     FAMILY(linalg),  FAMILY(conv),
     FAMILY(pool),   FAMILY(norm),   FAMILY(softmax),
     FAMILY(var),    FAMILY(distance), FAMILY(upsample), FAMILY(grid_sample),
+    FAMILY(conv_backward),
 };
 
 #define N_FAMILIES (sizeof k_families / sizeof k_families[0])
