@@ -54,8 +54,17 @@ static double ups_scale(int64_t in, int64_t out, bool align_corners, double scal
   return scale > 0 ? 1.0 / scale : (double)in / (double)out;
 }
 
+/* Element `off` of t as double (float32 read directly). */
+static inline double ups_ld(const pte_tensor *t, int64_t off) {
+  return t->dtype == PTE_DTYPE_FLOAT ? (double)((const float *)t->data)[off] : pte_k_load_double(t->data, t->dtype, off);
+}
+
 /* Stores v into out, rounding to nearest and saturating for integral dtypes. */
-static void ups_store(pte_tensor *out, int64_t off, double v) {
+static inline void ups_store(pte_tensor *out, int64_t off, double v) {
+  if (out->dtype == PTE_DTYPE_FLOAT) {
+    ((float *)out->data)[off] = (float)v;
+    return;
+  }
   if (pte_k_is_integral(out->dtype)) {
     static const double lo[] = {[PTE_DTYPE_BYTE] = 0, [PTE_DTYPE_CHAR] = -128, [PTE_DTYPE_SHORT] = -32768,
                                 [PTE_DTYPE_INT] = -2147483648.0, [PTE_DTYPE_LONG] = -9223372036854775808.0};
@@ -149,22 +158,26 @@ static void op_upsample_bilinear2d(pte_kernel_context *ctx, pte_evalue **args, s
   if (!ups_prepare(ctx, op, in, oh, ow, out)) return;
   const int64_t N = in->sizes[0], C = in->sizes[1], H = in->sizes[2], W = in->sizes[3];
   const double rh = ups_scale(H, oh, align_corners, sh), rw = ups_scale(W, ow, align_corners, sw);
-  const int dt = in->dtype;
-  for (int64_t y = 0; y < oh; y++) {
-    const ups_tap ty = ups_linear_tap(y, H, oh, rh, align_corners);
-    for (int64_t x = 0; x < ow; x++) {
-      const ups_tap tx = ups_linear_tap(x, W, ow, rw, align_corners);
-      for (int64_t n = 0; n < N; n++)
-        for (int64_t c = 0; c < C; c++) {
+  /* channel innermost when channels are the densest dim of the input (channels-last), else the
+   * spatial walk innermost */
+  const bool c_inner = in->strides[1] < in->strides[3];
+  const int64_t outer = c_inner ? N : N * C;
+  for (int64_t nc = 0; nc < outer; nc++) {
+    const int64_t c0 = c_inner ? 0 : nc % C, c1 = c_inner ? C : c0 + 1, n = c_inner ? nc : nc / C;
+    for (int64_t y = 0; y < oh; y++) {
+      const ups_tap ty = ups_linear_tap(y, H, oh, rh, align_corners);
+      for (int64_t x = 0; x < ow; x++) {
+        const ups_tap tx = ups_linear_tap(x, W, ow, rw, align_corners);
+        const int64_t sy0 = ty.i0 * in->strides[2], sy1 = ty.i1 * in->strides[2];
+        const int64_t sx0 = tx.i0 * in->strides[3], sx1 = tx.i1 * in->strides[3];
+        const int64_t ob = n * out->strides[0] + y * out->strides[2] + x * out->strides[3];
+        for (int64_t c = c0; c < c1; c++) {
           const int64_t b = n * in->strides[0] + c * in->strides[1];
-          const int64_t sy0 = ty.i0 * in->strides[2], sy1 = ty.i1 * in->strides[2];
-          const int64_t sx0 = tx.i0 * in->strides[3], sx1 = tx.i1 * in->strides[3];
-          double v = ty.l0 * (tx.l0 * pte_k_load_double(in->data, dt, b + sy0 + sx0) +
-                              tx.l1 * pte_k_load_double(in->data, dt, b + sy0 + sx1)) +
-                     ty.l1 * (tx.l0 * pte_k_load_double(in->data, dt, b + sy1 + sx0) +
-                              tx.l1 * pte_k_load_double(in->data, dt, b + sy1 + sx1));
-          ups_store(out, n * out->strides[0] + c * out->strides[1] + y * out->strides[2] + x * out->strides[3], v);
+          const double v = ty.l0 * (tx.l0 * ups_ld(in, b + sy0 + sx0) + tx.l1 * ups_ld(in, b + sy0 + sx1)) +
+                           ty.l1 * (tx.l0 * ups_ld(in, b + sy1 + sx0) + tx.l1 * ups_ld(in, b + sy1 + sx1));
+          ups_store(out, ob + c * out->strides[1], v);
         }
+      }
     }
   }
   pte_k_set_return(args, nargs, 4);
@@ -234,7 +247,6 @@ static void op_upsample_bilinear2d_aa(pte_kernel_context *ctx, pte_evalue **args
   if (!ups_prepare(ctx, op, in, oh, ow, out)) return;
   const int64_t N = in->sizes[0], C = in->sizes[1], H = in->sizes[2], W = in->sizes[3];
   const double rh = ups_scale(H, oh, align_corners, sh), rw = ups_scale(W, ow, align_corners, sw);
-  const int dt = in->dtype;
   for (int64_t y = 0; y < oh; y++) {
     const ups_aa ay = ups_aa_window(y, H, oh, rh);
     for (int64_t x = 0; x < ow; x++) {
@@ -248,7 +260,7 @@ static void op_upsample_bilinear2d_aa(pte_kernel_context *ctx, pte_evalue **args
             double row = 0.0;
             for (int64_t j = 0; j < ax.cnt; j++) {
               const double wx = ax.total != 0.0 ? ups_aa_w(&ax, j) / ax.total : 0.0;
-              row += wx * pte_k_load_double(in->data, dt, b + (ay.lo + i) * in->strides[2] + (ax.lo + j) * in->strides[3]);
+              row += wx * ups_ld(in, b + (ay.lo + i) * in->strides[2] + (ax.lo + j) * in->strides[3]);
             }
             v += wy * row;
           }
