@@ -10,8 +10,9 @@
  * Both kinds are one relation between a "small" tensor S and a "big" tensor B: big position =
  * small position * stride - padding + k * dilation, with weight [C_S, C_B / groups, kH, kW].
  * A regular convolution has S = grad_output, B = input; a transposed one S = input,
- * B = grad_output. Every gradient element is gathered (no scatter, no temp memory) and summed in
- * double. Floating dtypes, one dtype throughout; every tensor through its strides.
+ * B = grad_output. Gradient elements are gathered and summed in double (no temp memory), except
+ * a float32 regular-convolution grad_input, which is scattered with float accumulation (as
+ * ATen's col2im). Floating dtypes, one dtype throughout; every tensor through its strides.
  */
 #include <string.h>
 
@@ -25,12 +26,28 @@ typedef struct cb_side {
   int64_t C, Cg, H, W; /* channels, channels per group, spatial */
 } cb_side;
 
-static double cb_at(const cb_side *s, int64_t n, int64_t c, int64_t h, int64_t w) {
-  return pte_k_load_double(s->t->data, s->t->dtype, n * s->st[0] + c * s->st[1] + h * s->st[2] + w * s->st[3]);
+/* Element `off` as double (float32 read directly: this is the hot load). */
+static inline double cb_ld(const pte_tensor *t, int64_t off) {
+  return t->dtype == PTE_DTYPE_FLOAT ? (double)((const float *)t->data)[off] : pte_k_load_double(t->data, t->dtype, off);
+}
+
+static inline double cb_at(const cb_side *s, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return cb_ld(s->t, n * s->st[0] + c * s->st[1] + h * s->st[2] + w * s->st[3]);
 }
 
 static void cb_store(pte_tensor *t, const int64_t st[4], int64_t a, int64_t b, int64_t c, int64_t d, double v) {
   pte_k_store_double(t->data, t->dtype, a * st[0] + b * st[1] + c * st[2] + d * st[3], v);
+}
+
+/* Range [lo, hi) of small positions s with 0 <= s * stride - pad + k * dil < big. */
+static void cb_range(int64_t k, int64_t stride, int64_t pad, int64_t dil, int64_t small, int64_t big, int64_t *lo,
+                     int64_t *hi) {
+  const int64_t off = k * dil - pad; /* big = s * stride + off */
+  int64_t a = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  int64_t b = big - off <= 0 ? 0 : (big - off + stride - 1) / stride;
+  if (b > small) b = small;
+  *lo = a;
+  *hi = b > a ? b : a;
 }
 
 /* grad of B: gB[n, cb, bh, bw] = sum over the group's small channels and the kernel taps that land
@@ -56,12 +73,51 @@ static void cb_grad_big(const pte_nn_conv_geom *g, const cb_side *S, const cb_si
               for (int64_t csg = 0; csg < S->Cg; csg++) {
                 const int64_t cs = grp * S->Cg + csg;
                 acc += cb_at(S, n, cs, sh, sw) *
-                       pte_k_load_double(w->data, w->dtype, cs * ws[0] + cbg * ws[1] + kh * ws[2] + kw * ws[3]);
+                       cb_ld(w, cs * ws[0] + cbg * ws[1] + kh * ws[2] + kw * ws[3]);
               }
             }
           }
           cb_store(out, os, n, cb, bh, bw, acc);
         }
+    }
+}
+
+/* float32 grad of B by scatter: zero it, then for every (small channel, tap) add the scaled
+ * small rows into the big positions they reach (unit-stride inner loop, float accumulation as
+ * ATen's col2im does). */
+static void cb_grad_big_f32(const pte_nn_conv_geom *g, const cb_side *S, const cb_side *B, const pte_tensor *w,
+                            const int64_t ws[4], pte_tensor *out) {
+  int64_t os[4];
+  pte_nn_view4(out, os);
+  float *o = (float *)out->data;
+  const float *sv = (const float *)S->t->data, *wv = (const float *)w->data;
+  for (int64_t n = 0; n < g->N; n++)
+    for (int64_t cb = 0; cb < B->C; cb++)
+      for (int64_t bh = 0; bh < B->H; bh++)
+        for (int64_t bw = 0; bw < B->W; bw++) o[n * os[0] + cb * os[1] + bh * os[2] + bw * os[3]] = 0.0f;
+  const int64_t ostep = g->sW * os[3];
+  for (int64_t n = 0; n < g->N; n++)
+    for (int64_t cs = 0; cs < S->C; cs++) {
+      const int64_t grp = cs / S->Cg;
+      for (int64_t cbg = 0; cbg < B->Cg; cbg++) {
+        const int64_t cb = grp * B->Cg + cbg;
+        for (int64_t kh = 0; kh < g->kH; kh++) {
+          int64_t h0, h1;
+          cb_range(kh, g->sH, g->pH, g->dH, S->H, B->H, &h0, &h1);
+          for (int64_t kw = 0; kw < g->kW; kw++) {
+            int64_t w0, w1;
+            cb_range(kw, g->sW, g->pW, g->dW, S->W, B->W, &w0, &w1);
+            const float wk = wv[cs * ws[0] + cbg * ws[1] + kh * ws[2] + kw * ws[3]];
+            const int64_t bw0 = w0 * g->sW - g->pW + kw * g->dW;
+            for (int64_t sh = h0; sh < h1; sh++) {
+              const int64_t bh = sh * g->sH - g->pH + kh * g->dH;
+              const float *sp = sv + n * S->st[0] + cs * S->st[1] + sh * S->st[2];
+              float *op = o + n * os[0] + cb * os[1] + bh * os[2] + bw0 * os[3];
+              for (int64_t sw = w0, j = 0; sw < w1; sw++, j++) op[j * ostep] += sp[sw * S->st[3]] * wk;
+            }
+          }
+        }
+      }
     }
 }
 
@@ -84,7 +140,7 @@ static void cb_grad_small(const pte_nn_conv_geom *g, const cb_side *S, const cb_
               if (bw < 0 || bw >= B->W) continue;
               for (int64_t cbg = 0; cbg < B->Cg; cbg++)
                 acc += cb_at(B, n, grp * B->Cg + cbg, bh, bw) *
-                       pte_k_load_double(w->data, w->dtype, cs * ws[0] + cbg * ws[1] + kh * ws[2] + kw * ws[3]);
+                       cb_ld(w, cs * ws[0] + cbg * ws[1] + kh * ws[2] + kw * ws[3]);
             }
           }
           cb_store(out, os, n, cs, sh, sw, acc);
@@ -92,28 +148,38 @@ static void cb_grad_small(const pte_nn_conv_geom *g, const cb_side *S, const cb_
     }
 }
 
-/* grad of weight: gw[cs, cbg, kh, kw] = sum over batch and small positions of S * B. */
+/* grad of weight: gw[cs, cbg, kh, kw] = sum over batch and small positions of S * B (each row a
+ * branch-free dot product over the in-range positions). */
 static void cb_grad_weight(const pte_nn_conv_geom *g, const cb_side *S, const cb_side *B, pte_tensor *out) {
   int64_t os[4];
   pte_nn_view4(out, os);
+  const bool f32 = S->t->dtype == PTE_DTYPE_FLOAT;
   for (int64_t cs = 0; cs < S->C; cs++) {
     const int64_t grp = cs / S->Cg;
     for (int64_t cbg = 0; cbg < B->Cg; cbg++)
-      for (int64_t kh = 0; kh < g->kH; kh++)
+      for (int64_t kh = 0; kh < g->kH; kh++) {
+        int64_t h0, h1;
+        cb_range(kh, g->sH, g->pH, g->dH, S->H, B->H, &h0, &h1);
         for (int64_t kw = 0; kw < g->kW; kw++) {
+          int64_t w0, w1;
+          cb_range(kw, g->sW, g->pW, g->dW, S->W, B->W, &w0, &w1);
+          const int64_t bw0 = w0 * g->sW - g->pW + kw * g->dW, sbw = g->sW * B->st[3];
           double acc = 0.0;
           for (int64_t n = 0; n < g->N; n++)
-            for (int64_t sh = 0; sh < S->H; sh++) {
+            for (int64_t sh = h0; sh < h1; sh++) {
               const int64_t bh = sh * g->sH - g->pH + kh * g->dH;
-              if (bh < 0 || bh >= B->H) continue;
-              for (int64_t sw = 0; sw < S->W; sw++) {
-                const int64_t bw = sw * g->sW - g->pW + kw * g->dW;
-                if (bw < 0 || bw >= B->W) continue;
-                acc += cb_at(S, n, cs, sh, sw) * cb_at(B, n, grp * B->Cg + cbg, bh, bw);
+              const int64_t so = n * S->st[0] + cs * S->st[1] + sh * S->st[2];
+              const int64_t bo = n * B->st[0] + (grp * B->Cg + cbg) * B->st[1] + bh * B->st[2] + bw0 * B->st[3];
+              if (f32) {
+                const float *sp = (const float *)S->t->data + so, *bp = (const float *)B->t->data + bo;
+                for (int64_t sw = w0, j = 0; sw < w1; sw++, j++) acc += (double)sp[sw * S->st[3]] * (double)bp[j * sbw];
+              } else {
+                for (int64_t sw = w0, j = 0; sw < w1; sw++, j++) acc += cb_ld(S->t, so + sw * S->st[3]) * cb_ld(B->t, bo + j * sbw);
               }
             }
           cb_store(out, os, cs, cbg, kh, kw, acc);
         }
+      }
   }
 }
 
@@ -182,6 +248,8 @@ static void op_convolution_backward(pte_kernel_context *ctx, pte_evalue **args, 
   if (outs[0]) {
     if (g.transposed)
       cb_grad_small(&g, S, B, w, ws, outs[0]);
+    else if (dt == PTE_DTYPE_FLOAT)
+      cb_grad_big_f32(&g, S, B, w, ws, outs[0]);
     else
       cb_grad_big(&g, S, B, w, ws, outs[0]);
   }
