@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "portable/portable_nn.h"
+#include "pte/allocator.h"
 #include "portable/util/kutil.h"
 
 /* Shared checks: 4-D non-empty spatial input, out dtype, out rank; resizes out to
@@ -158,17 +159,39 @@ static void op_upsample_bilinear2d(pte_kernel_context *ctx, pte_evalue **args, s
   if (!ups_prepare(ctx, op, in, oh, ow, out)) return;
   const int64_t N = in->sizes[0], C = in->sizes[1], H = in->sizes[2], W = in->sizes[3];
   const double rh = ups_scale(H, oh, align_corners, sh), rw = ups_scale(W, ow, align_corners, sw);
+  /* column taps: computed once into temp memory when the context has some, else per element */
+  ups_tap *xt = NULL;
+  const size_t mark = ctx->temp ? ctx->temp->used : 0;
+  if (ctx->temp) xt = PTE_ALLOC_ARRAY(ctx->temp, ups_tap, (size_t)ow);
+  if (xt)
+    for (int64_t x = 0; x < ow; x++) xt[x] = ups_linear_tap(x, W, ow, rw, align_corners);
   /* channel innermost when channels are the densest dim of the input (channels-last), else the
    * spatial walk innermost */
   const bool c_inner = in->strides[1] < in->strides[3];
+  const bool f32 = in->dtype == PTE_DTYPE_FLOAT && !c_inner;
   const int64_t outer = c_inner ? N : N * C;
   for (int64_t nc = 0; nc < outer; nc++) {
     const int64_t c0 = c_inner ? 0 : nc % C, c1 = c_inner ? C : c0 + 1, n = c_inner ? nc : nc / C;
     for (int64_t y = 0; y < oh; y++) {
       const ups_tap ty = ups_linear_tap(y, H, oh, rh, align_corners);
+      const int64_t sy0 = ty.i0 * in->strides[2], sy1 = ty.i1 * in->strides[2];
+      if (f32 && xt) {
+        /* float32, one channel per row: two input rows blended along the cached column taps */
+        const float *r0 = (const float *)in->data + n * in->strides[0] + c0 * in->strides[1] + sy0;
+        const float *r1 = (const float *)in->data + n * in->strides[0] + c0 * in->strides[1] + sy1;
+        float *o = (float *)out->data + n * out->strides[0] + c0 * out->strides[1] + y * out->strides[2];
+        const int64_t sx = in->strides[3], so = out->strides[3];
+        const double a0 = ty.l0, a1 = ty.l1;
+        for (int64_t x = 0; x < ow; x++) {
+          const ups_tap *t = &xt[x];
+          const double top = t->l0 * r0[t->i0 * sx] + t->l1 * r0[t->i1 * sx];
+          const double bot = t->l0 * r1[t->i0 * sx] + t->l1 * r1[t->i1 * sx];
+          o[x * so] = (float)(a0 * top + a1 * bot);
+        }
+        continue;
+      }
       for (int64_t x = 0; x < ow; x++) {
-        const ups_tap tx = ups_linear_tap(x, W, ow, rw, align_corners);
-        const int64_t sy0 = ty.i0 * in->strides[2], sy1 = ty.i1 * in->strides[2];
+        const ups_tap tx = xt ? xt[x] : ups_linear_tap(x, W, ow, rw, align_corners);
         const int64_t sx0 = tx.i0 * in->strides[3], sx1 = tx.i1 * in->strides[3];
         const int64_t ob = n * out->strides[0] + y * out->strides[2] + x * out->strides[3];
         for (int64_t c = c0; c < c1; c++) {
@@ -180,6 +203,7 @@ static void op_upsample_bilinear2d(pte_kernel_context *ctx, pte_evalue **args, s
       }
     }
   }
+  if (ctx->temp) ctx->temp->used = mark;
   pte_k_set_return(args, nargs, 4);
 }
 

@@ -49,6 +49,11 @@ TEST(bilinear_hand_values) {
   CHECK_OK(ktest_run(fn, args, 6));
   CHECK(ktest_expect_shape(o, 4, SZ(1, 1, 3, 3)));
   CHECK(ktest_expect(o, DV(0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3), 9, 1e-6));
+  /* same without temp memory (column taps computed per element instead of cached) */
+  pte_tensor *o1 = ktest_tensor_dyn(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 1, 1), NULL, 64);
+  pte_evalue *a1[] = {EV(x), IL(3, 3), ktest_ev_bool(true), ktest_ev_none(), EV(o1)};
+  CHECK_OK(ktest_run_no_temp(fn, a1, 5));
+  CHECK(ktest_expect(o1, DV(0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3), 9, 1e-6));
   /* half-pixel: [0, 4] -> 4 wide: src = 0.5*(d+0.5)-0.5 = -0.25(->0), 0.25, 0.75, 1.25(->clamped
    * neighbour) -> 0, 1, 3, 4; height 1 -> 1 is copied */
   pte_tensor *r = ktest_tensor(PTE_DTYPE_DOUBLE, 4, SZ(1, 1, 1, 2), NULL, DV(0, 4));
