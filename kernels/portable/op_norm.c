@@ -384,7 +384,8 @@ static void op_batch_norm_legit(pte_kernel_context *ctx, pte_evalue **args, size
 /* aten::_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias,
  *     bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean,
  *     Tensor(c!) save_invstd)
- * Without running stats the batch statistics are used whatever `training` says. */
+ * Batch statistics only: with training=False there are no statistics to normalise with (ATen needs
+ * running stats in evaluation mode), which is an error. */
 static void op_batch_norm_no_stats(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_nn_check_nargs(ctx, nargs, 9, 3)) return;
   pte_tensor *in = pte_k_arg_tensor(ctx, args, nargs, 0);
@@ -399,6 +400,12 @@ static void op_batch_norm_no_stats(pte_kernel_context *ctx, pte_evalue **args, s
   pte_tensor *sm = pte_k_arg_tensor(ctx, args, nargs, 7);
   pte_tensor *si = pte_k_arg_tensor(ctx, args, nargs, 8);
   if (!out || !sm || !si) return;
+  if (!training) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
+                    "_native_batch_norm_legit.no_stats: training=False needs running_mean/running_var "
+                    "(use _native_batch_norm_legit_no_training)");
+    return;
+  }
   bn_train(ctx, "_native_batch_norm_legit.no_stats", in, w, b, NULL, NULL, momentum, eps, out, sm, si);
   if (ctx->failure == PTE_OK) pte_nn_set_returns(args, nargs, 6, 3);
 }

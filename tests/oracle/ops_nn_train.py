@@ -111,6 +111,9 @@ def cases(g):
     g.case("aten::_native_batch_norm_legit.no_stats_out", "err_int", [rand((2, 3), np.int32), None, None, True, 0.1, 1e-5],
            [Out(dtype=3, shape=(2, 3)), Out(dtype=F32, shape=(3,)), Out(dtype=F32, shape=(3,))],
            error=("InvalidArgument", "floating"))
+    g.case("aten::_native_batch_norm_legit.no_stats_out", "err_eval_no_stats", [x, None, None, False, 0.1, 1e-5],
+           [Out(dtype=F32, shape=x.shape), Out(dtype=F32, shape=(4,)), Out(dtype=F32, shape=(4,))],
+           error=("InvalidArgument", "training=False"))
     g.case("aten::_native_batch_norm_legit.out", "err_weight", [x, w[:3], None, rm, rv, True, 0.1, 1e-5],
            [Out(dtype=F32, shape=x.shape), Out(dtype=F32, shape=(4,)), Out(dtype=F32, shape=(4,))],
            error=("InvalidArgument", "weight"))

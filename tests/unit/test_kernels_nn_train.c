@@ -110,6 +110,11 @@ TEST(batch_norm_no_stats) {
                       ktest_ev_double(0.0), EV(oh), EV(smh), EV(sih)};
   CHECK_STATUS(ktest_run(fn, a5, 9), PTE_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(ktest_last_msg(), "weight: expected shape [2]");
+  /* training=False without running stats */
+  pte_evalue *a6[] = {EV(h), EV(w), ktest_ev_none(), ktest_ev_bool(false), ktest_ev_double(0.1),
+                      ktest_ev_double(0.0), EV(oh), EV(smh), EV(sih)};
+  CHECK_STATUS(ktest_run(fn, a6, 9), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(ktest_last_msg(), "training=False needs running_mean");
 }
 
 int main(void) {
