@@ -52,21 +52,19 @@ static double gs_pad(double c, int64_t size, int pad, bool ac) {
   return gs_safe(c);
 }
 
-typedef struct gs_img {
-  const pte_tensor *t;
-  int64_t base, H, W;
-} gs_img;
+/* The taps of one grid point (the same for every channel): element offsets within an (n, c)
+ * plane and their weights; out-of-range taps are left out (they read 0). */
+typedef struct gs_taps {
+  int n;
+  int64_t off[16];
+  double w[16];
+} gs_taps;
 
-/* Value at integer (x, y), 0 outside. */
-static double gs_at(const gs_img *im, int64_t x, int64_t y) {
-  if (x < 0 || y < 0 || x >= im->W || y >= im->H) return 0.0;
-  return pte_k_load_double(im->t->data, im->t->dtype, im->base + y * im->t->strides[2] + x * im->t->strides[3]);
-}
-
-/* Value at a padded tap (bicubic). */
-static double gs_at_padded(const gs_img *im, int64_t x, int64_t y, int pad, bool ac) {
-  double fx = gs_pad((double)x, im->W, pad, ac), fy = gs_pad((double)y, im->H, pad, ac);
-  return gs_at(im, (int64_t)fx, (int64_t)fy);
+static void gs_add(gs_taps *t, const pte_tensor *in, int64_t x, int64_t y, double w) {
+  if (x < 0 || y < 0 || x >= in->sizes[3] || y >= in->sizes[2]) return;
+  t->off[t->n] = y * in->strides[2] + x * in->strides[3];
+  t->w[t->n] = w;
+  t->n++;
 }
 
 static double gs_cubic1(double x, double A) { return ((A + 2.0) * x - (A + 3.0)) * x * x + 1.0; }
@@ -80,31 +78,38 @@ static void gs_cubic_coeffs(double t, double w[4]) {
   w[3] = gs_cubic2(2.0 - t, A);
 }
 
-static double gs_sample(const gs_img *im, double gx, double gy, int mode, int pad, bool ac) {
+static void gs_plan(gs_taps *t, const pte_tensor *in, double gx, double gy, int mode, int pad, bool ac) {
+  const int64_t H = in->sizes[2], W = in->sizes[3];
+  t->n = 0;
   if (mode == GS_BICUBIC) {
-    double ix = gs_unnormalize(gx, im->W, ac), iy = gs_unnormalize(gy, im->H, ac);
-    if (gs_safe(ix) != ix || gs_safe(iy) != iy) return 0.0; /* non-finite / huge: nothing in range */
+    double ix = gs_unnormalize(gx, W, ac), iy = gs_unnormalize(gy, H, ac);
+    if (gs_safe(ix) != ix || gs_safe(iy) != iy) return; /* non-finite / huge: nothing in range */
     double fx = floor(ix), fy = floor(iy);
     double wx[4], wy[4];
     gs_cubic_coeffs(ix - fx, wx);
     gs_cubic_coeffs(iy - fy, wy);
-    int64_t x0 = (int64_t)fx - 1, y0 = (int64_t)fy - 1;
-    double v = 0.0;
-    for (int i = 0; i < 4; i++) {
-      double row = 0.0;
-      for (int j = 0; j < 4; j++) row += wx[j] * gs_at_padded(im, x0 + j, y0 + i, pad, ac);
-      v += wy[i] * row;
+    int64_t px[4], py[4];
+    for (int j = 0; j < 4; j++) {
+      px[j] = (int64_t)gs_pad(fx - 1.0 + j, W, pad, ac);
+      py[j] = (int64_t)gs_pad(fy - 1.0 + j, H, pad, ac);
     }
-    return v;
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++) gs_add(t, in, px[j], py[i], wy[i] * wx[j]);
+    return;
   }
-  double ix = gs_pad(gs_unnormalize(gx, im->W, ac), im->W, pad, ac);
-  double iy = gs_pad(gs_unnormalize(gy, im->H, ac), im->H, pad, ac);
-  if (mode == GS_NEAREST) return gs_at(im, (int64_t)nearbyint(ix), (int64_t)nearbyint(iy));
+  double ix = gs_pad(gs_unnormalize(gx, W, ac), W, pad, ac);
+  double iy = gs_pad(gs_unnormalize(gy, H, ac), H, pad, ac);
+  if (mode == GS_NEAREST) {
+    gs_add(t, in, (int64_t)nearbyint(ix), (int64_t)nearbyint(iy), 1.0);
+    return;
+  }
   double fx = floor(ix), fy = floor(iy);
   int64_t x0 = (int64_t)fx, y0 = (int64_t)fy;
   double tx = ix - fx, ty = iy - fy;
-  return (1 - tx) * (1 - ty) * gs_at(im, x0, y0) + tx * (1 - ty) * gs_at(im, x0 + 1, y0) +
-         (1 - tx) * ty * gs_at(im, x0, y0 + 1) + tx * ty * gs_at(im, x0 + 1, y0 + 1);
+  gs_add(t, in, x0, y0, (1 - tx) * (1 - ty));
+  gs_add(t, in, x0 + 1, y0, tx * (1 - ty));
+  gs_add(t, in, x0, y0 + 1, (1 - tx) * ty);
+  gs_add(t, in, x0 + 1, y0 + 1, tx * ty);
 }
 
 static void op_grid_sampler_2d(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
@@ -160,17 +165,27 @@ static void op_grid_sampler_2d(pte_kernel_context *ctx, pte_evalue **args, size_
       !pte_k_check_data(ctx, grid, "grid"))
     return;
   const int64_t N = in->sizes[0], C = in->sizes[1], Ho = grid->sizes[1], Wo = grid->sizes[2];
+  const bool f32 = in->dtype == PTE_DTYPE_FLOAT;
   for (int64_t n = 0; n < N; n++)
     for (int64_t y = 0; y < Ho; y++)
       for (int64_t x = 0; x < Wo; x++) {
         const int64_t g = n * grid->strides[0] + y * grid->strides[1] + x * grid->strides[2];
         const double gx = pte_k_load_double(grid->data, grid->dtype, g);
         const double gy = pte_k_load_double(grid->data, grid->dtype, g + grid->strides[3]);
+        gs_taps t;
+        gs_plan(&t, in, gx, gy, (int)mode, (int)pad, ac);
+        const int64_t ob = n * out->strides[0] + y * out->strides[2] + x * out->strides[3];
         for (int64_t c = 0; c < C; c++) {
-          gs_img im = {in, n * in->strides[0] + c * in->strides[1], in->sizes[2], in->sizes[3]};
-          pte_k_store_double(out->data, out->dtype,
-                             n * out->strides[0] + c * out->strides[1] + y * out->strides[2] + x * out->strides[3],
-                             gs_sample(&im, gx, gy, (int)mode, (int)pad, ac));
+          const int64_t b = n * in->strides[0] + c * in->strides[1];
+          double v = 0.0;
+          if (f32) {
+            const float *p = (const float *)in->data + b;
+            for (int k = 0; k < t.n; k++) v += t.w[k] * p[t.off[k]];
+            ((float *)out->data)[ob + c * out->strides[1]] = (float)v;
+          } else {
+            for (int k = 0; k < t.n; k++) v += t.w[k] * pte_k_load_double(in->data, in->dtype, b + t.off[k]);
+            pte_k_store_double(out->data, out->dtype, ob + c * out->strides[1], v);
+          }
         }
       }
   pte_k_set_return(args, nargs, 5);
