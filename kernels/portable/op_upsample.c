@@ -249,6 +249,34 @@ static ups_aa ups_aa_window(int64_t dst, int64_t in_size, int64_t out_size, doub
   return a;
 }
 
+/* Windows of every output index along one dim: taps [lo, lo + cnt) with weights w[ofs ..]. */
+typedef struct ups_wtab {
+  int64_t *lo, *cnt, *ofs;
+  double *w;
+} ups_wtab;
+
+static bool ups_wtab_build(pte_allocator *temp, int64_t in_size, int64_t out_size, double scale, ups_wtab *t) {
+  t->lo = PTE_ALLOC_ARRAY(temp, int64_t, (size_t)out_size);
+  t->cnt = PTE_ALLOC_ARRAY(temp, int64_t, (size_t)out_size);
+  t->ofs = PTE_ALLOC_ARRAY(temp, int64_t, (size_t)out_size);
+  if (!t->lo || !t->cnt || !t->ofs) return false;
+  int64_t total = 0;
+  for (int64_t i = 0; i < out_size; i++) {
+    const ups_aa a = ups_aa_window(i, in_size, out_size, scale);
+    t->lo[i] = a.lo;
+    t->cnt[i] = a.cnt;
+    t->ofs[i] = total;
+    total += a.cnt;
+  }
+  t->w = PTE_ALLOC_ARRAY(temp, double, (size_t)(total ? total : 1));
+  if (!t->w) return false;
+  for (int64_t i = 0; i < out_size; i++) {
+    const ups_aa a = ups_aa_window(i, in_size, out_size, scale);
+    for (int64_t j = 0; j < a.cnt; j++) t->w[t->ofs[i] + j] = a.total != 0.0 ? ups_aa_w(&a, j) / a.total : 0.0;
+  }
+  return true;
+}
+
 static void op_upsample_bilinear2d_aa(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   static const char op[] = "_upsample_bilinear2d_aa";
   if (!pte_k_check_nargs(ctx, nargs, 6, 7)) return;
@@ -271,27 +299,40 @@ static void op_upsample_bilinear2d_aa(pte_kernel_context *ctx, pte_evalue **args
   if (!ups_prepare(ctx, op, in, oh, ow, out)) return;
   const int64_t N = in->sizes[0], C = in->sizes[1], H = in->sizes[2], W = in->sizes[3];
   const double rh = ups_scale(H, oh, align_corners, sh), rw = ups_scale(W, ow, align_corners, sw);
-  for (int64_t y = 0; y < oh; y++) {
-    const ups_aa ay = ups_aa_window(y, H, oh, rh);
-    for (int64_t x = 0; x < ow; x++) {
-      const ups_aa ax = ups_aa_window(x, W, ow, rw);
-      for (int64_t nn = 0; nn < N; nn++)
-        for (int64_t c = 0; c < C; c++) {
-          const int64_t b = nn * in->strides[0] + c * in->strides[1];
+  /* normalised tap weights of every output row and column, in temp memory when there is some */
+  const size_t mark = ctx->temp ? ctx->temp->used : 0;
+  ups_wtab ty, tx;
+  const bool tab = ctx->temp && ups_wtab_build(ctx->temp, H, oh, rh, &ty) && ups_wtab_build(ctx->temp, W, ow, rw, &tx);
+  const bool c_inner = in->strides[1] < in->strides[3];
+  const int64_t outer = c_inner ? N : N * C;
+  for (int64_t nc = 0; nc < outer; nc++) {
+    const int64_t c0 = c_inner ? 0 : nc % C, c1 = c_inner ? C : c0 + 1, nn = c_inner ? nc : nc / C;
+    for (int64_t y = 0; y < oh; y++) {
+      const ups_aa ay = tab ? (ups_aa){0} : ups_aa_window(y, H, oh, rh);
+      const int64_t ylo = tab ? ty.lo[y] : ay.lo, ycnt = tab ? ty.cnt[y] : ay.cnt;
+      const double *wyt = tab ? ty.w + ty.ofs[y] : NULL;
+      for (int64_t x = 0; x < ow; x++) {
+        const ups_aa ax = tab ? (ups_aa){0} : ups_aa_window(x, W, ow, rw);
+        const int64_t xlo = tab ? tx.lo[x] : ax.lo, xcnt = tab ? tx.cnt[x] : ax.cnt;
+        const double *wxt = tab ? tx.w + tx.ofs[x] : NULL;
+        for (int64_t c = c0; c < c1; c++) {
+          const int64_t b = nn * in->strides[0] + c * in->strides[1] + ylo * in->strides[2] + xlo * in->strides[3];
           double v = 0.0;
-          for (int64_t i = 0; i < ay.cnt; i++) {
-            const double wy = ay.total != 0.0 ? ups_aa_w(&ay, i) / ay.total : 0.0;
+          for (int64_t i = 0; i < ycnt; i++) {
+            const double wy = tab ? wyt[i] : (ay.total != 0.0 ? ups_aa_w(&ay, i) / ay.total : 0.0);
             double row = 0.0;
-            for (int64_t j = 0; j < ax.cnt; j++) {
-              const double wx = ax.total != 0.0 ? ups_aa_w(&ax, j) / ax.total : 0.0;
-              row += wx * ups_ld(in, b + (ay.lo + i) * in->strides[2] + (ax.lo + j) * in->strides[3]);
+            for (int64_t j = 0; j < xcnt; j++) {
+              const double wx = tab ? wxt[j] : (ax.total != 0.0 ? ups_aa_w(&ax, j) / ax.total : 0.0);
+              row += wx * ups_ld(in, b + i * in->strides[2] + j * in->strides[3]);
             }
             v += wy * row;
           }
           ups_store(out, nn * out->strides[0] + c * out->strides[1] + y * out->strides[2] + x * out->strides[3], v);
         }
+      }
     }
   }
+  if (ctx->temp) ctx->temp->used = mark;
   pte_k_set_return(args, nargs, 5);
 }
 

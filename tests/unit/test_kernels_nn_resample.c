@@ -142,6 +142,11 @@ TEST(bilinear_aa_hand_values) {
   pte_evalue *args[] = {EV(x), IL(1, 4), ktest_ev_bool(false), ktest_ev_none(), ktest_ev_none(), EV(o)};
   CHECK_OK(ktest_run(ups_fn("aten::_upsample_bilinear2d_aa.out"), args, 6));
   CHECK(ktest_expect(o, DV(5.0 / 7, 2.5, 4.5, 44.0 / 7), 4, 1e-6));
+  /* without temp memory the weights are computed per element */
+  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 1, 4), NULL, NULL);
+  pte_evalue *a2[] = {EV(x), IL(1, 4), ktest_ev_bool(false), ktest_ev_none(), ktest_ev_none(), EV(o2)};
+  CHECK_OK(ktest_run_no_temp(ups_fn("aten::_upsample_bilinear2d_aa.out"), a2, 6));
+  CHECK(ktest_expect(o2, DV(5.0 / 7, 2.5, 4.5, 44.0 / 7), 4, 1e-6));
 }
 
 static const char k_np_aa[] =
