@@ -1,5 +1,6 @@
 /* kernels/portable/portable_nn.h — tables of the linear-algebra and neural-network kernel
- * families (kernels/portable/op_linalg.c, op_conv.c, op_pool.c, op_norm.c, op_softmax.c).
+ * families (kernels/portable/op_linalg.c, op_conv.c, op_pool.c, op_norm.c, op_softmax.c,
+ * op_distance.c, op_upsample.c, op_grid_sample.c, op_conv_backward.c).
  * Register each with pte_register_kernels(table, count); every entry is a fallback kernel (key
  * NULL) that handles every dtype and dim order the operator allows.
  *
@@ -15,6 +16,10 @@
  *          aten::_native_batch_norm_legit.out, aten::_native_batch_norm_legit.no_stats_out,
  *          aten::native_group_norm.out
  * softmax: aten::_softmax.out, aten::_log_softmax.out
+ * distance: aten::_cdist_forward.out, aten::_pdist_forward.out
+ * upsample: aten::upsample_bilinear2d.vec_out, aten::_upsample_bilinear2d_aa.out
+ * grid_sample: aten::grid_sampler_2d.out
+ * conv_backward: aten::convolution_backward.out
  *
  * Failures are reported through pte_kernel_fail(): PTE_ERR_INVALID_ARGUMENT for wrong argument
  * tags, shapes, dtypes ATen rejects or an out tensor that cannot be resized;
