@@ -29,7 +29,8 @@
  *   aten::sym_numel         (Tensor self) -> Int
  *   aten::_local_scalar_dense (Tensor self) -> the first element as Int/Double/Bool
  *   et_copy_index.tensor    (Tensor copy_to, Tensor to_copy, int index): copy_to[index] =
- *                           to_copy, growing copy_to's first dimension to index + 1
+ *                           to_copy; copy_to's first dimension becomes index + 1 (as upstream:
+ *                           a loop that stacks rows restarts at 1 row on the next run)
  *   et_view.default         (Tensor self, int[] size) -> out (args[2]) aliases self's data
  */
 #include <math.h>
@@ -461,9 +462,9 @@ static void prim_local_scalar_dense(pte_kernel_context *ctx, pte_evalue **args, 
 }
 
 /* et_copy_index(Tensor copy_to, Tensor to_copy, int index): writes to_copy into slot `index` of
- * copy_to's first dimension, resizing that dimension to index + 1. */
+ * copy_to's first dimension and sets that dimension to index + 1. */
 static void prim_et_copy_index(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 3)) return;
+  if (nargs != 4 && !prim_nargs(ctx, nargs, 3)) return; /* a 4th value is a returned alias of copy_to */
   pte_tensor *dst = prim_tensor(ctx, args, 0, "copy_to");
   pte_tensor *src = prim_tensor(ctx, args, 1, "to_copy");
   if (!dst || !src) return;
@@ -495,7 +496,7 @@ static void prim_et_copy_index(pte_kernel_context *ctx, pte_evalue **args, size_
     return;
   }
   size_t es = pte_dtype_size(src->dtype), slot = src->numel * es;
-  if (dst->sizes[0] < index + 1) {
+  if (dst->sizes[0] != index + 1) { /* as upstream: copy_to ends with exactly index + 1 rows */
     int32_t sizes[PTE_MAX_RANK];
     memcpy(sizes, dst->sizes, sizeof(int32_t) * (size_t)dst->dim);
     sizes[0] = (int32_t)(index + 1);
@@ -505,6 +506,8 @@ static void prim_et_copy_index(pte_kernel_context *ctx, pte_evalue **args, size_
       return;
     }
   }
+  if (nargs == 4 && args[3] && args[3] != args[0] && (args[3]->tag == PTE_TAG_TENSOR || args[3]->tag == PTE_TAG_NONE))
+    *args[3] = *args[0];
   if (slot == 0) return;
   if (!dst->data || !src->data) {
     PRIM_FAIL(ctx, "%s has no data", dst->data ? "to_copy" : "copy_to");

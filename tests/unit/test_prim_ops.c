@@ -347,6 +347,12 @@ TEST(et_copy_index_grows_first_dim) {
   CHECK_OK(ktest_run(op("executorch_prim::et_copy_index.tensor"), a, 3));
   CHECK(ktest_expect_shape(dst, 2, (int32_t[]){2, 2}));
   CHECK(ktest_expect_i64(dst, (int64_t[]){3, 4, 5, 6}, 4));
+  /* index 0 again (the next run of a stacking loop): back to 1 row */
+  a[1] = ktest_ev_tensor(r1);
+  a[2] = IV(0);
+  CHECK_OK(ktest_run(op("executorch_prim::et_copy_index.tensor"), a, 3));
+  CHECK(ktest_expect_shape(dst, 2, (int32_t[]){1, 2}));
+  CHECK(ktest_expect_i64(dst, (int64_t[]){5, 6}, 2));
   /* index 3 needs 4 rows: beyond the bound */
   a[2] = IV(3);
   CHECK_STATUS(ktest_run(op("executorch_prim::et_copy_index.tensor"), a, 3), PTE_ERR_INVALID_ARGUMENT);
