@@ -16,7 +16,8 @@
  * at B = 8, 3 and 1 (one loaded method, so every tensor shrinks and grows again); expected values
  * are derived by hand: y3[b][j][k] = 2 x[b][2j+k], s[b][j] = 2 (x[b][2j] + x[b][2j+1]), u = B.
  * `pte run` (the CLI) runs the same file with a smaller .npy input written by numpy and its JSON
- * output is compared with numpy's result. Bad inputs (above the bound, wrong rank) are refused
+ * output is compared with numpy's result, and a 2^26-row bound (3 GiB planned) runs a [2, 6] input
+ * (or says how many bytes it needs). Bad inputs (above the bound, wrong rank) are refused
  * with a specific message. */
 #include "json.h"
 #include "pte/data_loader.h"
@@ -29,6 +30,7 @@
 #include "test.h"
 
 #define BMAX 8
+static int32_t g_bmax = BMAX; /* the bound written into the program */
 
 typedef struct builder {
   pte_writer *w;
@@ -73,7 +75,7 @@ static bool build(const char *path, uint8_t **bytes, size_t *size, pte_error_inf
   memset(&b, 0, sizeof b);
   b.ok = pte_writer_create(NULL, &b.w, &b.err) == PTE_OK;
   if (b.ok) b.ok = pte_writer_add_method(b.w, "forward", &b.m, &b.err) == PTE_OK;
-  const int32_t bx[] = {BMAX, 6}, b12[] = {3 * BMAX, 2}, b3[] = {BMAX, 3, 2}, bs[] = {BMAX, 3};
+  const int32_t bx[] = {g_bmax, 6}, b12[] = {3 * g_bmax, 2}, b3[] = {g_bmax, 3, 2}, bs[] = {g_bmax, 3};
   const int32_t x = dyn_tensor(&b, 2, bx), y1 = dyn_tensor(&b, 2, b12), y2 = dyn_tensor(&b, 2, b12);
   const int32_t y3 = dyn_tensor(&b, 3, b3), s = dyn_tensor(&b, 2, bs);
   const int32_t zero = ival(&b, 0), two = ival(&b, 2), three = ival(&b, 3), six = ival(&b, 6);
@@ -243,8 +245,45 @@ TEST(cli_runs_smaller_input_against_numpy) {
   for (int i = 0; i < 15; i++) CHECK_MSG(got[i] == want[i], "s[%d] = %.9g, numpy %.9g", i, got[i], want[i]);
 }
 
+/* A bound of 2^26 rows: the planned arena is 3 GiB (3221225472 bytes). `pte run` with a [2, 6]
+ * input either runs it (the arena is only touched where the small tensors live) with the
+ * hand-derived s = [2, 10, 18, 26, 34, 42] for x = 0..11, or, where the allocation is refused,
+ * says how many bytes the method needs. */
+TEST(cli_huge_bound_small_input) {
+  const char *cli = getenv("PTE_CLI");
+  CHECK_MSG(cli != NULL, "PTE_CLI must be set (run through ctest)");
+  char dir[1024], prog[1200], npy[1200], cmd[4096];
+  snprintf(dir, sizeof dir, "%s", test_tmp_path("dyn_huge"));
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+  CHECK(system(cmd) == 0);
+  snprintf(prog, sizeof prog, "%s/huge.pte", dir);
+  snprintf(npy, sizeof npy, "%s/x.npy", dir);
+  pte_error_info err;
+  memset(&err, 0, sizeof err);
+  g_bmax = 1 << 26;
+  bool built = build(prog, NULL, NULL, &err);
+  g_bmax = BMAX;
+  CHECK_MSG(built, "build: %s", err.msg);
+  snprintf(cmd, sizeof cmd,
+           "/usr/bin/python3 -c 'import numpy as np; np.save(\"%s\", np.arange(12, dtype=np.float32).reshape(2, 6))'",
+           npy);
+  int code = -1;
+  char *o = test_run_capture(cmd, &code);
+  free(o);
+  CHECK_MSG(code == 0, "python3/numpy unavailable");
+  snprintf(cmd, sizeof cmd, "'%s' run '%s' --input '%s' 2>&1", cli, prog, npy);
+  char *out = test_run_capture(cmd, &code);
+  CHECK(out != NULL);
+  bool ran = code == 0 && strstr(out, "float32[2, 3] = [2, 10, 18, 26, 34, 42]") && strstr(out, "Int 2");
+  bool refused = code == 1 && strstr(out, "3221225472 bytes");
+  if (!ran && !refused) fprintf(stderr, "  rc %d: %s\n", code, out);
+  free(out);
+  CHECK(ran || refused);
+}
+
 int main(void) {
   RUN(sym_size_chain_at_three_sizes);
   RUN(cli_runs_smaller_input_against_numpy);
+  RUN(cli_huge_bound_small_input);
   return test_summary();
 }
