@@ -9,7 +9,8 @@
  *   if scale < 6.1e-5f: scale = 6.1e-5f and min / max are stretched to match
  *   zero point from whichever of (min, quant_min) / (max, quant_max) has the smaller error term,
  *   clamped to [quant_min, quant_max], else nearbyint((float)zp) (ties to even).
- * scale_out: 1-element float64, zero_point_out: 1-element int64 (not resized). eps and dtype are
+ * scale_out: 1-element float64, zero_point_out: 1-element int64 (a dynamic out of another size is
+ * resized to all-ones sizes of its rank). eps and dtype are
  * accepted but unused, as upstream. quant_min must be < quant_max.
  */
 #include <math.h>
@@ -88,7 +89,10 @@ static void q_choose_qparams_tensor(pte_kernel_context *ctx, pte_evalue **args, 
                     "input must be float32, scale_out float64 and zero_point_out int64");
     return;
   }
-  if (so->numel != 1 || zo->numel != 1) {
+  /* one element each; a dynamic out of another size is resized to all-ones sizes */
+  const int32_t ones[PTE_MAX_RANK] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  if ((so->numel != 1 && pte_tensor_resize(so, ones, so->dim) != PTE_OK) ||
+      (zo->numel != 1 && pte_tensor_resize(zo, ones, zo->dim) != PTE_OK)) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "scale_out and zero_point_out need 1 element");
     return;
   }
