@@ -14,11 +14,11 @@
  *   add/sub/mul.Scalar      Int op Int -> Int (two's complement wrap); any Double -> Double
  *   truediv.Scalar          always Double (x / 0 gives +-inf or nan, as upstream)
  *   floordiv.Scalar / .int  Int // Int -> Int with Python floor semantics (-7 // 2 = -4);
- *                           a zero divisor is an error; with a Double: Python float floordiv
- *                           (b == 0 gives +-inf as upstream)
+ *                           a zero divisor is an error; with a Double: (a - fmod(a, b)) / b
+ *                           adjusted to the floor, as upstream (b == 0 gives +-inf)
  *   mod.Scalar / .int       Int % Int -> Int with Python semantics (sign of the divisor:
- *                           -7 % 2 = 1, 7 % -2 = -1); zero divisor is an error; Doubles follow
- *                           Python's float modulo
+ *                           -7 % 2 = 1, 7 % -2 = -1); zero divisor is an error; Ints only (as
+ *                           upstream)
  *   eq/gt/lt/ge/le.Scalar   -> Bool over Int/Double (mixed compare as doubles) or Bool/Bool
  *   neg.Scalar              Int or Double
  *   ceil/round/trunc.Scalar Double (or Int) -> Int; round is half-to-even like Python round()
@@ -27,7 +27,8 @@
  *   sym_not.Scalar          Bool -> Bool;  sym_ite.Scalar(Bool c, a, b) -> a if c else b
  *   aten::sym_size.int      (Tensor self, int dim) -> Int (negative dim counts from the end)
  *   aten::sym_numel         (Tensor self) -> Int
- *   aten::_local_scalar_dense (Tensor self) -> the first element as Int/Double/Bool
+ *   aten::_local_scalar_dense (Tensor self) -> the first element as Int/Double/Bool (integer,
+ *                           float32/float64 and bool tensors, as upstream)
  *   et_copy_index.tensor    (Tensor copy_to, Tensor to_copy, int index): copy_to[index] =
  *                           to_copy; copy_to's first dimension becomes index + 1 (as upstream:
  *                           a loop that stacks rows restarts at 1 row on the next run)
@@ -40,6 +41,44 @@
 
 #define PRIM_FAIL(ctx, ...) pte_kernel_fail((ctx), PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
+/* ------------------------------------------------------------------------------ libm-free math
+ * The core runtime links without libm (docs/footprint.md), so the few rounding functions the
+ * prim ops need are written here. All are exact. */
+
+static double pm_abs(double v) { return signbit(v) ? -v : v; }
+static double pm_copysign(double x, double y) { return signbit(x) != signbit(y) ? -x : x; }
+
+/* Toward zero (keeps the sign of zero; NaN, infinities and |v| >= 2^52 are already integral). */
+static double pm_trunc(double v) {
+  if (!(pm_abs(v) < 4503599627370496.0)) return v;
+  return pm_copysign((double)(int64_t)v, v);
+}
+static double pm_ceil(double v) {
+  double t = pm_trunc(v);
+  return t < v ? t + 1.0 : t;
+}
+/* Nearest, ties to even (Python's round()). */
+static double pm_round_even(double v) {
+  double t = pm_trunc(v), d = pm_abs(v - t); /* v - t is exact */
+  if (d < 0.5) return t;
+  double up = t + pm_copysign(1.0, v);
+  if (d > 0.5) return up;
+  return pm_trunc(t / 2.0) == t / 2.0 ? t : up;
+}
+/* fmod: the remainder of x / y with x's sign, exactly (binary long division; every subtraction
+ * m <= a < 2m is exact). y != 0, x finite. */
+static double pm_fmod(double x, double y) {
+  double a = pm_abs(x), b = pm_abs(y);
+  if (!(a >= b)) return x;
+  double m = b;
+  while (m <= a / 2.0) m *= 2.0;
+  while (m >= b) {
+    if (a >= m) a -= m;
+    m /= 2.0;
+  }
+  return pm_copysign(a, x);
+}
+
 /* ------------------------------------------------------------------------------ helpers */
 
 static bool prim_nargs(pte_kernel_context *ctx, size_t nargs, size_t want) {
@@ -50,28 +89,17 @@ static bool prim_nargs(pte_kernel_context *ctx, size_t nargs, size_t want) {
 
 static int prim_tag(pte_evalue **args, size_t i) { return args[i] ? (int)args[i]->tag : PTE_TAG_NONE; }
 
-static bool prim_is_num(pte_evalue **args, size_t i) {
-  int t = prim_tag(args, i);
-  return t == PTE_TAG_INT || t == PTE_TAG_DOUBLE;
-}
+static bool prim_is_num(int tag) { return tag == PTE_TAG_INT || tag == PTE_TAG_DOUBLE; }
 
-static double prim_dbl(pte_evalue **args, size_t i) {
-  return args[i]->tag == PTE_TAG_INT ? (double)args[i]->u.i : args[i]->u.d;
-}
+static double prim_dbl(const pte_evalue *v) { return v->tag == PTE_TAG_INT ? (double)v->u.i : v->u.d; }
 
 /* The result slot: the last EValue, which must be a scalar slot (or None). */
 static pte_evalue *prim_out(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   pte_evalue *o = args[nargs - 1];
-  if (!o) {
-    PRIM_FAIL(ctx, "out (argument %zu) is missing", nargs - 1);
-    return NULL;
-  }
-  switch (o->tag) {
-    case PTE_TAG_NONE: case PTE_TAG_INT: case PTE_TAG_DOUBLE: case PTE_TAG_BOOL: return o;
-    default:
-      PRIM_FAIL(ctx, "out (argument %zu) is a %s, expected a scalar slot", nargs - 1, pte_tag_name((int)o->tag));
-      return NULL;
-  }
+  int t = o ? (int)o->tag : -1;
+  if (t == PTE_TAG_NONE || t == PTE_TAG_INT || t == PTE_TAG_DOUBLE || t == PTE_TAG_BOOL) return o;
+  PRIM_FAIL(ctx, "out (argument %zu) is a %s, expected a scalar slot", nargs - 1, o ? pte_tag_name(t) : "null");
+  return NULL;
 }
 
 static void set_int(pte_evalue *o, int64_t v) {
@@ -87,296 +115,165 @@ static void set_bool(pte_evalue *o, bool v) {
   o->u.b = v;
 }
 
-static void bad_types2(pte_kernel_context *ctx, pte_evalue **args, const char *what) {
-  pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "a is %s and b is %s: expected %s", pte_tag_name(prim_tag(args, 0)),
-                  pte_tag_name(prim_tag(args, 1)), what);
-}
-
 static int64_t wrap_i64(uint64_t v) { return v <= (uint64_t)INT64_MAX ? (int64_t)v : -(int64_t)(~v) - 1; }
 
-/* Double -> Int for ceil/round/trunc/sym_int: finite and in range. */
-static bool dbl_to_i64(pte_kernel_context *ctx, double v, int64_t *out) {
-  if (!(v >= -9.2233720368547758e18 && v < 9.2233720368547758e18)) {
-    PRIM_FAIL(ctx, "a is not finite or out of the int64 range");
-    return false;
-  }
-  *out = (int64_t)v;
-  return true;
-}
-
-/* ------------------------------------------------------------------------------ arithmetic */
-
-enum { OP_ADD, OP_SUB, OP_MUL };
-
-static void prim_arith(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, int op) {
-  if (!prim_nargs(ctx, nargs, 3)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  if (prim_tag(args, 0) == PTE_TAG_INT && prim_tag(args, 1) == PTE_TAG_INT) {
-    uint64_t a = (uint64_t)args[0]->u.i, b = (uint64_t)args[1]->u.i;
-    set_int(o, wrap_i64(op == OP_ADD ? a + b : op == OP_SUB ? a - b : a * b));
-    return;
-  }
-  if (!prim_is_num(args, 0) || !prim_is_num(args, 1)) {
-    bad_types2(ctx, args, "Int or Double");
-    return;
-  }
-  double a = prim_dbl(args, 0), b = prim_dbl(args, 1);
-  set_dbl(o, op == OP_ADD ? a + b : op == OP_SUB ? a - b : a * b);
-}
-
-static void prim_add(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_arith(c, a, n, OP_ADD); }
-static void prim_sub(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_arith(c, a, n, OP_SUB); }
-static void prim_mul(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_arith(c, a, n, OP_MUL); }
-
-static void prim_truediv(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 3)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  if (!prim_is_num(args, 0) || !prim_is_num(args, 1)) {
-    bad_types2(ctx, args, "Int or Double");
-    return;
-  }
-  set_dbl(o, prim_dbl(args, 0) / prim_dbl(args, 1));
-}
-
-/* Python integer floor division / modulo; false (failure recorded) for b == 0 or overflow. */
-static bool int_divmod(pte_kernel_context *ctx, int64_t a, int64_t b, int64_t *q, int64_t *r) {
-  if (b == 0) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "integer division by zero (b is 0)");
-    return false;
-  }
-  if (a == INT64_MIN && b == -1) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "integer overflow (a is INT64_MIN, b is -1)");
-    return false;
-  }
-  int64_t qq = a / b, rr = a % b;
-  if (rr != 0 && ((rr < 0) != (b < 0))) {
-    qq -= 1;
-    rr += b;
-  }
-  *q = qq;
-  *r = rr;
-  return true;
-}
-
-/* Python float floor division (b == 0: +-inf, as upstream). */
+/* Python float floor division: (a - fmod(a, b)) / b, one less when the remainder and b differ
+ * in sign, then snapped to the nearest integer as Python does (b == 0 gives +-inf, as upstream). */
 static double dbl_floordiv(double a, double b) {
   if (b == 0.0) return signbit(a) ? -INFINITY : INFINITY;
-  double mod = fmod(a, b);
+  if (!isfinite(a) || !isfinite(b)) return a / b; /* nan / inf cases: not reached by sizes */
+  const double mod = pm_fmod(a, b);
   double div = (a - mod) / b;
-  if (mod != 0.0 && (signbit(b) != signbit(mod))) div -= 1.0;
-  if (div == 0.0) return copysign(0.0, a / b);
-  double fl = floor(div);
-  if (div - fl > 0.5) fl += 1.0;
-  return fl;
+  if (mod != 0.0 && signbit(b) != signbit(mod)) div -= 1.0;
+  if (div == 0.0) return pm_copysign(0.0, a / b);
+  double fl = pm_trunc(div);
+  if (fl > div) fl -= 1.0;
+  return div - fl > 0.5 ? fl + 1.0 : fl;
 }
 
-/* Python float modulo: result has the divisor's sign (b == 0: nan). */
-static double dbl_mod(double a, double b) {
-  if (b == 0.0) return NAN;
-  double m = fmod(a, b);
-  if (m != 0.0) {
-    if (signbit(b) != signbit(m)) m += b;
-  } else {
-    m = copysign(0.0, b);
-  }
-  return m;
+/* ------------------------------------------------------------------------------ scalar ops
+ * One routine for every scalar operator; the table entries are thin wrappers with the op code. */
+
+enum {
+  /* binary (a, b, out) */
+  P_ADD, P_SUB, P_MUL, P_TRUEDIV, P_FLOORDIV, P_FLOORDIV_INT, P_MOD, P_MOD_INT, P_MAX, P_MIN,
+  P_EQ, P_GT, P_LT, P_GE, P_LE,
+  /* unary (a, out) */
+  P_NEG, P_CEIL, P_ROUND, P_TRUNC, P_SYM_INT, P_SYM_FLOAT, P_NOT,
+  /* (cond, then, else, out) */
+  P_ITE
+};
+
+static bool prim_compare(int op, int c) { /* c: -1, 0, 1 */
+  return op == P_EQ ? c == 0 : op == P_GT ? c > 0 : op == P_LT ? c < 0 : op == P_GE ? c >= 0 : c <= 0;
 }
 
-static void prim_floordiv_impl(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool ints_only) {
-  if (!prim_nargs(ctx, nargs, 3)) return;
+static void prim_scalar(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, int op) {
+  const size_t arity = op == P_ITE ? 3 : op >= P_NEG ? 1 : 2;
+  if (!prim_nargs(ctx, nargs, arity + 1)) return;
   pte_evalue *o = prim_out(ctx, args, nargs);
   if (!o) return;
-  if (prim_tag(args, 0) == PTE_TAG_INT && prim_tag(args, 1) == PTE_TAG_INT) {
-    int64_t q, r;
-    if (int_divmod(ctx, args[0]->u.i, args[1]->u.i, &q, &r)) set_int(o, q);
+  const int ta = prim_tag(args, 0), tb = arity > 1 ? prim_tag(args, 1) : PTE_TAG_NONE;
+  const pte_evalue *a = args[0], *b = args[1];
+  if (op == P_ITE) {
+    const int tc = prim_tag(args, 2);
+    if (ta != PTE_TAG_BOOL || (!prim_is_num(tb) && tb != PTE_TAG_BOOL) || (!prim_is_num(tc) && tc != PTE_TAG_BOOL)) {
+      pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "condition, then, else are %s, %s, %s: expected Bool and two scalars",
+                      pte_tag_name(ta), pte_tag_name(tb), pte_tag_name(tc));
+    } else {
+      const pte_evalue *pick = a->u.b ? args[1] : args[2];
+      if (pick != o) *o = *pick;
+    }
     return;
   }
-  if (ints_only || !prim_is_num(args, 0) || !prim_is_num(args, 1)) {
-    bad_types2(ctx, args, ints_only ? "Int" : "Int or Double");
-    return;
-  }
-  set_dbl(o, dbl_floordiv(prim_dbl(args, 0), prim_dbl(args, 1)));
-}
-
-static void prim_floordiv(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_floordiv_impl(c, a, n, false); }
-static void prim_floordiv_int(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_floordiv_impl(c, a, n, true); }
-
-static void prim_mod_impl(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool ints_only) {
-  if (!prim_nargs(ctx, nargs, 3)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  if (prim_tag(args, 0) == PTE_TAG_INT && prim_tag(args, 1) == PTE_TAG_INT) {
-    int64_t q, r;
-    if (args[1]->u.i == -1) { /* avoids the INT64_MIN / -1 trap; x % -1 == 0 */
-      set_int(o, 0);
+  if (op >= P_NEG) {
+    if (ta == PTE_TAG_INT) {
+      /* ceil / round / trunc / sym_int of an Int is the Int */
+      if (op == P_NEG) set_int(o, wrap_i64(0u - (uint64_t)a->u.i));
+      else if (op == P_SYM_FLOAT) set_dbl(o, (double)a->u.i);
+      else if (op != P_NOT) set_int(o, a->u.i);
+      else goto bad1;
       return;
     }
-    if (int_divmod(ctx, args[0]->u.i, args[1]->u.i, &q, &r)) set_int(o, r);
+    if (ta == PTE_TAG_BOOL && op == P_NOT) {
+      set_bool(o, !a->u.b);
+      return;
+    }
+    if (ta != PTE_TAG_DOUBLE || op == P_NOT) goto bad1;
+    const double v = a->u.d;
+    if (op == P_NEG || op == P_SYM_FLOAT) {
+      set_dbl(o, op == P_NEG ? -v : v);
+      return;
+    }
+    const double r = op == P_CEIL ? pm_ceil(v) : op == P_ROUND ? pm_round_even(v) : pm_trunc(v);
+    if (!(r >= -9.2233720368547758e18 && r < 9.2233720368547758e18)) {
+      PRIM_FAIL(ctx, "a (%s) is not finite or out of the int64 range", isnan(v) ? "nan" : "a Double");
+      return;
+    }
+    set_int(o, (int64_t)r);
+    return;
+  bad1:
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "a is %s, expected %s", pte_tag_name(ta),
+                    op == P_NOT ? "Bool" : "Int or Double");
     return;
   }
-  if (ints_only || !prim_is_num(args, 0) || !prim_is_num(args, 1)) {
-    bad_types2(ctx, args, ints_only ? "Int" : "Int or Double");
+  if (op >= P_EQ && ta == PTE_TAG_BOOL && tb == PTE_TAG_BOOL) {
+    set_bool(o, prim_compare(op, (int)a->u.b - (int)b->u.b));
     return;
   }
-  set_dbl(o, dbl_mod(prim_dbl(args, 0), prim_dbl(args, 1)));
-}
-
-static void prim_mod(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_mod_impl(c, a, n, false); }
-static void prim_mod_int(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_mod_impl(c, a, n, true); }
-
-/* ------------------------------------------------------------------------------ comparisons */
-
-enum { CMP_EQ, CMP_GT, CMP_LT, CMP_GE, CMP_LE };
-
-static bool cmp_result(int op, int c) { /* c: -1, 0, 1 */
+  if (ta == PTE_TAG_INT && tb == PTE_TAG_INT && op != P_TRUEDIV) {
+    const int64_t x = a->u.i, y = b->u.i;
+    const uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
+    if (op >= P_EQ) {
+      set_bool(o, prim_compare(op, x < y ? -1 : x > y));
+    } else if (op <= P_MUL) {
+      set_int(o, wrap_i64(op == P_ADD ? ux + uy : op == P_SUB ? ux - uy : ux * uy));
+    } else if (op == P_MAX || op == P_MIN) {
+      set_int(o, (op == P_MAX) == (x > y) ? x : y);
+    } else if (y == 0) {
+      PRIM_FAIL(ctx, "integer division by zero (b is 0)");
+    } else if (y == -1) { /* x // -1 = -x (INT64_MIN overflows), x % -1 = 0 */
+      if (op == P_MOD || op == P_MOD_INT) set_int(o, 0);
+      else if (x == INT64_MIN) PRIM_FAIL(ctx, "integer overflow (a is INT64_MIN, b is -1)");
+      else set_int(o, -x);
+    } else {
+      int64_t q = x / y, r = x % y;
+      if (r != 0 && ((r < 0) != (y < 0))) {
+        q -= 1;
+        r += y;
+      }
+      set_int(o, op == P_MOD || op == P_MOD_INT ? r : q);
+    }
+    return;
+  }
+  const bool ints_only = op == P_FLOORDIV_INT || op == P_MOD_INT || op == P_MOD; /* mod: Ints only, as upstream */
+  if (ints_only || !prim_is_num(ta) || !prim_is_num(tb)) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "a is %s and b is %s: expected %s", pte_tag_name(ta), pte_tag_name(tb),
+                    ints_only ? "Int" : op >= P_EQ ? "two numbers or two Bools" : "Int or Double");
+    return;
+  }
+  const double x = prim_dbl(a), y = prim_dbl(b);
+  if (op >= P_EQ) {
+    set_bool(o, !isnan(x) && !isnan(y) && prim_compare(op, x < y ? -1 : x > y)); /* nan compares false */
+    return;
+  }
+  double r;
   switch (op) {
-    case CMP_EQ: return c == 0;
-    case CMP_GT: return c > 0;
-    case CMP_LT: return c < 0;
-    case CMP_GE: return c >= 0;
-    default: return c <= 0;
+    case P_ADD: r = x + y; break;
+    case P_SUB: r = x - y; break;
+    case P_MUL: r = x * y; break;
+    case P_TRUEDIV: r = x / y; break;
+    case P_FLOORDIV: r = dbl_floordiv(x, y); break;
+    default: r = (op == P_MAX) == (x > y) ? x : y; break; /* max / min (nan: the second operand) */
   }
+  set_dbl(o, r);
 }
 
-static void prim_cmp(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, int op) {
-  if (!prim_nargs(ctx, nargs, 3)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  int ta = prim_tag(args, 0), tb = prim_tag(args, 1);
-  if (ta == PTE_TAG_INT && tb == PTE_TAG_INT) {
-    int64_t a = args[0]->u.i, b = args[1]->u.i;
-    set_bool(o, cmp_result(op, a < b ? -1 : a > b ? 1 : 0));
-  } else if (ta == PTE_TAG_BOOL && tb == PTE_TAG_BOOL) {
-    int a = args[0]->u.b, b = args[1]->u.b;
-    set_bool(o, cmp_result(op, a < b ? -1 : a > b ? 1 : 0));
-  } else if (prim_is_num(args, 0) && prim_is_num(args, 1)) {
-    double a = prim_dbl(args, 0), b = prim_dbl(args, 1);
-    if (isnan(a) || isnan(b)) set_bool(o, false); /* every comparison with nan is false */
-    else set_bool(o, cmp_result(op, a < b ? -1 : a > b ? 1 : 0));
-  } else {
-    bad_types2(ctx, args, "two numbers (Int/Double) or two Bools");
-  }
-}
-
-static void prim_eq(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_cmp(c, a, n, CMP_EQ); }
-static void prim_gt(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_cmp(c, a, n, CMP_GT); }
-static void prim_lt(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_cmp(c, a, n, CMP_LT); }
-static void prim_ge(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_cmp(c, a, n, CMP_GE); }
-static void prim_le(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_cmp(c, a, n, CMP_LE); }
-
-/* ------------------------------------------------------------------------------ unary */
-
-static void bad_type1(pte_kernel_context *ctx, pte_evalue **args, const char *what) {
-  pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "a is %s, expected %s", pte_tag_name(prim_tag(args, 0)), what);
-}
-
-static void prim_neg(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 2)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  if (prim_tag(args, 0) == PTE_TAG_INT) set_int(o, wrap_i64(0u - (uint64_t)args[0]->u.i));
-  else if (prim_tag(args, 0) == PTE_TAG_DOUBLE) set_dbl(o, -args[0]->u.d);
-  else bad_type1(ctx, args, "Int or Double");
-}
-
-/* Python round(): nearest, ties to even. */
-static double round_half_even(double v) {
-  double r = round(v); /* ties away from zero */
-  if (fabs(r - v) == 0.5) r = 2.0 * round(v / 2.0);
-  return r;
-}
-
-enum { RND_CEIL, RND_ROUND, RND_TRUNC, RND_INT };
-
-static void prim_to_int(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, int mode) {
-  if (!prim_nargs(ctx, nargs, 2)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  int t = prim_tag(args, 0);
-  if (t == PTE_TAG_INT) {
-    set_int(o, args[0]->u.i);
-    return;
-  }
-  if (t == PTE_TAG_BOOL && mode == RND_INT) {
-    set_int(o, args[0]->u.b ? 1 : 0);
-    return;
-  }
-  if (t != PTE_TAG_DOUBLE) {
-    bad_type1(ctx, args, "Double or Int");
-    return;
-  }
-  double v = args[0]->u.d;
-  double r = mode == RND_CEIL ? ceil(v) : mode == RND_ROUND ? round_half_even(v) : trunc(v);
-  int64_t iv;
-  if (dbl_to_i64(ctx, r, &iv)) set_int(o, iv);
-}
-
-static void prim_ceil(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_to_int(c, a, n, RND_CEIL); }
-static void prim_round(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_to_int(c, a, n, RND_ROUND); }
-static void prim_trunc(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_to_int(c, a, n, RND_TRUNC); }
-static void prim_sym_int(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_to_int(c, a, n, RND_INT); }
-
-static void prim_sym_float(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 2)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  int t = prim_tag(args, 0);
-  if (t == PTE_TAG_INT) set_dbl(o, (double)args[0]->u.i);
-  else if (t == PTE_TAG_DOUBLE) set_dbl(o, args[0]->u.d);
-  else if (t == PTE_TAG_BOOL) set_dbl(o, args[0]->u.b ? 1.0 : 0.0);
-  else bad_type1(ctx, args, "Int, Double or Bool");
-}
-
-static void prim_minmax(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool is_max) {
-  if (!prim_nargs(ctx, nargs, 3)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  if (prim_tag(args, 0) == PTE_TAG_INT && prim_tag(args, 1) == PTE_TAG_INT) {
-    int64_t a = args[0]->u.i, b = args[1]->u.i;
-    set_int(o, is_max ? (a > b ? a : b) : (a < b ? a : b));
-  } else if (prim_is_num(args, 0) && prim_is_num(args, 1)) {
-    double a = prim_dbl(args, 0), b = prim_dbl(args, 1);
-    set_dbl(o, is_max ? fmax(a, b) : fmin(a, b));
-  } else {
-    bad_types2(ctx, args, "Int or Double");
-  }
-}
-
-static void prim_sym_max(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_minmax(c, a, n, true); }
-static void prim_sym_min(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_minmax(c, a, n, false); }
-
-static void prim_sym_not(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 2)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  if (prim_tag(args, 0) != PTE_TAG_BOOL) {
-    bad_type1(ctx, args, "Bool");
-    return;
-  }
-  set_bool(o, !args[0]->u.b);
-}
-
-static void prim_sym_ite(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 4)) return;
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!o) return;
-  if (prim_tag(args, 0) != PTE_TAG_BOOL) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "condition (argument 0) is %s, expected Bool", pte_tag_name(prim_tag(args, 0)));
-    return;
-  }
-  for (size_t i = 1; i <= 2; i++) {
-    int t = prim_tag(args, i);
-    if (t != PTE_TAG_INT && t != PTE_TAG_DOUBLE && t != PTE_TAG_BOOL) {
-      pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "%s (argument %zu) is %s, expected Int, Double or Bool",
-                      i == 1 ? "then" : "else", i, pte_tag_name(t));
-      return;
-    }
-  }
-  const pte_evalue *pick = args[0]->u.b ? args[1] : args[2];
-  if (pick != o) *o = *pick;
-}
+#define PRIM_SCALAR(fn, code) \
+  static void fn(pte_kernel_context *c, pte_evalue **a, size_t n) { prim_scalar(c, a, n, code); }
+PRIM_SCALAR(prim_add, P_ADD)
+PRIM_SCALAR(prim_sub, P_SUB)
+PRIM_SCALAR(prim_mul, P_MUL)
+PRIM_SCALAR(prim_truediv, P_TRUEDIV)
+PRIM_SCALAR(prim_floordiv, P_FLOORDIV)
+PRIM_SCALAR(prim_floordiv_int, P_FLOORDIV_INT)
+PRIM_SCALAR(prim_mod, P_MOD)
+PRIM_SCALAR(prim_mod_int, P_MOD_INT)
+PRIM_SCALAR(prim_sym_max, P_MAX)
+PRIM_SCALAR(prim_sym_min, P_MIN)
+PRIM_SCALAR(prim_eq, P_EQ)
+PRIM_SCALAR(prim_gt, P_GT)
+PRIM_SCALAR(prim_lt, P_LT)
+PRIM_SCALAR(prim_ge, P_GE)
+PRIM_SCALAR(prim_le, P_LE)
+PRIM_SCALAR(prim_neg, P_NEG)
+PRIM_SCALAR(prim_ceil, P_CEIL)
+PRIM_SCALAR(prim_round, P_ROUND)
+PRIM_SCALAR(prim_trunc, P_TRUNC)
+PRIM_SCALAR(prim_sym_int, P_SYM_INT)
+PRIM_SCALAR(prim_sym_float, P_SYM_FLOAT)
+PRIM_SCALAR(prim_sym_not, P_NOT)
+PRIM_SCALAR(prim_sym_ite, P_ITE)
 
 /* ------------------------------------------------------------------------------ tensors */
 
@@ -389,52 +286,42 @@ static pte_tensor *prim_tensor(pte_kernel_context *ctx, pte_evalue **args, size_
   return args[i]->u.tensor;
 }
 
+/* The shared start of sym_size / sym_numel / _local_scalar_dense: self = args[0], result slot. */
+static pte_tensor *prim_self(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t want,
+                             pte_evalue **o) {
+  if (!prim_nargs(ctx, nargs, want) || !(*o = prim_out(ctx, args, nargs))) return NULL;
+  return prim_tensor(ctx, args, 0, "self");
+}
+
 static void prim_sym_size(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 3)) return;
-  pte_tensor *t = prim_tensor(ctx, args, 0, "self");
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!t || !o) return;
+  pte_evalue *o;
+  pte_tensor *t = prim_self(ctx, args, nargs, 3, &o);
+  if (!t) return;
   if (prim_tag(args, 1) != PTE_TAG_INT) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "dim (argument 1) is %s, expected Int", pte_tag_name(prim_tag(args, 1)));
     return;
   }
   int64_t d = args[1]->u.i, r = t->dim;
-  if (d < -r || d >= r || r == 0) {
+  if (d < -r || d >= r) {
     PRIM_FAIL(ctx, "dim %lld out of range for a rank-%d tensor", (long long)d, (int)r);
     return;
   }
-  if (d < 0) d += r;
-  set_int(o, t->sizes[d]);
+  set_int(o, t->sizes[d < 0 ? d + r : d]);
 }
 
 static void prim_sym_numel(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 2)) return;
-  pte_tensor *t = prim_tensor(ctx, args, 0, "self");
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!t || !o) return;
-  set_int(o, (int64_t)t->numel);
+  pte_evalue *o;
+  pte_tensor *t = prim_self(ctx, args, nargs, 2, &o);
+  if (t) set_int(o, (int64_t)t->numel);
 }
 
-static float half_bits_to_float(uint16_t h) {
-  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  float v;
-  if (e == 0) v = ldexpf((float)m, -24);
-  else if (e == 31) v = m ? NAN : INFINITY;
-  else v = ldexpf((float)(m | 0x400), e - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
+/* As upstream: integer, float32/float64 and bool tensors (the first element). */
 static void prim_local_scalar_dense(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (!prim_nargs(ctx, nargs, 2)) return;
-  pte_tensor *t = prim_tensor(ctx, args, 0, "self");
-  pte_evalue *o = prim_out(ctx, args, nargs);
-  if (!t || !o) return;
-  if (t->numel < 1) {
+  pte_evalue *o;
+  pte_tensor *t = prim_self(ctx, args, nargs, 2, &o);
+  if (!t) return;
+  if (t->numel < 1 || !t->data) {
     PRIM_FAIL(ctx, "self has no elements (a Scalar needs one)");
-    return;
-  }
-  if (!t->data) {
-    PRIM_FAIL(ctx, "self has no data");
     return;
   }
   const void *p = t->data;
@@ -447,147 +334,89 @@ static void prim_local_scalar_dense(pte_kernel_context *ctx, pte_evalue **args, 
     case PTE_DTYPE_FLOAT: set_dbl(o, *(const float *)p); break;
     case PTE_DTYPE_DOUBLE: set_dbl(o, *(const double *)p); break;
     case PTE_DTYPE_BOOL: set_bool(o, *(const uint8_t *)p != 0); break;
-    case PTE_DTYPE_HALF: set_dbl(o, half_bits_to_float(*(const uint16_t *)p)); break;
-    case PTE_DTYPE_BFLOAT16: {
-      uint32_t bits = (uint32_t)*(const uint16_t *)p << 16;
-      float f;
-      memcpy(&f, &bits, sizeof f);
-      set_dbl(o, f);
-      break;
-    }
     default:
       pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "self has unsupported dtype %s", pte_dtype_name(t->dtype));
       break;
   }
 }
 
-/* et_copy_index(Tensor copy_to, Tensor to_copy, int index): writes to_copy into slot `index` of
- * copy_to's first dimension and sets that dimension to index + 1. */
+/* et_copy_index(Tensor copy_to, Tensor to_copy, int index): writes to_copy into row `index` of
+ * copy_to and sets copy_to's first dimension to index + 1 (contiguous tensors). */
 static void prim_et_copy_index(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (nargs != 4 && !prim_nargs(ctx, nargs, 3)) return; /* a 4th value is a returned alias of copy_to */
   pte_tensor *dst = prim_tensor(ctx, args, 0, "copy_to");
-  pte_tensor *src = prim_tensor(ctx, args, 1, "to_copy");
-  if (!dst || !src) return;
+  pte_tensor *src = dst ? prim_tensor(ctx, args, 1, "to_copy") : NULL;
+  if (!src) return;
   if (prim_tag(args, 2) != PTE_TAG_INT) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "index (argument 2) is %s, expected Int", pte_tag_name(prim_tag(args, 2)));
     return;
   }
-  int64_t index = args[2]->u.i;
-  if (dst->dtype != src->dtype) {
-    PRIM_FAIL(ctx, "copy_to is %s but to_copy is %s", pte_dtype_name(dst->dtype), pte_dtype_name(src->dtype));
+  const int64_t index = args[2]->u.i;
+  bool ok = dst->dtype == src->dtype && dst->dim == src->dim + 1 && pte_dim_order_is_contiguous(dst->dim_order, dst->dim) &&
+            pte_dim_order_is_contiguous(src->dim_order, src->dim);
+  for (int32_t d = 0; ok && d < src->dim; d++) ok = dst->sizes[d + 1] == src->sizes[d];
+  if (!ok) {
+    PRIM_FAIL(ctx, "to_copy is not a contiguous row of copy_to (dtype, rank, sizes)");
     return;
   }
-  if (dst->dim != src->dim + 1) {
-    PRIM_FAIL(ctx, "copy_to has rank %d, expected to_copy's rank + 1 (%d)", (int)dst->dim, (int)src->dim + 1);
+  int32_t sizes[PTE_MAX_RANK];
+  memcpy(sizes, dst->sizes, sizeof(int32_t) * (size_t)dst->dim);
+  sizes[0] = (int32_t)(index + 1);
+  if (index < 0 || index >= INT32_MAX || pte_tensor_resize(dst, sizes, dst->dim) != PTE_OK) {
+    PRIM_FAIL(ctx, "index %lld: copy_to cannot hold %lld rows", (long long)index, (long long)index + 1);
     return;
-  }
-  for (int32_t d = 0; d < src->dim; d++)
-    if (dst->sizes[d + 1] != src->sizes[d]) {
-      PRIM_FAIL(ctx, "copy_to dim %d is %d but to_copy dim %d is %d", (int)d + 1, (int)dst->sizes[d + 1], (int)d,
-                (int)src->sizes[d]);
-      return;
-    }
-  if (index < 0 || index >= INT32_MAX) {
-    PRIM_FAIL(ctx, "index %lld out of range", (long long)index);
-    return;
-  }
-  if (!pte_dim_order_is_contiguous(dst->dim_order, dst->dim) || !pte_dim_order_is_contiguous(src->dim_order, src->dim)) {
-    pte_kernel_fail(ctx, PTE_ERR_NOT_SUPPORTED, "copy_to and to_copy must be contiguous");
-    return;
-  }
-  size_t es = pte_dtype_size(src->dtype), slot = src->numel * es;
-  if (dst->sizes[0] != index + 1) { /* as upstream: copy_to ends with exactly index + 1 rows */
-    int32_t sizes[PTE_MAX_RANK];
-    memcpy(sizes, dst->sizes, sizeof(int32_t) * (size_t)dst->dim);
-    sizes[0] = (int32_t)(index + 1);
-    pte_status s = pte_tensor_resize(dst, sizes, dst->dim);
-    if (s != PTE_OK) {
-      PRIM_FAIL(ctx, "copy_to cannot grow to %lld rows (%s)", (long long)(index + 1), pte_status_name(s));
-      return;
-    }
   }
   if (nargs == 4 && args[3] && args[3] != args[0] && (args[3]->tag == PTE_TAG_TENSOR || args[3]->tag == PTE_TAG_NONE))
     *args[3] = *args[0];
-  if (slot == 0) return;
-  if (!dst->data || !src->data) {
-    PRIM_FAIL(ctx, "%s has no data", dst->data ? "to_copy" : "copy_to");
+  const size_t slot = src->numel * pte_dtype_size(src->dtype);
+  if (slot && (!dst->data || !src->data)) {
+    PRIM_FAIL(ctx, "copy_to or to_copy has no data");
     return;
   }
-  if ((uint64_t)index > (uint64_t)(dst->capacity_bytes / slot) || ((size_t)index + 1) * slot > dst->capacity_bytes) {
-    PRIM_FAIL(ctx, "index %lld exceeds copy_to's capacity", (long long)index);
-    return;
-  }
-  memmove((uint8_t *)dst->data + (size_t)index * slot, src->data, slot);
+  if (slot) memmove((uint8_t *)dst->data + (size_t)index * slot, src->data, slot);
 }
 
 /* et_view(Tensor self, int[] size) -> Tensor: out (args[2]) aliases self's data with new sizes
  * (one -1 entry is inferred). */
 static void prim_et_view(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  if (nargs != 3 && nargs != 4) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_PROGRAM, "expected 3 arguments, got %zu", nargs);
-    return;
-  }
+  if (nargs != 4 && !prim_nargs(ctx, nargs, 3)) return;
   pte_tensor *self = prim_tensor(ctx, args, 0, "self");
-  pte_tensor *out = prim_tensor(ctx, args, 2, "out");
-  if (!self || !out) return;
+  pte_tensor *out = self ? prim_tensor(ctx, args, 2, "out") : NULL;
+  if (!out) return;
   size_t n = 0;
   const int64_t *size = pte_evalue_int_list(args[1], &n);
   if (!size) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "size (argument 1) is %s, expected an IntList of Ints",
-                    pte_tag_name(prim_tag(args, 1)));
-    return;
-  }
-  if (self->dtype != out->dtype) {
-    PRIM_FAIL(ctx, "out is %s but self is %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
-    return;
-  }
-  if ((int32_t)n != out->dim || n > PTE_MAX_RANK) {
-    PRIM_FAIL(ctx, "size has %zu entries but out has rank %d", n, (int)out->dim);
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_TYPE, "size (argument 1) is %s, expected an IntList", pte_tag_name(prim_tag(args, 1)));
     return;
   }
   int32_t sizes[PTE_MAX_RANK];
   size_t known = 1;
   int infer = -1;
-  for (size_t i = 0; i < n; i++) {
+  bool ok = self->dtype == out->dtype && (int32_t)n == out->dim;
+  for (size_t i = 0; ok && i < n; i++) {
     if (size[i] == -1 && infer < 0) {
       infer = (int)i;
-      sizes[i] = 0;
       continue;
     }
-    if (size[i] < 0 || size[i] > INT32_MAX) {
-      PRIM_FAIL(ctx, "size[%zu] = %lld is invalid", i, (long long)size[i]);
-      return;
-    }
+    ok = size[i] >= 0 && size[i] <= INT32_MAX && (size[i] == 0 || known <= SIZE_MAX / (size_t)size[i]);
     sizes[i] = (int32_t)size[i];
-    if (sizes[i] && known > SIZE_MAX / (size_t)sizes[i]) {
-      PRIM_FAIL(ctx, "size overflows");
-      return;
-    }
-    known *= (size_t)sizes[i];
+    known *= (size_t)size[i];
   }
-  if (infer >= 0) {
-    if (known == 0 || self->numel % known != 0 || self->numel / known > INT32_MAX) {
-      PRIM_FAIL(ctx, "size is invalid for self with %zu elements", self->numel);
-      return;
-    }
-    sizes[infer] = (int32_t)(self->numel / known);
+  if (ok && infer >= 0) {
+    ok = known && self->numel % known == 0 && self->numel / known <= INT32_MAX;
+    sizes[infer] = (int32_t)(ok ? self->numel / known : 0);
     known = self->numel;
   }
-  if (known != self->numel) {
-    PRIM_FAIL(ctx, "size has %zu elements but self has %zu", known, self->numel);
-    return;
-  }
-  if (self->numel && !self->data) {
-    PRIM_FAIL(ctx, "self has no data");
+  if (!ok || known != self->numel || (self->numel && !self->data)) {
+    PRIM_FAIL(ctx, "size (%zu entries) is not a view of self's %zu elements as out (dtype, rank)", n, self->numel);
     return;
   }
   out->data = self->data;
-  size_t nbytes = self->numel * pte_dtype_size(self->dtype);
+  const size_t nbytes = self->numel * pte_dtype_size(self->dtype);
   out->capacity_bytes = self->capacity_bytes > nbytes ? self->capacity_bytes : nbytes;
   out->flags = (uint8_t)((out->flags & ~PTE_TENSOR_CONST) | (self->flags & PTE_TENSOR_CONST));
-  pte_status s = pte_tensor_resize(out, sizes, (int32_t)n);
-  if (s != PTE_OK) {
-    PRIM_FAIL(ctx, "cannot resize out (%s)", pte_status_name(s));
+  if (pte_tensor_resize(out, sizes, (int32_t)n) != PTE_OK) {
+    PRIM_FAIL(ctx, "cannot resize out");
     return;
   }
   if (nargs == 4 && args[3] && args[3] != args[2] && args[3]->tag == PTE_TAG_TENSOR) *args[3] = *args[2];

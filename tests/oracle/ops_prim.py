@@ -38,7 +38,9 @@ def cases(g):
     g.case("aten::_local_scalar_dense", "i32", [np.array([-42], np.int32)], [OutScalar("I", -42)])
     g.case("aten::_local_scalar_dense", "i64_0d", [np.array(1 << 40, np.int64)], [OutScalar("I", 1 << 40)])
     g.case("aten::_local_scalar_dense", "f32", [np.array([2.25], np.float32)], [OutScalar("D", 2.25)])
-    g.case("aten::_local_scalar_dense", "f16", [np.array([1.5], np.float16)], [OutScalar("D", 1.5)])
+    g.case("aten::_local_scalar_dense", "f64", [np.array([-0.125], np.float64)], [OutScalar("D", -0.125)])
+    g.case("aten::_local_scalar_dense", "err_f16", [np.array([1.5], np.float16)], [OutScalar("D", None)],
+           error=("InvalidType", "float16"))  # not one of upstream's dtypes for this op
     g.case("aten::_local_scalar_dense", "bool", [np.array([True])], [OutScalar("B", True)])
     g.case("aten::_local_scalar_dense", "err_empty", [np.zeros((0,), np.float32)], [OutScalar("D", None)],
            error=("InvalidArgument", "no elements"))
@@ -53,7 +55,9 @@ def cases(g):
     _binary(g, "executorch_prim::floordiv.Scalar", lambda a, b: a // b, ipairs + dpairs + mixed, "c")
     _binary(g, "executorch_prim::floordiv.int", lambda a, b: a // b, ipairs, "c")
     _binary(g, "executorch_prim::mod.int", lambda a, b: a % b, ipairs, "c")
-    _binary(g, "executorch_prim::mod.Scalar", lambda a, b: a % b, ipairs + dpairs, "c")
+    _binary(g, "executorch_prim::mod.Scalar", lambda a, b: a % b, ipairs, "c")
+    g.case("executorch_prim::mod.Scalar", "err_double", [7.5, 2.0], [OutScalar("D", None)],
+           error=("InvalidType", "expected Int"))  # Ints only, as upstream
     for op in ("executorch_prim::floordiv.int", "executorch_prim::mod.int", "executorch_prim::floordiv.Scalar",
                "executorch_prim::mod.Scalar"):
         g.case(op, "err_div_zero", [7, 0], [OutScalar("I", None)], error=("InvalidArgument", "division by zero"))
