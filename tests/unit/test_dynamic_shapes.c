@@ -13,7 +13,7 @@
  *   outputs: y3, s, u
  *
  * Only the portable library is registered: the prim ops come from the runtime. The method runs
- * at B = 8, 3 and 1 (one loaded method, so every tensor shrinks and grows again); expected values
+ * at B = 8, 3, 1 and 5 (one loaded method: every tensor shrinks and grows again); expected values
  * are derived by hand: y3[b][j][k] = 2 x[b][2j+k], s[b][j] = 2 (x[b][2j] + x[b][2j+1]), u = B.
  * `pte run` (the CLI) runs the same file with a smaller .npy input written by numpy and its JSON
  * output is compared with numpy's result, and a 2^26-row bound (3 GiB planned) runs a [2, 6] input
