@@ -63,6 +63,8 @@ typedef struct pte_module_options {
   uint64_t max_planned_memory;  /* [0 = no limit] refuse a method whose planned buffers add up to
                                    more bytes (PTE_ERR_OUT_OF_RESOURCES, before allocating) */
   uint64_t max_instructions;    /* [0 = 10,000,000] instructions per execute */
+  int num_threads;              /* [0 = the backend's default: the calling thread] threads of each
+                                   XNNPACK delegate (1..64) */
 } pte_module_options;
 
 /* Registers every kernel library and backend this build of pte ships: portable,

@@ -103,6 +103,9 @@ pte_status pte_module_open(const char *path, const pte_module_options *opts, pte
   pte_module_options o;
   memset(&o, 0, sizeof o);
   if (opts) o = *opts;
+  if (o.num_threads < 0 || o.num_threads > 64)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "pte_module_open: num_threads %d is outside 0..64",
+                         o.num_threads);
   if ((unsigned)o.loader > PTE_MODULE_LOADER_BUFFER)
     return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "pte_module_open: unknown loader %d (mmap 0, file 1, buffer 2)",
                          (int)o.loader);
@@ -220,6 +223,16 @@ static pte_status mod_load(pte_module *mod, mod_method *mm, pte_error_info *err)
   mo.external_data = mod->have_ptd ? pte_ptd_map(&mod->ptd) : NULL;
   mo.max_instructions = mod->opts.max_instructions;
   mo.max_planned_memory = mod->opts.max_planned_memory;
+  pte_backend_option threads;
+  pte_backend_load_options bo = {PTE_XNNPACK_BACKEND_ID, &threads, 1};
+  if (mod->opts.num_threads > 0) {
+    memset(&threads, 0, sizeof threads);
+    snprintf(threads.key, sizeof threads.key, "%s", PTE_XNNPACK_OPTION_NUM_THREADS);
+    threads.type = PTE_BACKEND_OPTION_INT;
+    threads.value.i = mod->opts.num_threads;
+    mo.backend_options = &bo;
+    mo.n_backend_options = 1;
+  }
   s = pte_host_method_load(&mm->mem, &mod->prog, mm->name, &mo, &mm->m, NULL, err);
   if (s != PTE_OK) {
     mm->m = NULL;
