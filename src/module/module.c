@@ -249,6 +249,16 @@ static pte_status mod_load(pte_module *mod, mod_method *mm, pte_error_info *err)
     return s;
   }
   mm->n_inputs = pte_method_num_inputs(mm->m);
+  /* non-tensor inputs start at the values the program was traced with (as the CLI does) */
+  for (size_t i = 0; i < mm->n_inputs; i++) {
+    const pte_evalue *cur = pte_method_get_input(mm->m, i);
+    if (!cur || cur->tag == PTE_TAG_TENSOR) continue;
+    pte_evalue v = *cur;
+    if ((s = pte_method_set_input(mm->m, i, &v, err)) != PTE_OK) {
+      mod_method_unload(mm);
+      return s;
+    }
+  }
   mm->in_bufs = calloc(mm->n_inputs ? mm->n_inputs : 1, sizeof(void *));
   mm->in_caps = calloc(mm->n_inputs ? mm->n_inputs : 1, sizeof(size_t));
   if (!mm->in_bufs || !mm->in_caps) {
