@@ -250,6 +250,29 @@ class InspectPrepare(unittest.TestCase):
                 pte.prepare(os.path.join(d, "missing.pte"), os.path.join(d, "x.pte"))
 
 
+class Readme(unittest.TestCase):
+    def test_readme_python_example(self):
+        # the ```python block of README.md's "## Python" section, run as written next to a
+        # model.pte that is arduino_AddModel.pte; y must then be the golden [2, 3, 4]
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+        with open(src) as f:
+            text = f.read()
+        sec = text.index("## Python")
+        start = text.index("```python\n", sec) + len("```python\n")
+        code = text[start:text.index("\n```", start)]
+        with tempfile.TemporaryDirectory(dir=TMP) as d:
+            os.symlink(corpus("arduino_AddModel.pte"), os.path.join(d, "model.pte"))
+            cwd = os.getcwd()
+            os.chdir(d)
+            try:
+                scope = {}
+                exec(compile(code, "README.md", "exec"), scope)
+            finally:
+                os.chdir(cwd)
+            np.testing.assert_array_equal(scope["y"], golden("arduino_AddModel.expected_output0.float32.bin"))
+            self.assertTrue(os.path.exists(os.path.join(d, "model.prepared.pte")))
+
+
 if __name__ == "__main__":
     print("pte library:", pte.library_path, file=sys.stderr)
     unittest.main(verbosity=2)
