@@ -16,20 +16,22 @@ T=$(mktemp -d "${PTE_TMP:-/tmp}/python.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
 
 # An instrumented build (PTE_SANITIZE) has an instrumented libpte.so: python must preload the runtimes.
+# (only for python itself: other commands here run without them)
 SAN=$(sed -n 's/^PTE_SANITIZE:[A-Z]*=//p' "$B/CMakeCache.txt" 2>/dev/null || true)
+PRE=""
 if [ -n "$SAN" ]; then
-  pre=""
-  case $SAN in *address*) pre="$pre $(${CC:-cc} -print-file-name=libasan.so)" ;; esac
-  case $SAN in *undefined*) pre="$pre $(${CC:-cc} -print-file-name=libubsan.so)" ;; esac
-  LD_PRELOAD=${pre# }
+  case $SAN in *address*) PRE="$PRE $(${CC:-cc} -print-file-name=libasan.so)" ;; esac
+  case $SAN in *undefined*) PRE="$PRE $(${CC:-cc} -print-file-name=libubsan.so)" ;; esac
+  PRE=${PRE# }
   ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0 # the interpreter's own allocations
-  export LD_PRELOAD ASAN_OPTIONS
+  export ASAN_OPTIONS
 fi
+py() { if [ -n "$PRE" ]; then LD_PRELOAD=$PRE "$PY" "$@"; else "$PY" "$@"; fi; }
 
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE # the source tree stays clean
-PTE_TMP=$T PYTHONPATH=$SRC/python PTE_LIBRARY=$B/libpte.so "$PY" "$SRC/tests/python/test_bindings.py" ||
-  fail "tests/python/test_bindings.py"
+(PTE_TMP=$T PYTHONPATH=$SRC/python PTE_LIBRARY=$B/libpte.so && export PTE_TMP PYTHONPATH PTE_LIBRARY &&
+  py "$SRC/tests/python/test_bindings.py") || fail "tests/python/test_bindings.py"
 
 P=$T/prefix
 cmake --install "$B" --prefix "$P" >"$T/install.log" 2>&1 || { cat "$T/install.log" >&2; fail "cmake --install"; }
@@ -37,7 +39,7 @@ INIT=$(find "$P" -path '*/pte/__init__.py' | head -n 1)
 [ -n "$INIT" ] || fail "python/pte not installed"
 [ -e "$(dirname "$INIT")/_libpath.py" ] || fail "_libpath.py not installed"
 SITE=$(dirname "$(dirname "$INIT")")
-got=$(cd "$T" && env -u PTE_LIBRARY PYTHONPATH="$SITE" "$PY" -c '
+got=$(cd "$T" && unset PTE_LIBRARY && PYTHONPATH=$SITE && export PYTHONPATH && py -c '
 import os, sys, numpy as np, pte
 prefix, corpus = sys.argv[1], sys.argv[2]
 assert os.path.realpath(pte.library_path).startswith(os.path.realpath(prefix)), pte.library_path
