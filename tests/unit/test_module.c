@@ -6,6 +6,7 @@
 
 #include "module/host.h"
 #include "pte/module.h"
+#include "pte/writer.h"
 
 static void *read_all(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
@@ -316,7 +317,70 @@ TEST(layout_conversion) {
   CHECK(memcmp(back, src, sizeof src) == 0);
 }
 
+/* A program written here with the writer API: y = relu(x) on float32[1, 2, 2, 3] channels-last
+ * (dim order 0,2,3,1) input and output; the input planned or not. The module takes and gives C
+ * order: relu of the C-order input, element for element (hand: max(v, 0)); the method's own output
+ * tensor holds element (c,h,w) at (h*3 + w)*2 + c. */
+static void channels_last(bool planned) {
+  const char *tmp = getenv("PTE_TMP");
+  CHECK_MSG(tmp, "PTE_TMP not set");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/module_cl_%d.pte", tmp, (int)planned);
+  static const int32_t sizes[4] = {1, 2, 2, 3};
+  static const uint8_t cl[4] = {0, 2, 3, 1};
+  pte_error_info err;
+  pte_writer *w;
+  CHECK_OK(pte_writer_create(NULL, &w, &err));
+  uint32_t m, chain, op;
+  int32_t x, y;
+  pte_wr_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_DTYPE_FLOAT;
+  t.dim = 4;
+  t.sizes = sizes;
+  t.dim_order = cl;
+  pte_status s = pte_writer_add_method(w, "forward", &m, &err);
+  t.plan = planned ? PTE_WR_PLAN_AUTO : PTE_WR_PLAN_NONE;
+  if (s == PTE_OK) s = pte_writer_add_tensor(w, m, &t, &x, &err);
+  t.plan = PTE_WR_PLAN_AUTO;
+  if (s == PTE_OK) s = pte_writer_add_tensor(w, m, &t, &y, &err);
+  if (s == PTE_OK) s = pte_writer_add_operator(w, m, "aten::relu", "out", &op, &err);
+  if (s == PTE_OK) s = pte_writer_add_chain(w, m, &x, 1, &y, 1, &chain, &err);
+  const int32_t args[3] = {x, y, y};
+  if (s == PTE_OK) s = pte_writer_add_kernel_call(w, m, chain, op, args, 3, NULL, &err);
+  if (s == PTE_OK) s = pte_writer_set_inputs(w, m, &x, 1, &err);
+  if (s == PTE_OK) s = pte_writer_set_outputs(w, m, &y, 1, &err);
+  if (s == PTE_OK) s = pte_writer_write_file(w, path, NULL, &err);
+  pte_writer_destroy(w);
+  CHECK_MSG(s == PTE_OK, "writing %s: %s", path, err.msg);
+
+  pte_module *mod;
+  CHECK_OK(pte_module_open(path, NULL, &mod, &err));
+  float in[12], out[12];
+  for (int k = 0; k < 12; k++) in[k] = (float)(k % 2 ? k : -k) - 0.5f;
+  CHECK_OK(pte_module_set_input(mod, "forward", 0, PTE_DTYPE_FLOAT, sizes, 4, in, sizeof in, &err));
+  CHECK_OK(pte_module_forward(mod, &err));
+  CHECK_OK(pte_module_output_copy(mod, "forward", 0, out, sizeof out, &err));
+  for (int k = 0; k < 12; k++) CHECK_NEAR(out[k], in[k] > 0 ? in[k] : 0, 0);
+  const pte_tensor *yt = pte_module_output_tensor(mod, "forward", 0);
+  CHECK(yt && yt->dim == 4);
+  const float *raw = yt->data;
+  for (int c = 0; c < 2; c++)
+    for (int h = 0; h < 2; h++)
+      for (int w2 = 0; w2 < 3; w2++) {
+        float v = in[c * 6 + h * 3 + w2];
+        CHECK_NEAR(raw[(h * 3 + w2) * 2 + c], v > 0 ? v : 0, 0);
+      }
+  pte_module_destroy(mod);
+  remove(path);
+}
+
+TEST(channels_last_planned_input) { channels_last(true); }
+TEST(channels_last_unplanned_input) { channels_last(false); }
+
 int main(void) {
+  RUN(channels_last_planned_input);
+  RUN(channels_last_unplanned_input);
   RUN(add_model_mmap);
   RUN(add_model_file);
   RUN(add_model_buffer);
