@@ -347,10 +347,63 @@ def load(path, data=None, **options):
     return Program(path, data, **options)
 
 
+def _keys(ndm):
+    keys = []
+    if not ndm:
+        return keys
+    n = ctypes.c_uint32(0)
+    _check(_lib.pte_ndm_num_keys(ndm, ctypes.byref(n)), None)
+    for i in range(n.value):
+        k = ctypes.c_char_p()
+        _check(_lib.pte_ndm_get_key(ndm, i, ctypes.byref(k)), None)
+        keys.append(k.value.decode("utf-8", "replace"))
+    return keys
+
+
+def _inspect_ptd(path):
+    err = _n.ErrorInfo()
+    loader = ctypes.create_string_buffer(_n.OPAQUE_SIZE)  # pte_file_loader
+    ptd = ctypes.create_string_buffer(_n.OPAQUE_SIZE)     # pte_ptd (its map interface comes first)
+    _check(_lib.pte_file_loader_open(loader, os.fsencode(path), 0, ctypes.byref(err)), err)
+    try:
+        _check(_lib.pte_ptd_load(loader, ptd, ctypes.byref(err)), err)
+        try:
+            tensors = []
+            for key in _keys(ptd):
+                lay = _n.TensorLayout()
+                s = _lib.pte_ndm_get_tensor_layout(ptd, key.encode(), ctypes.byref(lay))
+                if s == 0:
+                    tensors.append({"key": key, "dtype": _dtype_name(lay.dtype),
+                                    "shape": [lay.sizes[d] for d in range(lay.dim)],
+                                    "dim_order": [lay.dim_order[d] for d in range(lay.dim)], "nbytes": lay.nbytes})
+                else:
+                    tensors.append({"key": key, "dtype": None})  # an opaque blob
+            segments = []
+            for i in range(_lib.pte_ptd_num_segments(ptd)):
+                off, size = ctypes.c_uint64(0), ctypes.c_uint64(0)
+                _check(_lib.pte_ptd_segment(ptd, i, ctypes.byref(off), ctypes.byref(size)), None)
+                segments.append({"offset": off.value, "size": size.value})
+            return {"file": path, "file_size": os.path.getsize(path), "format": "ptd", "segments": segments,
+                    "named_data": tensors}
+        finally:
+            _lib.pte_ptd_destroy(ptd)
+    finally:
+        _lib.pte_file_loader_close(loader)
+
+
 def inspect(path):
-    """What a .pte holds, as a dict: file size, eh00 header, segments, and per method its inputs and
-    outputs (kind, dtype, shape, dim order, dynamic, planned), planned buffer sizes, instruction
-    count and delegate backend ids. Nothing is loaded or run."""
+    """What a .pte or .ptd holds, as a dict, through the C API; nothing is loaded or run.
+    .pte: file size, eh00 header (None without one), segments, named data keys, and per method
+    its inputs and outputs (kind, dtype, shape, dim order, dynamic, planned), planned buffer
+    sizes, instruction count and delegate backend ids. .ptd: segments and entries (key, dtype,
+    shape, dim order, bytes) of its named data. Other files (.bpte): `pte inspect --json FILE`."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        ident = f.read(8)[4:8]
+    if ident == b"FT01":
+        return _inspect_ptd(path)
+    if ident == b"BP08":
+        raise NotSupported("%s is a bundled program (.bpte): use `pte inspect --json` for it" % path)
     with Program(path) as prog:
         mod = prog._handle()
         p = _lib.pte_module_program(mod)
@@ -371,6 +424,7 @@ def inspect(path):
                 "segment_data_size": h.segment_data_size,
             } if h.present else None,
             "segments": segments,
+            "named_data": [{"key": k} for k in _keys(_lib.pte_program_named_data_map(p))],
             "methods": [prog.method_meta(m) for m in prog.methods],
         }
 

@@ -95,6 +95,21 @@ class ProgramHeader(ctypes.Structure):  # pte_program_header
     ]
 
 
+class TensorLayout(ctypes.Structure):  # pte_tensor_layout
+    _fields_ = [
+        ("dtype", ctypes.c_uint8),
+        ("dim", ctypes.c_int32),
+        ("sizes", ctypes.POINTER(ctypes.c_int32)),
+        ("dim_order", ctypes.POINTER(ctypes.c_uint8)),
+        ("nbytes", c_size_t),
+    ]
+
+
+# Caller storage for structs the bindings only pass around (pte_file_loader, pte_ptd): generously
+# sized, malloc-aligned buffers instead of field-by-field mirrors.
+OPAQUE_SIZE = 1024
+
+
 def _candidates():
     env = os.environ.get("PTE_LIBRARY")
     if env:
@@ -171,6 +186,16 @@ _SIGS = {
     "pte_program_num_segments": (c_size_t, [_P]),
     "pte_program_segment": (ctypes.c_int, [_P, c_size_t, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]),
     "pte_prepare_file": (ctypes.c_int, [_S, _S, _P, _P, _ERR]),
+    "pte_program_named_data_map": (_P, [_P]),
+    "pte_ndm_num_keys": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_uint32)]),
+    "pte_ndm_get_key": (ctypes.c_int, [_P, ctypes.c_uint32, ctypes.POINTER(ctypes.c_char_p)]),
+    "pte_ndm_get_tensor_layout": (ctypes.c_int, [_P, _S, ctypes.POINTER(TensorLayout)]),
+    "pte_file_loader_open": (ctypes.c_int, [_P, _S, c_size_t, _ERR]),
+    "pte_file_loader_close": (None, [_P]),
+    "pte_ptd_load": (ctypes.c_int, [_P, _P, _ERR]),
+    "pte_ptd_destroy": (None, [_P]),
+    "pte_ptd_num_segments": (c_size_t, [_P]),
+    "pte_ptd_segment": (ctypes.c_int, [_P, c_size_t, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]),
 }
 for _name, (_res, _args) in _SIGS.items():
     _fn = getattr(lib, _name)  # AttributeError here: libpte.so does not export a symbol the bindings need

@@ -225,8 +225,27 @@ class InspectPrepare(unittest.TestCase):
                 self.assertEqual(m["delegates"], [d["id"] for d in c["delegates"]], name)
         info = pte.inspect(corpus("arduino_AddModel.pte"))
         self.assertEqual(info["methods"][0]["inputs"][0]["dtype"], "float32")
-        with self.assertRaises(pte.InvalidProgram):
-            pte.inspect(corpus("upstream_android_xor.ptd"))
+        with self.assertRaises(pte.NotSupported):
+            pte.inspect(corpus("module_test_bundled_program.bpte"))
+        with self.assertRaises(pte.AccessFailed):
+            pte.load(os.path.join(TMP, "missing.pte"))
+
+    def test_inspect_named_data_and_ptd(self):
+        for name in ("djl_stress_mlp.pte", "simple-torch-model.pte", "upstream_android_xor.ptd",
+                     "etrs_data_map__default_external_constant.ptd"):
+            path = corpus(name)
+            info = pte.inspect(path)
+            cli = json.loads(subprocess.run([CLI, "inspect", "--json", path], stdout=subprocess.PIPE, text=True,
+                                            check=True).stdout)
+            self.assertEqual(info["format"], cli["format"], name)
+            self.assertEqual(info["segments"], cli["segments"], name)
+            self.assertEqual([e["key"] for e in info["named_data"]], [e["key"] for e in cli["named_data"]], name)
+            self.assertTrue(len(info["named_data"]) > 0, name)
+            if info["format"] == "ptd":
+                for e, c in zip(info["named_data"], cli["named_data"]):
+                    self.assertEqual(e["shape"], c["sizes"], name)
+                    self.assertEqual(e["dim_order"], c["dim_order"], name)
+                    self.assertEqual(e["nbytes"], c["size"], name)
 
     def test_prepare_then_run(self):
         # an XNNPACK MLP made by `pte synth` (weights in named data): prepare packs them into the
