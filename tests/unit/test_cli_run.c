@@ -530,7 +530,7 @@ static bool build_op_program(const char *path, const char *op_name, const int32_
   pte_error_info e;
   memset(&e, 0, sizeof e);
   uint32_t m, op, chain;
-  int32_t x, y, one;
+  int32_t x = -1, y = -1, one = -1;
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
