@@ -81,7 +81,12 @@ _NP_OF = {
     7: np.float64, 9: np.complex64, 10: np.complex128, 11: np.bool_, 12: np.int8, 13: np.uint8,
     14: np.int32, 21: np.uint8, 22: np.uint16, 27: np.uint16, 28: np.uint32, 29: np.uint64,
 }
-_PTE_OF = {np.dtype(v): k for k, v in sorted(_NP_OF.items(), reverse=True)}  # the plain dtypes win
+# numpy dtype -> pte dtype for inputs (the plain types; a quantized or bits input of the same width
+# takes the same numpy data, see Program._set_tensor)
+_PTE_OF = {np.dtype(v): k for k, v in {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64,
+                                        5: np.float16, 6: np.float32, 7: np.float64, 9: np.complex64,
+                                        10: np.complex128, 11: np.bool_, 27: np.uint16, 28: np.uint32,
+                                        29: np.uint64}.items()}
 
 
 def _dtype_name(code):

@@ -137,6 +137,24 @@ class Golden(unittest.TestCase):
         np.testing.assert_array_equal(out[0], np.array([8], np.int64))
 
 
+class Dtypes(unittest.TestCase):
+    def test_bfloat16_conversion(self):
+        # bfloat16 = the top 16 bits of a float32, rounded to nearest even (hand-derived bits)
+        x = np.array([1.0, -2.0, 1.00390625, 1.01171875, 3.0e38], np.float32)
+        bits = pte._to_bf16(x)
+        self.assertEqual([hex(b) for b in bits], ["0x3f80", "0xc000", "0x3f80", "0x3f82", "0x7f62"])
+        np.testing.assert_array_equal(pte._from_bf16(np.array([0x3F80, 0xC000, 0x3F82], np.uint16)),
+                                      np.array([1.0, -2.0, 1.015625], np.float32))
+        self.assertTrue(np.isnan(pte._from_bf16(pte._to_bf16(np.array([np.nan], np.float32))))[0])
+
+    def test_numpy_dtype_map(self):
+        for t, name in ((np.uint8, "uint8"), (np.int8, "int8"), (np.int16, "int16"), (np.int32, "int32"),
+                        (np.int64, "int64"), (np.float16, "float16"), (np.float32, "float32"),
+                        (np.float64, "float64"), (np.bool_, "bool"), (np.uint16, "uint16"),
+                        (np.uint32, "uint32"), (np.uint64, "uint64")):
+            self.assertEqual(pte._dtype_name(pte._PTE_OF[np.dtype(t)]), name)
+
+
 class Errors(unittest.TestCase):
     def test_subclasses_carry_status(self):
         for name, code in (("Internal", 0x01), ("InvalidState", 0x02), ("InvalidArgument", 0x12),
