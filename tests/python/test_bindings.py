@@ -205,6 +205,16 @@ class Errors(unittest.TestCase):
         y = prog.forward(np.arange(6, dtype=np.float32)[::2])[0]
         np.testing.assert_array_equal(y, np.array([1, 3, 5], np.float32))
 
+    def test_missing_backend(self):
+        # djl_openvino_tiny.pte delegates to OpenvinoBackend, which pte does not ship
+        prog = pte.load(corpus("djl_openvino_tiny.pte"))
+        self.assertEqual(prog.method_meta()["delegates"], ["OpenvinoBackend"])
+        with self.assertRaises(pte.NotFound) as cm:
+            prog.forward(np.ones((1, 8), np.float32))
+        self.assertIn("backend 'OpenvinoBackend'", str(cm.exception))
+        meta = pte.load(corpus("djl_spike_prim_input.pte")).method_meta()
+        self.assertEqual([i["kind"] for i in meta["inputs"]], ["Tensor", "Double"])
+
     def test_missing_external_data(self):
         prog = pte.load(corpus("etrs_data_map_model.pte"))
         with self.assertRaises(pte.InvalidState) as cm:

@@ -296,6 +296,21 @@ TEST(limits) {
   pte_module_destroy(mod);
 }
 
+TEST(missing_backend) {
+  pte_error_info err;
+  pte_module *mod;
+  CHECK_OK(pte_module_open(test_corpus_path("djl_openvino_tiny.pte"), NULL, &mod, &err));
+  CHECK_STATUS(pte_module_load_method(mod, "forward", &err), PTE_ERR_NOT_FOUND);
+  CHECK_CONTAINS(err.msg, "backend 'OpenvinoBackend'");
+  CHECK(pte_module_method(mod, "forward", &err) == NULL);
+  CHECK_EQ_INT(err.status, PTE_ERR_NOT_FOUND);
+  CHECK(pte_module_output(mod, "forward", 0) == NULL);
+  CHECK_EQ_INT(pte_module_num_outputs(mod, "forward"), 0);
+  float y[8];
+  CHECK_STATUS(pte_module_output_copy(mod, "forward", 0, y, sizeof y, &err), PTE_ERR_INVALID_STATE);
+  pte_module_destroy(mod);
+}
+
 TEST(register_all_idempotent) {
   pte_error_info err;
   CHECK_OK(pte_module_register_all(&err));
@@ -393,6 +408,7 @@ int main(void) {
   RUN(scalar_input);
   RUN(unplanned_inputs_are_copied);
   RUN(limits);
+  RUN(missing_backend);
   RUN(register_all_idempotent);
   RUN(layout_conversion);
   return test_summary();
