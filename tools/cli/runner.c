@@ -219,51 +219,14 @@ double pte_cli_elem_double(int dtype, const void *data, size_t i) {
   }
 }
 
-static void contiguous_strides(const int32_t *sizes, int32_t dim, int64_t *out) {
-  int64_t acc = 1;
-  for (int32_t d = dim - 1; d >= 0; d--) {
-    out[d] = acc;
-    acc *= sizes[d] > 1 ? sizes[d] : 1;
-  }
-}
-
-static bool layout_strides(const int32_t *sizes, const uint8_t *dim_order, int32_t dim, int64_t *out) {
-  int32_t s32[PTE_MAX_RANK];
-  if (!dim_order || pte_strides_from_dim_order(sizes, dim_order, dim, s32) != PTE_OK) return false;
-  for (int32_t d = 0; d < dim; d++) out[d] = s32[d];
-  return true;
-}
-
 void pte_cli_tensor_to_contiguous(const pte_tensor *t, void *dst) {
-  size_t es = pte_dtype_size(t->dtype);
-  size_t n = t->numel * es;
-  if (!n || !t->data) return;
-  if (t->dim <= 1 || !t->dim_order || pte_dim_order_is_contiguous(t->dim_order, t->dim)) {
-    memcpy(dst, t->data, n);
-    return;
-  }
-  int64_t src[PTE_MAX_RANK], cs[PTE_MAX_RANK];
-  if (!layout_strides(t->sizes, t->dim_order, t->dim, src)) {
-    memcpy(dst, t->data, n);
-    return;
-  }
-  contiguous_strides(t->sizes, t->dim, cs);
-  pte_npy_copy_strided(dst, cs, t->data, src, t->sizes, t->dim, es);
+  if (!t->numel || !pte_dtype_size(t->dtype) || !t->data) return;
+  pte_host_layout_to_contiguous(dst, t->data, t->sizes, t->dim_order, t->dim, pte_dtype_size(t->dtype));
 }
 
 void pte_cli_contiguous_to_layout(void *dst, const void *src, const int32_t *sizes, const uint8_t *dim_order,
                                   int32_t dim, size_t es) {
-  size_t numel = 1;
-  for (int32_t d = 0; d < dim; d++) numel *= (size_t)(sizes[d] > 0 ? sizes[d] : 0);
-  if (!numel) return;
-  int64_t ls[PTE_MAX_RANK], cs[PTE_MAX_RANK];
-  if (dim <= 1 || !dim_order || pte_dim_order_is_contiguous(dim_order, dim) ||
-      !layout_strides(sizes, dim_order, dim, ls)) {
-    memcpy(dst, src, numel * es);
-    return;
-  }
-  contiguous_strides(sizes, dim, cs);
-  pte_npy_copy_strided(dst, ls, src, cs, sizes, dim, es);
+  pte_host_contiguous_to_layout(dst, src, sizes, dim_order, dim, es);
 }
 
 /* ------------------------------------------------------------------ external data */
