@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "pte/data_writer.h"
 #include "json_guard.h"
 
 static const pte_cli_verb *const k_verbs[] = {
@@ -32,6 +33,8 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  /* an interrupted synth / migrate / prepare / run --output-dir leaves no temp or lock file */
+  (void)pte_file_writer_install_signal_cleanup();
   if (argc < 2) {
     usage(stderr);
     return PTE_EXIT_USAGE;
