@@ -161,7 +161,8 @@ _LOADERS = {"mmap": 0, "file": 1, "buffer": 2}
 
 
 class Program:
-    """An opened .pte (pte.load). Methods load on first use and stay loaded until close()."""
+    """An opened .pte (pte.load). Methods load on first use and stay loaded until close(). A
+    Program is not thread-safe: use one per thread (several may open the same file)."""
 
     def __init__(self, path, data=None, loader="mmap", verify="full", threads=0, max_memory=0,
                  max_instructions=0):
@@ -264,7 +265,11 @@ class Program:
             a = x
         else:  # lists and Python numbers take the input's dtype
             np_t = np.float32 if want == "bfloat16" else _NP_OF.get(_dtype_code(want))
-            a = np.asarray(x, dtype=np_t)
+            try:
+                a = np.asarray(x, dtype=np_t)
+            except (TypeError, ValueError) as e:
+                raise InvalidArgument("method '%s' input %d: expected %s%s, got %r (%s)" %
+                                      (method, i, want, d["shape"], x, e)) from None
         if want == "bfloat16" and a.dtype == np.float32:
             a, code = _to_bf16(a), _BFLOAT16
         else:

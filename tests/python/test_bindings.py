@@ -201,6 +201,9 @@ class Errors(unittest.TestCase):
         with self.assertRaises(pte.InvalidArgument) as cm:
             prog.run("backward", np.zeros(3, np.float32))
         self.assertIn("no method 'backward'", str(cm.exception))
+        with self.assertRaises(pte.InvalidArgument) as cm:
+            prog.forward("one two three")
+        self.assertIn("method 'forward' input 0: expected float32[3]", str(cm.exception))
         # a non-contiguous view is accepted (copied to C order first)
         y = prog.forward(np.arange(6, dtype=np.float32)[::2])[0]
         np.testing.assert_array_equal(y, np.array([1, 3, 5], np.float32))
