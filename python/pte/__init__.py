@@ -46,18 +46,93 @@ def _status_name(code):
     return _lib.pte_status_name(code).decode()
 
 
-# one subclass per status code of pte/status.h (names as upstream's Error enum)
-_STATUS_CODES = [0x01, 0x02, 0x03, 0x04, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16,
-                 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x30, 0x31, 0x32]
-_ERROR_CLASSES = {}
-for _code in _STATUS_CODES:
-    _cname = _status_name(_code)
-    _cls = type(_cname, (Error,), {"status": _code, "name": _cname,
-                                   "__doc__": "pte status %s (0x%02x)" % (_cname, _code)})
-    _ERROR_CLASSES[_code] = _cls
-    globals()[_cname] = _cls
-    __all__.append(_cname)
-del _code, _cname, _cls
+# One subclass per status code of pte/status.h, named as upstream's Error enum (pte_status_name).
+class Internal(Error):
+    status, name = 0x01, "Internal"
+
+
+class InvalidState(Error):
+    status, name = 0x02, "InvalidState"
+
+
+class EndOfMethod(Error):
+    status, name = 0x03, "EndOfMethod"
+
+
+class AlreadyLoaded(Error):
+    status, name = 0x04, "AlreadyLoaded"
+
+
+class NotSupported(Error):
+    status, name = 0x10, "NotSupported"
+
+
+class NotImplemented(Error):
+    status, name = 0x11, "NotImplemented"
+
+
+class InvalidArgument(Error):
+    status, name = 0x12, "InvalidArgument"
+
+
+class InvalidType(Error):
+    status, name = 0x13, "InvalidType"
+
+
+class OperatorMissing(Error):
+    status, name = 0x14, "OperatorMissing"
+
+
+class RegistrationExceedingMaxKernels(Error):
+    status, name = 0x15, "RegistrationExceedingMaxKernels"
+
+
+class RegistrationAlreadyRegistered(Error):
+    status, name = 0x16, "RegistrationAlreadyRegistered"
+
+
+class NotFound(Error):
+    status, name = 0x20, "NotFound"
+
+
+class MemoryAllocationFailed(Error):
+    status, name = 0x21, "MemoryAllocationFailed"
+
+
+class AccessFailed(Error):
+    status, name = 0x22, "AccessFailed"
+
+
+class InvalidProgram(Error):
+    status, name = 0x23, "InvalidProgram"
+
+
+class InvalidExternalData(Error):
+    status, name = 0x24, "InvalidExternalData"
+
+
+class OutOfResources(Error):
+    status, name = 0x25, "OutOfResources"
+
+
+class DelegateInvalidCompatibility(Error):
+    status, name = 0x30, "DelegateInvalidCompatibility"
+
+
+class DelegateMemoryAllocationFailed(Error):
+    status, name = 0x31, "DelegateMemoryAllocationFailed"
+
+
+class DelegateInvalidHandle(Error):
+    status, name = 0x32, "DelegateInvalidHandle"
+
+
+_ERROR_CLASSES = {cls.status: cls for cls in Error.__subclasses__()}
+__all__ += [cls.name for cls in _ERROR_CLASSES.values()]
+for _code, _cls in _ERROR_CLASSES.items():  # the library and this table must agree
+    if _status_name(_code) != _cls.name:
+        raise ImportError("pte: status 0x%02x is %s in libpte.so, %s here" % (_code, _status_name(_code), _cls.name))
+del _code, _cls
 
 
 def _raise(status, err=None, message=None):
