@@ -47,7 +47,6 @@ if len(cases) < 100:
     print("FAIL: only %d catalogue inputs" % len(cases), file=sys.stderr)
     sys.exit(1)
 out = os.path.join(tmp, "out.pte")
-text_failures = 0
 for c in cases:
     check(["inspect", c, "--json"])
     # text mode: a failure prints its error line on stderr and nothing on stdout
