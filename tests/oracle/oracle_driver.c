@@ -64,6 +64,8 @@ typedef struct or_value {
 
 typedef struct or_want {
   or_kind kind;
+  char check; /* 'V' values, 'X' shape and dtype only, 'R' every value in [lo, hi) */
+  double lo, hi;
   int dtype;
   int32_t dim;
   int32_t sizes[16];
@@ -96,15 +98,18 @@ typedef struct or_case {
 /* ---- element conversion (independent of the kernels) ----------------------------------------- */
 
 static bool or_is_float(int dt) {
-  return dt == PTE_DTYPE_HALF || dt == PTE_DTYPE_FLOAT || dt == PTE_DTYPE_DOUBLE || dt == PTE_DTYPE_BFLOAT16;
+  return dt == PTE_DTYPE_HALF || dt == PTE_DTYPE_FLOAT || dt == PTE_DTYPE_DOUBLE || dt == PTE_DTYPE_BFLOAT16 ||
+         dt == PTE_DTYPE_COMPLEX_FLOAT;
 }
+/* complex64 values are written as (re, im) pairs: two doubles per element */
+static size_t or_vals_per_elem(int dt) { return dt == PTE_DTYPE_COMPLEX_FLOAT ? 2 : 1; }
 
 static size_t or_esize(int dt) {
   switch (dt) {
     case PTE_DTYPE_BYTE: case PTE_DTYPE_CHAR: case PTE_DTYPE_BOOL: return 1;
     case PTE_DTYPE_SHORT: case PTE_DTYPE_HALF: case PTE_DTYPE_BFLOAT16: case PTE_DTYPE_UINT16: return 2;
     case PTE_DTYPE_INT: case PTE_DTYPE_FLOAT: case PTE_DTYPE_UINT32: return 4;
-    case PTE_DTYPE_LONG: case PTE_DTYPE_DOUBLE: case PTE_DTYPE_UINT64: return 8;
+    case PTE_DTYPE_LONG: case PTE_DTYPE_DOUBLE: case PTE_DTYPE_UINT64: case PTE_DTYPE_COMPLEX_FLOAT: return 8;
     default: return 0;
   }
 }
@@ -285,6 +290,7 @@ static void or_parse_shape(or_parser *p, int32_t *dim, int32_t *sizes, size_t *n
 }
 
 static void or_parse_data(or_parser *p, int dtype, size_t numel, double **dv, int64_t **iv) {
+  numel *= or_vals_per_elem(dtype);
   if (or_is_float(dtype)) {
     *dv = (double *)calloc(numel ? numel : 1, sizeof(double));
     for (size_t k = 0; k < numel; k++) (*dv)[k] = or_next_d(p);
@@ -320,9 +326,16 @@ static void or_parse_value(or_parser *p, or_case *c) {
       or_strides(v->sizes, v->order, v->dim, strides);
       size_t esz = or_esize(v->dtype);
       v->bytes = calloc(v->numel ? v->numel : 1, esz ? esz : 1);
-      for (size_t li = 0; li < v->numel; li++)
-        or_store(v->bytes, or_offset(v->sizes, strides, v->dim, li), v->dtype, v->dv ? v->dv[li] : 0,
-                 v->iv ? v->iv[li] : 0);
+      for (size_t li = 0; li < v->numel; li++) {
+        const size_t off = or_offset(v->sizes, strides, v->dim, li);
+        if (v->dtype == PTE_DTYPE_COMPLEX_FLOAT) {
+          const float re = (float)v->dv[2 * li], im = (float)v->dv[2 * li + 1];
+          memcpy((uint8_t *)v->bytes + off * 8, &re, 4);
+          memcpy((uint8_t *)v->bytes + off * 8 + 4, &im, 4);
+        } else {
+          or_store(v->bytes, off, v->dtype, v->dv ? v->dv[li] : 0, v->iv ? v->iv[li] : 0);
+        }
+      }
     }
   } else if (strcmp(k, "I") == 0) {
     v->kind = OV_INT;
@@ -375,12 +388,18 @@ static void or_parse_want(or_parser *p, or_case *c) {
   or_want *w = &c->want[c->nwant++];
   memset(w, 0, sizeof *w);
   const char *kind = or_next(p);
-  if (strcmp(kind, "T") == 0) {
+  w->check = 'V';
+  if (strcmp(kind, "T") == 0 || strcmp(kind, "X") == 0 || strcmp(kind, "R") == 0) {
     w->kind = OV_TENSOR;
+    w->check = kind[0] == 'T' ? 'V' : kind[0];
     w->dtype = (int)or_next_i(p);
-    if (or_esize(w->dtype) == 0) or_perr(p, "bad dtype");
+    if (or_esize(w->dtype) == 0 || w->dtype == PTE_DTYPE_COMPLEX_FLOAT) or_perr(p, "bad dtype");
     or_parse_shape(p, &w->dim, w->sizes, &w->numel);
-    or_parse_data(p, w->dtype, w->numel, &w->dv, &w->iv);
+    if (w->check == 'V') or_parse_data(p, w->dtype, w->numel, &w->dv, &w->iv);
+    if (w->check == 'R') {
+      w->lo = or_next_d(p);
+      w->hi = or_next_d(p);
+    }
   } else if (strcmp(kind, "I") == 0) {
     w->kind = OV_INT;
     w->i = or_next_i(p);
@@ -602,6 +621,18 @@ static bool or_check_output(const or_case *c, size_t k, const pte_evalue *ev) {
   if (w->numel && !t->data) {
     or_fail(c, "output %zu: no data", k);
     return false;
+  }
+  if (w->check == 'X') return true;
+  if (w->check == 'R') {
+    for (size_t li = 0; li < w->numel; li++) {
+      const size_t off = or_offset(t->sizes, t->strides, t->dim, li);
+      const double g = or_is_float(w->dtype) ? or_load_d(t->data, off, t->dtype) : (double)or_load_i(t->data, off, t->dtype);
+      if (!(g >= w->lo && g < w->hi)) {
+        or_fail(c, "output %zu: element %zu = %.9g outside [%g, %g)", k, li, g, w->lo, w->hi);
+        return false;
+      }
+    }
+    return true;
   }
   size_t bad = 0, first = 0;
   for (size_t li = 0; li < w->numel; li++) {
