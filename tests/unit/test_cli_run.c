@@ -597,6 +597,60 @@ TEST(dynamic_bound_input_accepts_smaller_npy) {
   free(r.out);
 }
 
+/* Limits on the command line: a program planning 20 GiB (x + x on two float32[65536, 40960]
+ * tensors, 10 GiB each) is refused before anything is allocated, naming both numbers. */
+TEST(limits_max_memory_verify_instructions) {
+  if (!env_ok()) return;
+  const char *dir = tmpdir("run_limits");
+  char prog[2048], small[2048];
+  snprintf(prog, sizeof prog, "%s/plan20g.pte", dir);
+  snprintf(small, sizeof small, "%s/small.pte", dir);
+  int32_t big[2] = {65536, 40960};
+  CHECK(build_double_program(prog, big, 2, NULL, PTE_SHAPE_STATIC));
+  run_result r = pte(true, "run '%s' --max-memory 1G", prog);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "OutOfResources (0x25)"); /* upstream Error::OutOfResources */
+  CHECK_CONTAINS(r.out, "plans 20.0 GiB (21474836480 bytes) of memory, more than the limit of 1.0 GiB (1073741824 bytes)");
+  CHECK_CONTAINS(r.out, "--max-memory");
+  free(r.out);
+  r = pte(false, "run '%s' --max-memory 1G --json", prog);
+  CHECK_EQ_INT(r.rc, 1);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_STR(test_json_str(J(j, "status")), "OutOfResources");
+  CHECK_EQ_INT(test_json_int(J(j, "code"), 0), 0x25);
+  test_json_free(j);
+  /* a plan within the limit runs: 2 x 8 floats = 64 bytes, limit 64 */
+  int32_t eight[1] = {8};
+  CHECK(build_double_program(small, eight, 1, NULL, PTE_SHAPE_STATIC));
+  r = pte(true, "run '%s' --max-memory 64", small);
+  CHECK_MSG(r.rc == 0, "rc %d: %s", r.rc, r.out);
+  free(r.out);
+  r = pte(true, "run '%s' --max-memory 63", small);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "plans 64 bytes of memory, more than the limit of 63 bytes");
+  free(r.out);
+  /* verification level and instruction cap */
+  r = pte(true, "run '%s' --verify minimal", small);
+  CHECK_EQ_INT(r.rc, 0);
+  free(r.out);
+  r = pte(true, "run '%s' --verify none", small);
+  CHECK_EQ_INT(r.rc, 2);
+  CHECK_CONTAINS(r.out, "--verify must be full or minimal, not 'none'");
+  free(r.out);
+  r = pte(true, "run '%s' --max-memory 12X", small);
+  CHECK_EQ_INT(r.rc, 2);
+  CHECK_CONTAINS(r.out, "--max-memory needs a size in bytes");
+  free(r.out);
+  r = pte(true, "run '%s' --max-instructions 0", small);
+  CHECK_EQ_INT(r.rc, 2);
+  free(r.out);
+  r = pte(true, "run '%s' --max-instructions 1", small); /* one KernelCall: within the cap */
+  CHECK_EQ_INT(r.rc, 0);
+  free(r.out);
+}
+
 TEST(channels_last_input_and_output_relayout) {
   if (!env_ok()) return;
   const char *dir = tmpdir("run_channels_last");
@@ -773,6 +827,7 @@ int main(void) {
   RUN(loaders_give_identical_outputs);
   RUN(input_errors);
   RUN(dynamic_bound_input_accepts_smaller_npy);
+  RUN(limits_max_memory_verify_instructions);
   RUN(channels_last_input_and_output_relayout);
   RUN(xnnpack_delegated_programs);
   RUN(bundled_all_cases_pass);
