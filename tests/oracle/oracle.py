@@ -160,14 +160,15 @@ class Gen:
         self.lines = []
         self.ops = {}
         self.ids = set()
+        self.family = ""
 
     def case(self, op, cid, args, outs, tol=None, error=None):
         """args: the schema arguments before the out arguments (T, int, float, bool, None, Str,
         IntList, DoubleList, BoolList, TList, OptTList); outs: the out arguments (Out,
         OutScalar or Alias), appended to the kernel arguments and then returned, as upstream's
         exporter writes an out-variant call. error=(status name or 'any', message substring)."""
-        key = (op, cid)
-        assert key not in self.ids, "duplicate case id %s %s" % key
+        key = (self.family, op, cid)  # ids are unique within a family file
+        assert key not in self.ids, "duplicate case id %s: %s %s" % key
         assert " " not in cid
         self.ids.add(key)
         self.ops[op] = self.ops.get(op, 0) + 1
