@@ -259,7 +259,7 @@ class Gen:
                 else:
                     appended_single.append(n)
                 rets.append(n)
-                if o.want is not None:
+                if o.want is not None or o.check is not None:
                     wants.append(_want_line(o))
             elif isinstance(o, OutScalar):
                 n = new("s")
