@@ -82,3 +82,42 @@ def cases(g):
     g.case("quantized_decomposed::add.out", "err_range_int8",
            [qa.astype(np.int8), 0.5, 0, -128, 127, qbb.astype(np.int8), 0.5, 0, -128, 127, 1.0, 0, -128, 127],
            [Out(dtype=I8, shape=(3, 4))], error=("InvalidArgument", "range"))
+
+
+def cases_mixed(g):
+    # mixed_mm(input [m, n], weight int8 [n, p], scales [n], zero_points?) = input @ (weight * scales[:, None])
+    x = rand((3, 5))
+    w = rand((5, 4), np.int8, -128, 127)
+    s = rand((5,), np.float32, 0.01, 0.05)
+    ref = (x.astype(np.float64) @ (w.astype(np.float64) * s.astype(np.float64)[:, None])).astype(np.float32)
+    g.case("quantized_decomposed::mixed_mm.out", "f32", [x, T(w, role="const"), T(s, role="const"), None], [Out(ref)],
+           tol=(1e-5, 1e-5))  # 5-term float32 sums of products up to ~20
+    g.case("quantized_decomposed::mixed_mm.out", "err_zero_points", [x, T(w, role="const"), T(s, role="const"), T(s, role="const")],
+           [Out(dtype=F32, shape=(3, 4))], error=("InvalidArgument", ""))
+    # mixed_linear(input [m, n], weight int8 [p, n], scales [p] or [p, groups], zero_points?, dtype?)
+    wl = rand((4, 6), np.int8, -128, 127)
+    sl = rand((4,), np.float32, 0.01, 0.05)
+    ref = (x[:, :1].repeat(6, 1).astype(np.float64) * 0 + rand((3, 6)).astype(np.float64))
+    xi = ref.astype(np.float32)
+    r1 = (xi.astype(np.float64) @ (wl.astype(np.float64) * sl.astype(np.float64)[:, None]).T).astype(np.float32)
+    g.case("quantized_decomposed::mixed_linear.out", "per_row", [xi, T(wl, role="const"), T(sl, role="const"), None, None],
+           [Out(r1)], tol=(1e-5, 1e-5))
+    sg = rand((4, 2), np.float32, 0.01, 0.05)
+    wd = wl.astype(np.float64) * np.repeat(sg.astype(np.float64), 3, axis=1)
+    r2 = (xi.astype(np.float64) @ wd.T).astype(np.float32)
+    g.case("quantized_decomposed::mixed_linear.out", "groups2_dtype", [xi, T(wl, role="const"), T(sg, role="const"), None, F32],
+           [Out(r2)], tol=(1e-5, 1e-5))
+    # choose_qparams_per_token_asymmetric(input, dtype) -> (scale [.., 1], zero_point [.., 1]); range [-128, 127];
+    # rows whose two zero-point candidates agree: [-1, 3] -> zp -64, [-2, 2] -> -0.5 rounds to even 0
+    xr = np.array([[-1.0, 0.5, 3.0, 2.0], [2.0, -2.0, 1.0, 0.0]], np.float32)
+    g.case("quantized_decomposed::choose_qparams_per_token_asymmetric.out", "rows", [xr, F32],
+           [Out(np.array([[4.0 / 255], [4.0 / 255]], np.float64)), Out(np.array([[-64], [0]], np.int64))],
+           tol=(1e-7, 0))  # scale_out float64 (upstream checks it like the per-tensor variant)
+
+
+_cases_quant = cases
+
+
+def cases(g):  # noqa: F811
+    _cases_quant(g)
+    cases_mixed(g)
