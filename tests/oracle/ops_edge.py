@@ -96,3 +96,73 @@ def cases(g):
            [Out(np.array([np.nan, np.nan], np.float32))])
     g.case("aten::clamp.out", "f64_nan_min", [np.array([1.0, -1.0]), float("nan"), 3.0], [Out(np.array([np.nan, np.nan]))])
     g.case("aten::hardtanh.out", "nan_bound", [np.array([0.5], np.float32), float("nan"), 1.0], [Out(np.array([np.nan], np.float32))])
+
+
+def cases_promotion(g):
+    # ATen: a 0-d tensor does not raise the category's width of a dimensioned tensor
+    i8 = np.array([100, -100, 5], np.int8)
+    g.case("aten::add.out", "i8_plus_0d_i64_stays_i8", [i8, np.array(100, np.int64), 1], [Out((i8.astype(np.int64) + 100).astype(np.int8))])
+    f = np.array([1.5, -2.25], np.float32)
+    g.case("aten::mul.out", "f32_times_0d_f64_stays_f32", [f, np.array(1.0 / 3.0), ], [Out(f * np.float32(1.0 / 3.0))])
+    g.case("aten::add.out", "i32_plus_0d_f64_is_f32", [np.array([1, 2], np.int32), np.array(0.5), 1], [Out(np.array([1.5, 2.5], np.float32))])
+    g.case("aten::add.out", "bool_or", [np.array([True, False, False]), np.array([True, True, False]), 1], [Out(np.array([True, True, False]))])
+    g.case("aten::sub.out", "err_bool", [np.array([True]), np.array([False]), 1], [Out(dtype=1 + 10, shape=(1,))], error=("InvalidArgument", ""))
+    g.case("aten::div.out", "err_int_out", [np.array([4, 2], np.int32), np.array([2, 2], np.int32)], [Out(dtype=3, shape=(2,))],
+           error=("InvalidArgument", ""))
+    a, b = rand((2, 3)), rand((2, 3))
+    g.case("aten::add.out", "contiguous_in_cl_out", [a.reshape(1, 2, 3, 1), b.reshape(1, 2, 3, 1), 1],
+           [Out((a + b).reshape(1, 2, 3, 1), order=CL)])
+    g.case("aten::lt.Tensor_out", "f32_out", [a, b], [Out((a < b).astype(np.float32))])
+    g.case("aten::where.self_out", "bool_values", [np.array([True, False]), np.array([False, False]), np.array([True, True])],
+           [Out(np.array([False, True]))])
+    g.case("aten::argmax.out", "none_keepdim", [a, None, True], [Out(np.array([[int(np.argmax(a))]], np.int64))])
+    g.case("aten::cumsum.out", "bool_to_i64", [np.array([True, False, True]), 0, I64], [Out(np.array([1, 1, 2], np.int64))])
+    g.case("aten::_softmax.out", "err_int", [np.array([1, 2], np.int32), 0, False], [Out(dtype=3, shape=(2,))], error=("any", ""))
+    g.case("aten::constant_pad_nd.out", "crop_to_empty", [a, [-2, -1], 0.0], [Out(np.zeros((2, 0), np.float32))])
+    g.case("aten::linear.out", "1d_input", [a[0].copy(), rand((4, 3)) * 0 + np.eye(4, 3, dtype=np.float32), None],
+           [Out(np.eye(4, 3, dtype=np.float64).dot(a[0].astype(np.float64)).astype(np.float32))])
+    ai, bi = rand((2, 3), np.int32, -9, 9), rand((3, 2), np.int32, -9, 9)
+    g.case("aten::addmm.out", "i32", [np.array([1, -1], np.int32), ai, bi, 2, 3],
+           [Out((2 * np.array([1, -1]) + 3 * (ai.astype(np.int64) @ bi)).astype(np.int32))])
+    g.case("aten::bmm.out", "i64", [ai.astype(np.int64)[None], bi.astype(np.int64)[None]], [Out((ai.astype(np.int64) @ bi)[None])])
+    h1, h2 = rand((2, 3), np.float16), rand((3, 2), np.float16)
+    g.case("aten::mm.out", "f16", [h1, h2], [Out((h1.astype(np.float64) @ h2).astype(np.float16))], tol=(2e-3, 4e-3))
+    g.case("aten::scalar_tensor.out", "float_to_i32_truncates", [2.7], [Out(np.array(2, np.int32))])
+    g.case("aten::full.out", "float_to_bool", [[2], 0.5], [Out(np.array([True, True]))])
+    g.case("aten::arange.out", "f_end_i64_out", [2.5], [Out(np.array([0, 1, 2], np.int64))])
+    v = np.array([1.0 + 2 ** -10, 3.0000001, 65504.0, 1e-8, -2.5], np.float32)
+    g.case("aten::_to_copy.out", "f32_to_bf16_rne", [v, False, None], [Out(bf16(v), dtype=BF16)], tol=(0, 0))
+    g.case("aten::_to_copy.out", "f64_to_f32_rne", [np.array([1 + 2 ** -30, 0.1]), False, None],
+           [Out(np.array([1 + 2 ** -30, 0.1]).astype(np.float32))], tol=(0, 0))
+    g.case("aten::_to_copy.out", "i64_to_f16", [np.array([2049, 70000, -3], np.int64), False, None],
+           [Out(np.array([2049, 70000, -3], np.int64).astype(np.float16))], tol=(0, 0))
+    q = rand((2, 3), lo=-1, hi=1).astype(np.float16)
+    g.case("quantized_decomposed::quantize_per_tensor.out", "f16_input", [q, 0.01, 0, -128, 127, 1],
+           [Out(np.clip(np.rint(q.astype(np.float32) * (np.float32(1) / np.float32(0.01))), -128, 127).astype(np.int8))])
+    qi = rand((2, 3), np.int8, -128, 127)
+    g.case("quantized_decomposed::dequantize_per_tensor.out", "f16_out", [qi, 0.01, 2, -128, 127, 1, 5],
+           [Out(((qi.astype(np.float32) - 2) * np.float32(0.01)).astype(np.float16))])
+    xg = rand((2, 4, 1, 1))
+    m = xg.astype(np.float64).reshape(2, 2, 2).mean(2)
+    vv = xg.astype(np.float64).reshape(2, 2, 2).var(2)
+    rs = 1 / np.sqrt(vv + 1e-5)
+    y = ((xg.astype(np.float64).reshape(2, 2, 2) - m[:, :, None]) * rs[:, :, None]).reshape(2, 4, 1, 1)
+    g.case("aten::native_group_norm.out", "hxw1", [xg, None, None, 2, 4, 1, 2, 1e-5],
+           [Out(y.astype(np.float32)), Out(m.astype(np.float32)), Out(rs.astype(np.float32))], tol=(1e-5, 1e-4))
+    hl = rand((2, 8), np.float16)
+    hd = hl.astype(np.float64)
+    mu, var = hd.mean(1, keepdims=True), hd.var(1, keepdims=True)
+    r = 1 / np.sqrt(var + 1e-5)
+    g.case("aten::native_layer_norm.out", "f16", [hl, [8], None, None, 1e-5],
+           [Out(((hd - mu) * r).astype(np.float16)), Out(mu.astype(np.float16)), Out(r.astype(np.float16))], tol=(4e-3, 4e-3))
+
+    # values start + i * step computed in double, then converted (upstream ExecuTorch portable)
+    g.case("aten::arange.start_out", "frac_step_i32_out", [0, 3, 0.75], [Out(np.array([0, 0, 1, 2], np.int32))])
+
+
+_cases_edge = cases
+
+
+def cases(g):  # noqa: F811
+    _cases_edge(g)
+    cases_promotion(g)
