@@ -743,10 +743,7 @@ static void arange_common(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   if (!isfinite(ds) || !isfinite(de)) BAD("arange: unsupported range");
   double size_d;
   int64_t is = 0, ip = 0;
-  /* a fractional bound or step sizes the output in double, as ATen (arange(2.5) has 3 elements
-   * whatever the out dtype); all-integer arguments stay exact in int64 */
-  const bool frac = start_v->tag == PTE_TAG_DOUBLE || end_v->tag == PTE_TAG_DOUBLE || step_v->tag == PTE_TAG_DOUBLE;
-  if (pte_k_is_integral(dt) && !frac) {
+  if (pte_k_is_integral(dt)) {
     int64_t ie;
     if (!pte_evalue_to_int(start_v, &is) || !pte_evalue_to_int(end_v, &ie) || !pte_evalue_to_int(step_v, &ip))
       BAD("arange: bounds out of range for %s", pte_dtype_name(dt));
@@ -775,9 +772,7 @@ static void arange_common(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   if (out->dim != 1) BAD("arange: out must be 1-D, has rank %d", (int)out->dim);
   if (!pte_k_resize_out(ctx, out, &len, 1)) return;
   int64_t st = out->strides[0];
-  if (pte_k_is_integral(dt) && frac) {
-    for (int32_t i = 0; i < len; i++) pte_k_store_int64(out->data, dt, i * st, (int64_t)(ds + dp * (double)i));
-  } else if (pte_k_is_integral(dt)) {
+  if (pte_k_is_integral(dt)) {
     for (int32_t i = 0; i < len; i++)
       pte_k_store_int64(out->data, dt, i * st, (int64_t)((uint64_t)is + (uint64_t)ip * (uint64_t)i));
   } else if (dt == PTE_DTYPE_HALF || dt == PTE_DTYPE_BFLOAT16) {

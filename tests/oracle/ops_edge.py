@@ -129,7 +129,10 @@ def cases_promotion(g):
     g.case("aten::mm.out", "f16", [h1, h2], [Out((h1.astype(np.float64) @ h2).astype(np.float16))], tol=(2e-3, 4e-3))
     g.case("aten::scalar_tensor.out", "float_to_i32_truncates", [2.7], [Out(np.array(2, np.int32))])
     g.case("aten::full.out", "float_to_bool", [[2], 0.5], [Out(np.array([True, True]))])
-    g.case("aten::arange.out", "f_end_i64_out", [2.5], [Out(np.array([0, 1, 2], np.int64))])
+    # ATen sizes an int64 arange from the bounds converted to int64 first (2.5 -> 2), other dtypes
+    # in double (2.5 -> 3 elements)
+    g.case("aten::arange.out", "f_end_i64_out_truncates", [2.5], [Out(np.array([0, 1], np.int64))])
+    g.case("aten::arange.out", "f_end_i32_out", [2.5], [Out(np.array([0, 1, 2], np.int32))])
     v = np.array([1.0 + 2 ** -10, 3.0000001, 65504.0, 1e-8, -2.5], np.float32)
     g.case("aten::_to_copy.out", "f32_to_bf16_rne", [v, False, None], [Out(bf16(v), dtype=BF16)], tol=(0, 0))
     g.case("aten::_to_copy.out", "f64_to_f32_rne", [np.array([1 + 2 ** -30, 0.1]), False, None],
@@ -156,8 +159,6 @@ def cases_promotion(g):
     g.case("aten::native_layer_norm.out", "f16", [hl, [8], None, None, 1e-5],
            [Out(((hd - mu) * r).astype(np.float16)), Out(mu.astype(np.float16)), Out(r.astype(np.float16))], tol=(4e-3, 4e-3))
 
-    # values start + i * step computed in double, then converted (upstream ExecuTorch portable)
-    g.case("aten::arange.start_out", "frac_step_i32_out", [0, 3, 0.75], [Out(np.array([0, 0, 1, 2], np.int32))])
 
 
 _cases_edge = cases
