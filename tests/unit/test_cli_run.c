@@ -522,10 +522,10 @@ TEST(input_errors) {
 }
 
 /* ------------------------------------------------------------------ writer-built programs */
-/* forward(x) = x + x on one float32 tensor (planned input and output of the same sizes, dim
- * order and dynamism), written with pte's own writer. */
-static bool build_double_program(const char *path, const int32_t *sizes, size_t dim, const uint8_t *dim_order,
-                                 int dynamism) {
+/* forward(x) = op(x, x, 1, out=y) on one float32 tensor (planned input and output of the same
+ * sizes, dim order and dynamism), written with pte's own writer; op_name is "aten::add" for x + x. */
+static bool build_op_program(const char *path, const char *op_name, const int32_t *sizes, size_t dim,
+                             const uint8_t *dim_order, int dynamism) {
   pte_writer *w = NULL;
   pte_error_info e;
   memset(&e, 0, sizeof e);
@@ -544,7 +544,7 @@ static bool build_double_program(const char *path, const int32_t *sizes, size_t 
             pte_writer_add_tensor(w, m, &t, &x, &e) == PTE_OK && pte_writer_add_tensor(w, m, &t, &y, &e) == PTE_OK &&
             pte_writer_add_int(w, m, 1, &one, &e) == PTE_OK && pte_writer_set_inputs(w, m, &x, 1, &e) == PTE_OK &&
             pte_writer_set_outputs(w, m, &y, 1, &e) == PTE_OK &&
-            pte_writer_add_operator(w, m, "aten::add", "out", &op, &e) == PTE_OK &&
+            pte_writer_add_operator(w, m, op_name, "out", &op, &e) == PTE_OK &&
             pte_writer_add_chain(w, m, NULL, 0, NULL, 0, &chain, &e) == PTE_OK;
   int32_t args[5] = {x, x, one, y, y};
   ok = ok && pte_writer_add_kernel_call(w, m, chain, op, args, 5, NULL, &e) == PTE_OK &&
@@ -552,6 +552,46 @@ static bool build_double_program(const char *path, const int32_t *sizes, size_t 
   if (!ok) fprintf(stderr, "  writer: %s\n", e.msg);
   pte_writer_destroy(w);
   return ok;
+}
+
+static bool build_double_program(const char *path, const int32_t *sizes, size_t dim, const uint8_t *dim_order,
+                                 int dynamism) {
+  return build_op_program(path, "aten::add", sizes, dim, dim_order, dynamism);
+}
+
+/* inspect names the operators this build has no kernel for (text and JSON), before any run. */
+TEST(inspect_reports_missing_kernels) {
+  if (!env_ok()) return;
+  const char *dir = tmpdir("inspect_missing");
+  char prog[2048], ok[2048];
+  snprintf(prog, sizeof prog, "%s/missing.pte", dir);
+  snprintf(ok, sizeof ok, "%s/add.pte", dir);
+  int32_t four[1] = {4};
+  CHECK(build_op_program(prog, "aten::no_such_operator", four, 1, NULL, PTE_SHAPE_STATIC));
+  CHECK(build_op_program(ok, "aten::add", four, 1, NULL, PTE_SHAPE_STATIC));
+  run_result r = pte(true, "inspect '%s'", prog);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "op       aten::no_such_operator.out   (no kernel in this build)");
+  free(r.out);
+  r = pte(false, "inspect '%s' --json", prog);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_len(J(j, "methods[0].missing_kernels")), 1);
+  CHECK_STR(test_json_str(J(j, "methods[0].missing_kernels[0]")), "aten::no_such_operator.out");
+  test_json_free(j);
+  r = pte(false, "inspect '%s' --json", ok);
+  j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_len(J(j, "methods[0].missing_kernels")), 0);
+  test_json_free(j);
+  r = pte(true, "run '%s'", prog); /* and run agrees: OperatorMissing naming it */
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "OperatorMissing (0x14)");
+  CHECK_CONTAINS(r.out, "aten::no_such_operator.out");
+  free(r.out);
 }
 
 TEST(dynamic_bound_input_accepts_smaller_npy) {
@@ -828,6 +868,7 @@ int main(void) {
   RUN(input_errors);
   RUN(dynamic_bound_input_accepts_smaller_npy);
   RUN(limits_max_memory_verify_instructions);
+  RUN(inspect_reports_missing_kernels);
   RUN(channels_last_input_and_output_relayout);
   RUN(xnnpack_delegated_programs);
   RUN(bundled_all_cases_pass);

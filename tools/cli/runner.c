@@ -14,6 +14,7 @@
 #include "pte/backend_xnnpack.h"
 #include "pte/cortex_m_kernels.h"
 #include "pte/custom_kernels.h"
+#include "pte/kernel.h"
 #include "pte/portable_kernels.h"
 #include "pte/quantized_kernels.h"
 #include "pte_gen/program_gen.h"
@@ -426,6 +427,14 @@ size_t pte_cli_external_keys(const pte_program *p, const char *name, char *buf, 
 }
 
 /* ------------------------------------------------------------------ registration */
+bool pte_cli_op_available(const char *name) {
+  /* a fallback kernel (or a primitive op: lookup consults them after the registry) */
+  if (pte_kernel_lookup(name, "", NULL, 0)) return true;
+  for (size_t i = 0; i < pte_num_registered_kernels(); i++) /* kernels for exact dtype keys only */
+    if (!strcmp(pte_registered_kernel(i)->name, name)) return true;
+  return false;
+}
+
 pte_status pte_cli_register_all(pte_error_info *err) {
   pte_status s = pte_register_portable_kernels();
   if (s != PTE_OK) return pte_error_set(err, s, "cannot register the portable kernels");

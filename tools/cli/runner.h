@@ -130,5 +130,8 @@ size_t pte_cli_external_keys(const pte_program *p, const char *name, char *buf, 
 
 /* Registers the portable kernels and the XNNPACK backend ("XnnpackBackend"). */
 pte_status pte_cli_register_all(pte_error_info *err);
+/* True when this build has a kernel for operator `name` ("aten::add.out"): a registered kernel
+ * (any dtype key) or a primitive op. Call after pte_cli_register_all. */
+bool pte_cli_op_available(const char *name);
 
 #endif
