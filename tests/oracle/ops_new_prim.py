@@ -67,7 +67,7 @@ def cases(g):
     g.case("aten::_local_scalar_dense", "i64", [np.array(-7, np.int64)], [OutScalar("I", -7)])
     g.case("aten::_local_scalar_dense", "bool", [np.array(True)], [OutScalar("B", True)])
     g.case("aten::_local_scalar_dense", "err_empty", [np.zeros((0,), np.float32)], [OutScalar("I", None)],
-           error=("InvalidArgument", ""))
+           error=("InvalidArgument", "element"))
     # et_copy_index(copy_to, copy_from, index): copy_to[index] = copy_from, copy_to has index + 1 rows
     to = rand((3, 2))
     src = np.array([9.0, -9.0], np.float32)

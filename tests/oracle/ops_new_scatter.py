@@ -33,7 +33,7 @@ def cases(g):
     g.case("aten::fill.Tensor_out", "i32_from_f64_value", [(x * 4).astype(np.int32), np.array(-3.0)],
            [Out(np.full((2, 3), -3, np.int32))])
     g.case("aten::fill.Tensor_out", "err_value_not_0d", [x, np.array([1.0, 2.0], np.float32)],
-           [Out(dtype=F32, shape=(2, 3))], error=("InvalidArgument", ""))
+           [Out(dtype=F32, shape=(2, 3))], error=("InvalidArgument", "0-dim"))
     g.case("aten::rand.out", "f32", [[64]], [Out(dtype=F32, shape=(64,), check=("R", 0.0, 1.0))])
     g.case("aten::rand.out", "f64_2d", [[4, 5]], [Out(dtype=7, shape=(4, 5), check=("R", 0.0, 1.0))])
     g.case("aten::randn.out", "f32", [[64]], [Out(dtype=F32, shape=(64,), check=("R", -1e30, 1e30))])
@@ -110,7 +110,7 @@ def cases(g):
     r[-1] = -1
     g.case("aten::select_scatter.out", "neg_index", [z, np.full((4,), -1, np.float32), 0, -1], [Out(r)])
     g.case("aten::select_scatter.out", "err_src_shape", [z, np.zeros((3,), np.float32), 0, 0],
-           [Out(dtype=F32, shape=(3, 4))], error=("InvalidArgument", ""))
+           [Out(dtype=F32, shape=(3, 4))], error=("InvalidArgument", "src"))
     r = z.copy()
     r[:, 1:4:2] = np.ones((3, 2))
     g.case("aten::slice_scatter.out", "step2", [z, np.ones((3, 2), np.float32), 1, 1, 4, 2], [Out(r)])
