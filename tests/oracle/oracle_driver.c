@@ -5,6 +5,8 @@
  *   pte_oracle --kernels OPS.md    every operator name of upstream-ops.md must load as a
  *                                  program with the portable + quantized (+ always-on prim)
  *                                  kernels registered
+ *   pte_oracle --mutate CASES...   every argument of every case replaced by a wrong value:
+ *                                  each program must end with a status, never crash
  *
  * The expected values come from the table (numpy / hand formulas in tests/oracle/ops_*.py),
  * never from pte. Values are converted to and from memory here with this file's own code (no
@@ -537,9 +539,12 @@ static uint8_t *or_build_program(or_case *c, size_t *size, char *why, size_t why
 }
 
 static const char *g_file;
+static bool g_mutating;          /* --mutate: run only, never compare or print */
+static pte_status g_last_status; /* status of the last run (first failing stage) */
 
 static void or_fail(const or_case *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void or_fail(const or_case *c, const char *fmt, ...) {
+  if (g_mutating) return;
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "FAIL %s [%s] (%s:%d): ", c->op, c->id, g_file, c->line);
@@ -662,6 +667,7 @@ static bool or_run_case(or_case *c) {
   uint8_t *bytes = or_build_program(c, &size, why, sizeof why);
   if (!bytes) {
     or_fail(c, "could not build the program: %s", why);
+    g_last_status = PTE_ERR_INVALID_PROGRAM;
     return false;
   }
   bool pass = false;
@@ -676,6 +682,7 @@ static bool or_run_case(or_case *c) {
   const char *stage = "program load";
   if (st != PTE_OK) {
     or_fail(c, "program load: %s: %s", pte_status_name(st), err.msg);
+    g_last_status = st;
     free(bytes);
     return false;
   }
@@ -710,7 +717,10 @@ static bool or_run_case(or_case *c) {
       st = pte_method_execute(m, &err);
     }
   }
-  if (c->expect_error) {
+  g_last_status = st;
+  if (g_mutating) {
+    pass = true;
+  } else if (c->expect_error) {
     if (st == PTE_OK) {
       or_fail(c, "expected an error (%s, \"%s\"), got Ok", c->err_status, c->err_sub);
     } else if (st == PTE_ERR_OPERATOR_MISSING && strcmp(c->err_status, "OperatorMissing") != 0) {
@@ -740,6 +750,76 @@ static bool or_run_case(or_case *c) {
   free(temp);
   free(bytes);
   return pass;
+}
+
+/* ---- bad-argument sweep (--mutate) --------------------------------------------------------- */
+
+/* Every argument of every case replaced in turn by a value of the wrong kind, shape or dtype
+ * (None, Ints including negative and huge, a Double, a Bool, lists, 0-d / empty / bool / int64
+ * tensors): each program must load and run to a status, never crash (run it in the ASan build to
+ * also catch memory errors). */
+enum { MS_NONE, MS_INT7, MS_INTNEG, MS_INTHUGE, MS_DOUBLE, MS_BOOL, MS_INTLIST, MS_TLIST, MS_T0D_F32, MS_T1D_I64,
+       MS_TEMPTY, MS_TBOOL2D, MS_COUNT };
+
+static size_t g_mut_runs, g_mut_ok, g_mut_refused;
+
+static bool or_add_substitute(or_case *m, int kind) {
+  if (m->nv >= OR_MAX_VALUES) return false;
+  or_value *v = &m->v[m->nv];
+  memset(v, 0, sizeof *v);
+  snprintf(v->name, sizeof v->name, "@sub");
+  switch (kind) {
+    case MS_NONE: v->kind = OV_NONE; break;
+    case MS_INT7: v->kind = OV_INT; v->i = 7; break;
+    case MS_INTNEG: v->kind = OV_INT; v->i = -5; break;
+    case MS_INTHUGE: v->kind = OV_INT; v->i = (int64_t)1 << 40; break;
+    case MS_DOUBLE: v->kind = OV_DOUBLE; v->d = 0.5; break;
+    case MS_BOOL: v->kind = OV_BOOL; v->i = 1; break;
+    case MS_INTLIST: v->kind = OV_IL; v->n = 2; v->ilist[0] = 1; v->ilist[1] = -1; break;
+    case MS_TLIST: {
+      v->kind = OV_TL;
+      for (size_t j = 0; j < m->nv && v->n < 2; j++)
+        if (m->v[j].kind == OV_TENSOR) v->refs[v->n++] = (int)j;
+      break;
+    }
+    default: {
+      static const int64_t k_i64[3] = {0, 5, -7};
+      static const float k_f = 1.5f;
+      static const uint8_t k_b[6] = {1, 0, 1, 1, 0, 0};
+      v->kind = OV_TENSOR;
+      v->role = OR_IN;
+      const void *src = NULL;
+      if (kind == MS_T0D_F32) { v->dtype = PTE_DTYPE_FLOAT; v->dim = 0; src = &k_f; }
+      else if (kind == MS_T1D_I64) { v->dtype = PTE_DTYPE_LONG; v->dim = 1; v->sizes[0] = 3; src = k_i64; }
+      else if (kind == MS_TEMPTY) { v->dtype = PTE_DTYPE_FLOAT; v->dim = 1; v->sizes[0] = 0; }
+      else { v->dtype = PTE_DTYPE_BOOL; v->dim = 2; v->sizes[0] = 2; v->sizes[1] = 3; src = k_b; }
+      v->numel = 1;
+      for (int32_t d = 0; d < v->dim; d++) { v->numel *= (size_t)v->sizes[d]; v->order[d] = (uint8_t)d; }
+      const size_t nb = v->numel * or_esize(v->dtype);
+      v->bytes = calloc(1, nb ? nb : 1);
+      if (!v->bytes) return false;
+      if (src && nb) memcpy(v->bytes, src, nb);
+    }
+  }
+  m->nv++;
+  return true;
+}
+
+static void or_mutate(const or_case *c) {
+  static or_case m;
+  for (size_t i = 0; i < c->nargs; i++) {
+    for (int kind = 0; kind < MS_COUNT; kind++) {
+      memcpy(&m, c, sizeof m); /* shares the value arrays with c: read-only while running */
+      if (!or_add_substitute(&m, kind)) continue;
+      m.args[i] = (int)(m.nv - 1);
+      if (getenv("ORACLE_TRACE")) fprintf(stderr, "mutate %s [%s] arg %zu kind %d\n", c->op, c->id, i, kind);
+      (void)or_run_case(&m);
+      g_mut_runs++;
+      if (g_last_status == PTE_OK) g_mut_ok++;
+      else g_mut_refused++;
+      free(m.v[m.nv - 1].bytes);
+    }
+  }
 }
 
 /* ---- reading a file ------------------------------------------------------------------------ */
@@ -830,7 +910,8 @@ static int or_run_file(const char *path, size_t *n_cases, size_t *n_fail) {
         break;
       }
       (*n_cases)++;
-      if (!or_run_case(&c)) (*n_fail)++;
+      if (g_mutating) or_mutate(&c);
+      else if (!or_run_case(&c)) (*n_fail)++;
       in_case = false;
     } else {
       or_perr(&p, "unknown statement");
@@ -923,8 +1004,17 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc == 3 && strcmp(argv[1], "--kernels") == 0) return or_kernels(argv[2]);
+  if (argc >= 3 && strcmp(argv[1], "--mutate") == 0) {
+    g_mutating = true;
+    size_t n_cases = 0, n_fail = 0;
+    int rc = 0;
+    for (int i = 2; i < argc; i++) rc |= or_run_file(argv[i], &n_cases, &n_fail);
+    printf("bad-argument sweep: %zu cases, %zu programs, %zu ran, %zu refused with a status, no crash\n", n_cases,
+           g_mut_runs, g_mut_ok, g_mut_refused);
+    return (rc || g_mut_runs == 0) ? 1 : 0;
+  }
   if (argc < 2) {
-    fprintf(stderr, "usage: pte_oracle CASES... | pte_oracle --kernels upstream-ops.md\n");
+    fprintf(stderr, "usage: pte_oracle CASES... | --kernels upstream-ops.md | --mutate CASES...\n");
     return 2;
   }
   size_t n_cases = 0, n_fail = 0;
