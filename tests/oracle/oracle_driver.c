@@ -5,8 +5,9 @@
  *   pte_oracle --kernels OPS.md    every operator name of upstream-ops.md must load as a
  *                                  program with the portable + quantized (+ always-on prim)
  *                                  kernels registered
- *   pte_oracle --mutate CASES...   every argument of every case replaced by a wrong value:
- *                                  each program must end with a status, never crash
+ *   pte_oracle --mutate[=N] CASES...  every argument of every case (of the first N cases of
+ *                                  each operator) replaced by a wrong value: each program must
+ *                                  end with a status, never crash
  *
  * The expected values come from the table (numpy / hand formulas in tests/oracle/ops_*.py),
  * never from pte. Values are converted to and from memory here with this file's own code (no
@@ -692,10 +693,22 @@ static bool or_run_case(or_case *c) {
   if (st == PTE_OK && pte_method_meta_num_planned_buffers(&meta) > 0)
     st = pte_method_meta_planned_buffer_size(&meta, 0, &arena_size);
   if (st == PTE_OK) {
+    /* method and temp memory are reused from case to case (allocated once) */
+    static uint8_t *s_pool, *s_temp;
     const size_t pool_size = (size_t)1 << 20, temp_size = (size_t)4 << 20;
+    if (!s_pool) s_pool = (uint8_t *)malloc(pool_size);
+    if (!s_temp) s_temp = (uint8_t *)malloc(temp_size);
+    pool = s_pool;
+    temp = s_temp;
     arena = (uint8_t *)aligned_alloc(64, ((size_t)arena_size + 64) / 64 * 64 + 64);
-    pool = (uint8_t *)malloc(pool_size);
-    temp = (uint8_t *)malloc(temp_size);
+    if (!pool || !temp || !arena) {
+      or_fail(c, "out of memory");
+      g_last_status = PTE_ERR_MEMORY_ALLOCATION_FAILED;
+      free(arena);
+      pte_program_destroy(&prog);
+      free(bytes);
+      return false;
+    }
     pte_allocator ma, ta;
     pte_allocator_init(&ma, pool, pool_size);
     pte_allocator_init(&ta, temp, temp_size);
@@ -746,8 +759,6 @@ static bool or_run_case(or_case *c) {
   pte_method_destroy(m);
   pte_program_destroy(&prog);
   free(arena);
-  free(pool);
-  free(temp);
   free(bytes);
   return pass;
 }
@@ -805,8 +816,17 @@ static bool or_add_substitute(or_case *m, int kind) {
   return true;
 }
 
+static size_t g_mut_per_op = (size_t)-1; /* cases mutated per operator (--mutate=N) */
+
 static void or_mutate(const or_case *c) {
   static or_case m;
+  static char s_op[128];
+  static size_t s_done;
+  if (strcmp(s_op, c->op) != 0) {
+    snprintf(s_op, sizeof s_op, "%s", c->op);
+    s_done = 0;
+  }
+  if (s_done++ >= g_mut_per_op) return;
   for (size_t i = 0; i < c->nargs; i++) {
     for (int kind = 0; kind < MS_COUNT; kind++) {
       memcpy(&m, c, sizeof m); /* shares the value arrays with c: read-only while running */
@@ -1004,8 +1024,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc == 3 && strcmp(argv[1], "--kernels") == 0) return or_kernels(argv[2]);
-  if (argc >= 3 && strcmp(argv[1], "--mutate") == 0) {
+  if (argc >= 3 && strncmp(argv[1], "--mutate", 8) == 0) {
     g_mutating = true;
+    if (argv[1][8] == '=') g_mut_per_op = (size_t)strtoul(argv[1] + 9, NULL, 10);
     size_t n_cases = 0, n_fail = 0;
     int rc = 0;
     for (int i = 2; i < argc; i++) rc |= or_run_file(argv[i], &n_cases, &n_fail);
