@@ -455,7 +455,11 @@ static void or_split_op(const char *op, char *name, size_t nsz, char *overload, 
 static uint8_t *or_build_program(or_case *c, size_t *size, char *why, size_t why_sz) {
   or_build b;
   memset(&b, 0, sizeof b);
-  b.ok = pte_writer_create(NULL, &b.w, &b.err) == PTE_OK;
+  pte_writer_options wopt;
+  memset(&wopt, 0, sizeof wopt);
+  wopt.no_thread = true;       /* tiny programs: no writer thread, a small streaming buffer */
+  wopt.buffer_size = 64 * 1024;
+  b.ok = pte_writer_create(&wopt, &b.w, &b.err) == PTE_OK;
   if (b.ok) b.ok = pte_writer_add_method(b.w, "forward", &b.m, &b.err) == PTE_OK;
   int32_t inputs[OR_MAX_VALUES];
   size_t nin = 0;
