@@ -774,12 +774,15 @@ static bool or_run_case(or_case *c) {
  * tensors): each program must load and run to a status, never crash (run it in the ASan build to
  * also catch memory errors). */
 enum { MS_NONE, MS_INT7, MS_INTNEG, MS_INTHUGE, MS_DOUBLE, MS_BOOL, MS_INTLIST, MS_TLIST, MS_T0D_F32, MS_T1D_I64,
-       MS_TEMPTY, MS_TBOOL2D, MS_COUNT };
+       MS_TEMPTY, MS_TBOOL2D, MS_OTHER_DTYPE, MS_EXTRA_DIM, MS_COUNT };
 
 static size_t g_mut_runs, g_mut_ok, g_mut_refused;
 
-static bool or_add_substitute(or_case *m, int kind) {
+/* kind MS_OTHER_DTYPE / MS_EXTRA_DIM derive from the replaced tensor `orig`: the same shape with
+ * another dtype (int8 for floats, float32 otherwise), or the same dtype with a trailing dim 2. */
+static bool or_add_substitute(or_case *m, int kind, const or_value *orig) {
   if (m->nv >= OR_MAX_VALUES) return false;
+  if ((kind == MS_OTHER_DTYPE || kind == MS_EXTRA_DIM) && (orig->kind != OV_TENSOR || orig->dim >= 16)) return false;
   or_value *v = &m->v[m->nv];
   memset(v, 0, sizeof *v);
   snprintf(v->name, sizeof v->name, "@sub");
@@ -807,11 +810,18 @@ static bool or_add_substitute(or_case *m, int kind) {
       if (kind == MS_T0D_F32) { v->dtype = PTE_DTYPE_FLOAT; v->dim = 0; src = &k_f; }
       else if (kind == MS_T1D_I64) { v->dtype = PTE_DTYPE_LONG; v->dim = 1; v->sizes[0] = 3; src = k_i64; }
       else if (kind == MS_TEMPTY) { v->dtype = PTE_DTYPE_FLOAT; v->dim = 1; v->sizes[0] = 0; }
-      else { v->dtype = PTE_DTYPE_BOOL; v->dim = 2; v->sizes[0] = 2; v->sizes[1] = 3; src = k_b; }
+      else if (kind == MS_TBOOL2D) { v->dtype = PTE_DTYPE_BOOL; v->dim = 2; v->sizes[0] = 2; v->sizes[1] = 3; src = k_b; }
+      else {
+        v->dtype = kind == MS_EXTRA_DIM ? orig->dtype : (or_is_float(orig->dtype) ? PTE_DTYPE_CHAR : PTE_DTYPE_FLOAT);
+        if (v->dtype == PTE_DTYPE_COMPLEX_FLOAT) v->dtype = PTE_DTYPE_FLOAT;
+        v->dim = orig->dim;
+        memcpy(v->sizes, orig->sizes, sizeof v->sizes);
+        if (kind == MS_EXTRA_DIM) v->sizes[v->dim++] = 2;
+      }
       v->numel = 1;
       for (int32_t d = 0; d < v->dim; d++) { v->numel *= (size_t)v->sizes[d]; v->order[d] = (uint8_t)d; }
       const size_t nb = v->numel * or_esize(v->dtype);
-      v->bytes = calloc(1, nb ? nb : 1);
+      v->bytes = calloc(1, nb ? nb : 1); /* zeros: also a zero divisor / index 0 */
       if (!v->bytes) return false;
       if (src && nb) memcpy(v->bytes, src, nb);
     }
@@ -834,7 +844,7 @@ static void or_mutate(const or_case *c) {
   for (size_t i = 0; i < c->nargs; i++) {
     for (int kind = 0; kind < MS_COUNT; kind++) {
       memcpy(&m, c, sizeof m); /* shares the value arrays with c: read-only while running */
-      if (!or_add_substitute(&m, kind)) continue;
+      if (!or_add_substitute(&m, kind, &c->v[c->args[i]])) continue;
       m.args[i] = (int)(m.nv - 1);
       if (getenv("ORACLE_TRACE")) fprintf(stderr, "mutate %s [%s] arg %zu kind %d\n", c->op, c->id, i, kind);
       (void)or_run_case(&m);
