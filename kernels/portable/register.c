@@ -12,6 +12,11 @@
 #include "portable/portable_reduce.h"
 #include "portable/portable_shape.h"
 #include "portable/portable_unary.h"
+#include "portable/portable_view.h"
+#include "portable/portable_rearrange.h"
+#include "portable/portable_scatter.h"
+#include "portable/portable_pad.h"
+#include "portable/portable_creation.h"
 
 typedef struct family {
   const pte_kernel *kernels;
@@ -25,6 +30,9 @@ static const family k_families[] = {
     FAMILY(shape),  FAMILY(index),  FAMILY(reduce),     FAMILY(linalg),  FAMILY(conv),
     FAMILY(pool),   FAMILY(norm),   FAMILY(softmax),
     FAMILY(umath),   FAMILY(bitwise),
+    FAMILY(view),   FAMILY(rearrange), FAMILY(scatter), FAMILY(pad), FAMILY(creation),
+    FAMILY(var),    FAMILY(distance), FAMILY(upsample), FAMILY(grid_sample),
+    FAMILY(conv_backward),
 };
 
 #define N_FAMILIES (sizeof k_families / sizeof k_families[0])

@@ -530,7 +530,7 @@ static bool build_op_program(const char *path, const char *op_name, const int32_
   pte_error_info e;
   memset(&e, 0, sizeof e);
   uint32_t m, op, chain;
-  int32_t x, y, one;
+  int32_t x = -1, y = -1, one = -1;
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
@@ -767,6 +767,156 @@ TEST(xnnpack_delegated_programs) {
   free(r.out);
 }
 
+/* One load, N executes: first vs steady state; the per-operator profile; how much of the outputs
+ * is printed; thread counts give the same numbers. */
+TEST(num_executions_profile_print_threads) {
+  if (!env_ok()) return;
+  const char *dir = tmpdir("run_profile");
+  char p[1024], dbl[2048];
+  /* x + x over 16 ones: every value is 2 (hand-derived) */
+  snprintf(dbl, sizeof dbl, "%s/dbl16.pte", dir);
+  int32_t sixteen[1] = {16};
+  CHECK(build_double_program(dbl, sixteen, 1, NULL, PTE_SHAPE_STATIC));
+  run_result r = pte(true, "run '%s' --num-executions 5 --profile --print-output all", dbl);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  CHECK_CONTAINS(r.out, "float32[16] = [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]  min 2");
+  CHECK_CONTAINS(r.out, "execute    first ");
+  CHECK_CONTAINS(r.out, "(median of 4 executes)");
+  CHECK_CONTAINS(r.out, "profile    4 executes"); /* the first execute is left out */
+  CHECK_CONTAINS(r.out, "  aten::add.out ");
+  free(r.out);
+  r = pte(true, "run '%s' --print-output none", dbl);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK(strstr(r.out, "output 0") == NULL);
+  free(r.out);
+  r = pte(true, "run '%s' --print-output some", dbl);
+  CHECK_EQ_INT(r.rc, 2);
+  free(r.out);
+  /* JSON: one KernelCall per execute -> 4 calls of aten::add.out in the steady-state profile */
+  r = pte(false, "run '%s' --num-executions 5 --profile --json", dbl);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_int(J(j, "num_executions"), 0), 5);
+  CHECK(test_json_num(J(j, "steady_execute_ms"), -1) >= 0);
+  CHECK_EQ_INT(test_json_int(J(j, "profile.executes"), 0), 4);
+  CHECK_STR(test_json_str(J(j, "profile.rows[0].name")), "aten::add.out");
+  CHECK_EQ_INT(test_json_int(J(j, "profile.rows[0].calls"), 0), 4);
+  test_json_free(j);
+  /* the corpus XOR model: one gather per execute -> 4 calls over 4 steady-state executes */
+  char ptd[1024];
+  snprintf(ptd, sizeof ptd, "%s", cp("upstream_android_xor.ptd", p, sizeof p));
+  r = pte(false, "run '%s' --data '%s' --num-executions 5 --profile --json", cp("upstream_android_xor.pte", p, sizeof p),
+          ptd);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  bool gather = false;
+  double pct = 0;
+  for (size_t i = 0; i < test_json_len(J(j, "profile.rows")); i++) {
+    char key[64];
+    snprintf(key, sizeof key, "profile.rows[%zu].name", i);
+    const char *name = test_json_str(J(j, key));
+    snprintf(key, sizeof key, "profile.rows[%zu].percent", i);
+    pct += test_json_num(J(j, key), 0);
+    snprintf(key, sizeof key, "profile.rows[%zu].calls", i);
+    if (name && !strcmp(name, "aten::gather.out")) gather = test_json_int(J(j, key), 0) == 4;
+  }
+  CHECK(gather);
+  CHECK_MSG(pct > 0 && pct <= 100.0 + 1e-6, "percent sum %g", pct);
+  test_json_free(j);
+  /* an XNNPACK MLP from pte synth: the same outputs on 1 and 2 threads; the delegate in the table */
+  char mlp[2048];
+  snprintf(mlp, sizeof mlp, "%s/mlp.pte", dir);
+  r = pte(true, "synth mlp -o '%s' --widths 64,96,32 --delegate xnnpack", mlp);
+  CHECK_EQ_INT(r.rc, 0);
+  free(r.out);
+  run_result a = pte(false, "run '%s' --input-fill random --threads 1 --print-output all --json", mlp);
+  run_result b = pte(false, "run '%s' --input-fill random --threads 2 --print-output all --json", mlp);
+  CHECK(a.rc == 0 && b.rc == 0);
+  test_json *ja = parse_json(a.out), *jb = parse_json(b.out);
+  free(a.out);
+  free(b.out);
+  CHECK(ja && jb);
+  CHECK_EQ_INT(test_json_len(J(ja, "outputs[0].values")), 32);
+  for (size_t i = 0; i < 32; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "outputs[0].values[%zu]", i);
+    CHECK_NEAR(test_json_num(J(ja, key), 0), test_json_num(J(jb, key), 1), 1e-5);
+  }
+  test_json_free(ja);
+  test_json_free(jb);
+  r = pte(true, "run '%s' --num-executions 20 --profile", mlp);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "XnnpackBackend (delegate 0)");
+  CHECK_CONTAINS(r.out, "(median of 19 executes)");
+  free(r.out);
+  r = pte(true, "run '%s' --threads 0", mlp);
+  CHECK_EQ_INT(r.rc, 2);
+  CHECK_CONTAINS(r.out, "--threads needs a count from 1 to 64");
+  free(r.out);
+}
+
+/* --etdump: an ETDump flatbuffer that flatc decodes with schema/etdump.fbs (upstream's slots): one
+ * RunData per execute, each with its Method::execute scope and one DELEGATE_CALL. */
+TEST(etdump_decodes_with_flatc) {
+  if (!env_ok()) return;
+  const char *flatc = getenv("PTE_FLATC"), *schema = getenv("PTE_SCHEMA_DIR");
+  CHECK_MSG(schema, "PTE_SCHEMA_DIR unset");
+  const char *dir = tmpdir("run_etdump");
+  char mlp[2048], dump[2048];
+  snprintf(mlp, sizeof mlp, "%s/mlp.pte", dir);
+  snprintf(dump, sizeof dump, "%s/run.etdp", dir);
+  run_result r = pte(true, "synth mlp -o '%s' --widths 16,16 --delegate xnnpack", mlp);
+  CHECK_EQ_INT(r.rc, 0);
+  free(r.out);
+  r = pte(true, "run '%s' --num-executions 3 --etdump '%s' --print-output none", mlp, dump);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  free(r.out);
+  size_t n = 0;
+  uint8_t *bytes = test_read_file(dump, &n);
+  CHECK(bytes && n > 8 && memcmp(bytes + 4, "ED00", 4) == 0);
+  free(bytes);
+  if (!flatc || !*flatc) SKIP("flatc not installed (.ci/run installs it)");
+  r = pte(true, "run '%s' --etdump /nonexistent-dir/x.etdp", mlp);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "AccessFailed");
+  free(r.out);
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --json --strict-json --raw-binary '%s/etdump.fbs' -- '%s' 2>&1 && cat run.json", dir,
+           flatc, schema, dump);
+  int code = -1;
+  char *json = test_run_capture(cmd, &code);
+  CHECK_MSG(code == 0 && json, "flatc: %s", json ? json : "");
+  test_json *j = parse_json(json);
+  free(json);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_len(J(j, "run_data")), 3);
+  for (int k = 0; k < 3; k++) {
+    char key[96];
+    snprintf(key, sizeof key, "run_data[%d].name", k);
+    CHECK_STR(test_json_str(J(j, key)), "forward");
+    snprintf(key, sizeof key, "run_data[%d].events", k);
+    size_t ne = test_json_len(J(j, key)), execs = 0, calls = 0;
+    for (size_t e = 0; e < ne; e++) {
+      char kn[128], ks[128], ke[128];
+      snprintf(kn, sizeof kn, "run_data[%d].events[%zu].profile_event.name", k, e);
+      snprintf(ks, sizeof ks, "run_data[%d].events[%zu].profile_event.start_time", k, e);
+      snprintf(ke, sizeof ke, "run_data[%d].events[%zu].profile_event.end_time", k, e);
+      const char *name = test_json_str(J(j, kn));
+      CHECK(name != NULL);
+      CHECK(test_json_num(J(j, ke), 0) >= test_json_num(J(j, ks), 1));
+      if (!strcmp(name, "Method::execute")) execs++;
+      if (!strcmp(name, "DELEGATE_CALL")) calls++;
+    }
+    CHECK_EQ_INT(execs, 1);
+    CHECK_EQ_INT(calls, 1);
+  }
+  test_json_free(j);
+}
+
 /* ------------------------------------------------------------------ pte test */
 TEST(bundled_all_cases_pass) {
   if (!env_ok()) return;
@@ -869,6 +1019,8 @@ int main(void) {
   RUN(dynamic_bound_input_accepts_smaller_npy);
   RUN(limits_max_memory_verify_instructions);
   RUN(inspect_reports_missing_kernels);
+  RUN(num_executions_profile_print_threads);
+  RUN(etdump_decodes_with_flatc);
   RUN(channels_last_input_and_output_relayout);
   RUN(xnnpack_delegated_programs);
   RUN(bundled_all_cases_pass);
