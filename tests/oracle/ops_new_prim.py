@@ -2,7 +2,12 @@
 upstream's prim ops: Int op Int stays Int, any Double makes a Double; truediv is always Double;
 floordiv.Scalar floors (Python //), floordiv.int and mod.int / mod.Scalar truncate as C does;
 ceil / round (half to even) / trunc take a Double and return an Int; sym_size / sym_numel /
-_local_scalar_dense read a tensor. Each call is [inputs..., returned value]."""
+_local_scalar_dense read a tensor. Each call is [inputs..., returned value].
+
+Source of the truncation facts: upstream's kernels/prim_ops/register_prim_ops.cpp computes
+floordiv.int as `a.toInt() / b.toInt()`, mod.int and mod.Scalar as `a.toInt() % b.toInt()` (C
+truncation; mod.Scalar refuses Doubles), while floordiv.Scalar floors as Python does. The "neg"
+cases of floordiv.int / mod.int / mod.Scalar fail against a kernel that floors instead."""
 import math
 
 import numpy as np

@@ -92,6 +92,7 @@ def cases_mixed(g):
     ref = (x.astype(np.float64) @ (w.astype(np.float64) * s.astype(np.float64)[:, None])).astype(np.float32)
     g.case("quantized_decomposed::mixed_mm.out", "f32", [x, T(w, role="const"), T(s, role="const"), None], [Out(ref)],
            tol=(1e-5, 1e-5))  # 5-term float32 sums of products up to ~20
+    # upstream: a failed argument check is ET_KERNEL_CHECK(..., InvalidArgument)
     g.case("quantized_decomposed::mixed_mm.out", "err_zero_points", [x, T(w, role="const"), T(s, role="const"), T(s, role="const")],
            [Out(dtype=F32, shape=(3, 4))], error=("InvalidArgument", "zero_points"))
     # mixed_linear(input [m, n], weight int8 [p, n], scales [p] or [p, groups], zero_points?, dtype?)
