@@ -1,9 +1,6 @@
 /* Blob parsing and verification, graph construction, memory planning, execute. */
-#ifdef PTE_XNN_PROFILE
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
 #include <time.h>
-#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -999,6 +996,8 @@ void pte_xnn_delegate_destroy(pte_xnn_delegate *d) {
   for (size_t i = 0; i < d->n_owned; i++) free(d->owned[i]);
   pte_xnn_pool_destroy(d->pool);
   pte_xnn_aligned_free(d->arena);
+  free(d->prof_ns);
+  free(d->prof_calls);
   free(d->bufs);
   free(d->owned);
   free(d->values);
@@ -1344,17 +1343,20 @@ pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size
   x.shared = d->arena + d->arena_size;
   x.scratch = x.shared + d->shared_scratch;
   x.scratch_stride = d->scratch_per_thread;
+  if (d->profiling) {
+    for (size_t i = 0; i < d->n_nodes; i++) {
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      s = pte_xnn_run_node(&x, i, err);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      d->prof_ns[i] += (uint64_t)((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
+      d->prof_calls[i]++;
+      if (s != PTE_OK) return s;
+    }
+    return PTE_OK;
+  }
   for (size_t i = 0; i < d->n_nodes; i++) {
-#ifdef PTE_XNN_PROFILE /* developer aid: -DPTE_XNN_PROFILE prints per-node times to stderr */
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-#endif
     s = pte_xnn_run_node(&x, i, err);
-#ifdef PTE_XNN_PROFILE
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    fprintf(stderr, "xnnpack node %zu %s %.3f ms\n", i, pte_xnn_node_name(d->nodes[i].type),
-            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
-#endif
     if (s != PTE_OK) return s;
   }
   return PTE_OK;

@@ -311,6 +311,9 @@ struct pte_xnn_delegate {
   bool repack_prepared; /* accept data prepared for another ISA / tile and re-lay it out */
   bool blob_persistent; /* the processed blob outlives the delegate (method runtime) */
   bool borrows_blob;    /* some packed weights point into the processed blob: keep it */
+  /* profiling (pte_xnn_delegate_set_profiling): per-node accumulated ns and calls */
+  bool profiling;
+  uint64_t *prof_ns, *prof_calls;
 };
 
 struct pte_xnn_exec {
