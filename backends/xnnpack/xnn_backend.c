@@ -215,6 +215,7 @@ size_t pte_xnn_delegate_profile_kinds(const pte_xnn_delegate *d, pte_xnn_node_ti
   if (!d || !d->prof_ns) return 0;
   uint64_t ns[256] = {0}, calls[256] = {0};
   for (size_t i = 0; i < d->n_nodes; i++) {
+    if (d->nodes[i].fuse == PTE_XNN_FUSE_SKIP) continue; /* absorbed into another node */
     ns[d->nodes[i].type] += d->prof_ns[i];
     calls[d->nodes[i].type] += d->prof_calls[i];
   }

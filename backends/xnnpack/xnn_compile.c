@@ -924,6 +924,7 @@ static int plan_cmp(const void *a, const void *b) {
 pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *err) {
   size_t scratch = 0, shared = 0;
   for (size_t i = 0; i < d->n_nodes; i++) {
+    if (d->nodes[i].fuse == PTE_XNN_FUSE_SKIP) continue;
     pte_status s = pte_xnn_infer_node(d, i, check_decl, err);
     if (s != PTE_OK) return s;
     if (d->nodes[i].scratch > scratch) scratch = d->nodes[i].scratch;
@@ -1141,6 +1142,7 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   if (s == PTE_OK) s = collect_externals(&c);
   for (size_t i = 0; s == PTE_OK && i < d->n_nodes; i++) s = pte_xnn_prepare_node(d, i, err);
   if (s == PTE_OK) s = check_prepared_uses(d, err);
+  if (s == PTE_OK) pte_xnn_fuse(d);
   if (s == PTE_OK) s = pte_xnn_plan(d, true, err);
   /* keep what execute reads unpacked; drop the rest */
   if (s == PTE_OK) {
@@ -1338,6 +1340,7 @@ pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size
   pte_xnn_exec x;
   x.d = d;
   x.k = d->k;
+  x.vec = pte_xnn_vec_kernels_for(d->k);
   x.pool = d->pool;
   x.threads = d->threads;
   x.shared = d->arena + d->arena_size;

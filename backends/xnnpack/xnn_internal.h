@@ -173,7 +173,16 @@ typedef struct pte_xnn_node {
   size_t group_stride; /* bytes between the packed blobs of consecutive groups */
   uint32_t n_groups;   /* GEMM groups (1 for FC) */
   bool as_dwconv;      /* depthwise with multiplier 1: direct kernel */
+  /* graph rewrites at init (xnn_fuse.c): PTE_XNN_FUSE_* */
+  uint8_t fuse;
 } pte_xnn_node;
+
+/* pte_xnn_node.fuse */
+enum {
+  PTE_XNN_FUSE_NONE = 0,
+  PTE_XNN_FUSE_SKIP = 1, /* absorbed into another node: not inferred, not run */
+  PTE_XNN_FUSE_SILU = 2  /* Multiply(x, Sigmoid(x)): in[0] = in[1] = x, computes x * sigmoid(x) */
+};
 
 /* ---- CPU / kernels ------------------------------------------------------------------------ */
 typedef enum {
@@ -219,6 +228,32 @@ typedef struct pte_xnn_kernels {
   void (*f32_dw_row)(size_t c, size_t taps, const float **in, const float *w, const float *bias, float *out,
                      float vmin, float vmax);
 } pte_xnn_kernels;
+
+/* ---- Elementwise kernels (xnn_vmath.h, one instantiation per ISA) -------------------------- */
+typedef struct pte_xnn_uparams {
+  float vmin, vmax; /* Clamp bounds */
+  float alpha;      /* ELU alpha, LeakyReLU slope */
+} pte_xnn_uparams;
+typedef void (*pte_xnn_f32_unary_fn)(size_t n, const float *x, float *y, const pte_xnn_uparams *p);
+/* y[i] = clamp(a op b): vv both n long, vs b[0] for every i, sv a[0] for every i. */
+typedef void (*pte_xnn_f32_binary_fn)(size_t n, const float *a, const float *b, float *y, float vmin, float vmax);
+enum {
+  PTE_XNN_U_ABS, PTE_XNN_U_NEG, PTE_XNN_U_SQUARE, PTE_XNN_U_SQRT, PTE_XNN_U_RSQRT, PTE_XNN_U_FLOOR, PTE_XNN_U_CEIL,
+  PTE_XNN_U_CLAMP, PTE_XNN_U_SIGMOID, PTE_XNN_U_TANH, PTE_XNN_U_EXP, PTE_XNN_U_ELU, PTE_XNN_U_HARDSWISH,
+  PTE_XNN_U_LEAKY, PTE_XNN_U_SILU, PTE_XNN_U_COUNT
+};
+enum { PTE_XNN_B_ADD, PTE_XNN_B_SUB, PTE_XNN_B_MUL, PTE_XNN_B_DIV, PTE_XNN_B_MIN, PTE_XNN_B_MAX, PTE_XNN_B_PRELU,
+       PTE_XNN_B_COUNT };
+enum { PTE_XNN_BS_VV = 0, PTE_XNN_BS_VS = 1, PTE_XNN_BS_SV = 2 };
+typedef struct pte_xnn_vec_kernels {
+  pte_xnn_f32_unary_fn unary[PTE_XNN_U_COUNT];
+  pte_xnn_f32_binary_fn binary[PTE_XNN_B_COUNT][3];
+} pte_xnn_vec_kernels;
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_scalar(void);
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx2(void);   /* NULL if not compiled */
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx512(void); /* NULL if not compiled */
+/* The elementwise table matching a GEMM kernel table's ISA (never NULL). */
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_for(const pte_xnn_kernels *k);
 
 pte_xnn_kisa pte_xnn_cpu_best_isa(void);
 const pte_xnn_kernels *pte_xnn_kernels_for(pte_xnn_kisa isa);
@@ -319,6 +354,7 @@ struct pte_xnn_delegate {
 struct pte_xnn_exec {
   pte_xnn_delegate *d;
   const pte_xnn_kernels *k;
+  const pte_xnn_vec_kernels *vec;
   pte_xnn_pool *pool;
   int threads;
   uint8_t *scratch;       /* threads * scratch_stride */
@@ -409,6 +445,9 @@ pte_status pte_xnn_initialize_backend_data(pte_backend_data_context *ctx, pte_ba
 pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t i, bool check_decl, pte_error_info *err);
 /* Runs shape inference for every node and computes the memory plan. */
 pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *err);
+/* Graph rewrites after the nodes are prepared (xnn_fuse.c): Sigmoid + Multiply -> SiLU, output
+ * Clamp folded into the producing node's fused clamp. */
+void pte_xnn_fuse(pte_xnn_delegate *d);
 /* Executes node i. */
 pte_status pte_xnn_run_node(pte_xnn_exec *x, size_t i, pte_error_info *err);
 /* Prepares node i at init (validates dtypes, packs weights). */

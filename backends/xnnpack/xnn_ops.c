@@ -816,6 +816,18 @@ static float op_min(float a, float b, float p) { (void)p; return a < b ? a : (b 
 static float op_max(float a, float b, float p) { (void)p; return a > b ? a : (b > a ? b : (isnan(a) ? a : b)); }
 static float op_prelu(float a, float b, float p) { (void)p; return a < 0.0f ? a * b : a; }
 
+static int vbin_for(unsigned t) {
+  switch (t) {
+    case pte_xn_XNodeUnion_XNNAdd: return PTE_XNN_B_ADD;
+    case pte_xn_XNodeUnion_XNNSubtract: return PTE_XNN_B_SUB;
+    case pte_xn_XNodeUnion_XNNMultiply: return PTE_XNN_B_MUL;
+    case pte_xn_XNodeUnion_XNNDiv: return PTE_XNN_B_DIV;
+    case pte_xn_XNodeUnion_XNNMinimum: return PTE_XNN_B_MIN;
+    case pte_xn_XNodeUnion_XNNMaximum: return PTE_XNN_B_MAX;
+    default: return PTE_XNN_B_PRELU;
+  }
+}
+
 static binop_fn binop_for(unsigned t) {
   switch (t) {
     case pte_xn_XNodeUnion_XNNAdd: return op_add;
@@ -848,6 +860,7 @@ typedef struct bin_job {
   size_t dims[PTE_XNN_MAX_DIMS], sa[PTE_XNN_MAX_DIMS], sb[PTE_XNN_MAX_DIMS];
   size_t inner, outer;
   binop_fn fn;
+  const pte_xnn_f32_binary_fn *vfn; /* [PTE_XNN_BS_*] */
 } bin_job;
 
 static void bin_rows(const bin_job *j, size_t o0, size_t o1) {
@@ -869,11 +882,12 @@ static void bin_rows(const bin_job *j, size_t o0, size_t o1) {
     if (!q) {
       const float *pa = (const float *)j->a->data + offa, *pb = (const float *)j->b->data + offb;
       float *po = (float *)j->o->data + out_off;
-      const unsigned t = j->n->type;
-      if (sai == 1 && sbi == 1 && t == pte_xn_XNodeUnion_XNNAdd) {
-        j->k->f32_vadd(inner, pa, pb, po, vmin, vmax);
-      } else if (sai == 1 && sbi == 1 && t == pte_xn_XNodeUnion_XNNMultiply) {
-        j->k->f32_vmul(inner, pa, pb, po, vmin, vmax);
+      if (sai == 1 && sbi == 1) {
+        j->vfn[PTE_XNN_BS_VV](inner, pa, pb, po, vmin, vmax);
+      } else if (sai == 1 && sbi == 0) {
+        j->vfn[PTE_XNN_BS_VS](inner, pa, pb, po, vmin, vmax);
+      } else if (sai == 0 && sbi == 1) {
+        j->vfn[PTE_XNN_BS_SV](inner, pa, pb, po, vmin, vmax);
       } else {
         for (size_t i = 0; i < inner; i++) po[i] = pte_xnn_clampf(j->fn(pa[i * sai], pb[i * sbi], 0.0f), vmin, vmax);
       }
@@ -899,8 +913,58 @@ static void bin_task(void *ctx, size_t item, int tid) {
   if (o0 < o1) bin_rows(j, o0, o1);
 }
 
+/* Splits a contiguous fp32 elementwise pass over the pool (chunks of 16 KiB and more). */
+typedef struct ew_job {
+  const pte_xnn_node *n;
+  pte_xnn_f32_unary_fn fn;
+  pte_xnn_uparams prm;
+  const float *x;
+  float *y;
+  size_t numel, chunk;
+  bool clamp_after; /* SiLU with a finite fused clamp */
+  pte_xnn_f32_unary_fn clamp;
+} ew_job;
+
+static void ew_range(const ew_job *j, size_t i0, size_t i1) {
+  j->fn(i1 - i0, j->x + i0, j->y + i0, &j->prm);
+  if (j->clamp_after) j->clamp(i1 - i0, j->y + i0, j->y + i0, &j->prm);
+}
+
+static void ew_task(void *ctx, size_t item, int tid) {
+  (void)tid;
+  const ew_job *j = (const ew_job *)ctx;
+  const size_t i0 = item * j->chunk, i1 = i0 + j->chunk < j->numel ? i0 + j->chunk : j->numel;
+  if (i0 < i1) ew_range(j, i0, i1);
+}
+
+static void ew_run(pte_xnn_exec *x, ew_job *j) {
+  if (x->threads > 1 && j->numel >= 65536) {
+    const size_t parts = (size_t)x->threads * 4;
+    j->chunk = ((j->numel + parts - 1) / parts + 15) & ~(size_t)15;
+    pte_xnn_parallel(x->pool, ew_task, j, (j->numel + j->chunk - 1) / j->chunk);
+  } else {
+    ew_range(j, 0, j->numel);
+  }
+}
+
 static pte_status run_binary(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;
+  if (n->fuse == PTE_XNN_FUSE_SILU) {
+    const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
+    ew_job e;
+    memset(&e, 0, sizeof e);
+    e.n = n;
+    e.fn = x->vec->unary[PTE_XNN_U_SILU];
+    e.prm.vmin = n->out_min;
+    e.prm.vmax = n->out_max;
+    e.x = (const float *)a->data;
+    e.y = (float *)o->data;
+    e.numel = o->numel;
+    e.clamp_after = !(isinf(n->out_min) && n->out_min < 0) || !(isinf(n->out_max) && n->out_max > 0);
+    e.clamp = x->vec->unary[PTE_XNN_U_CLAMP];
+    ew_run(x, &e);
+    return PTE_OK;
+  }
   bin_job j;
   memset(&j, 0, sizeof j);
   j.d = d;
@@ -910,6 +974,7 @@ static pte_status run_binary(pte_xnn_exec *x, const pte_xnn_node *n) {
   j.b = V(n->in[1]);
   j.o = V(n->out[0]);
   j.fn = binop_for(n->type);
+  j.vfn = x->vec->binary[vbin_for(n->type)];
   const unsigned r = j.o->rank;
   size_t sa[PTE_XNN_MAX_DIMS], sb[PTE_XNN_MAX_DIMS];
   bstrides(j.a, r, j.o->shape, sa);
@@ -976,17 +1041,58 @@ static float unary_f(const pte_xnn_node *n, float v) {
   }
 }
 
+/* Vectorised kernel of a unary node kind (PTE_XNN_U_*), or -1 (Log, Gelu, Sin: libm per element). */
+static int vun_for(unsigned t) {
+  switch (t) {
+    case pte_xn_XNodeUnion_XNNAbs: return PTE_XNN_U_ABS;
+    case pte_xn_XNodeUnion_XNNNegate: return PTE_XNN_U_NEG;
+    case pte_xn_XNodeUnion_XNNSquare: return PTE_XNN_U_SQUARE;
+    case pte_xn_XNodeUnion_XNNSquareRoot: return PTE_XNN_U_SQRT;
+    case pte_xn_XNodeUnion_XNNReciprocalSquareRoot: return PTE_XNN_U_RSQRT;
+    case pte_xn_XNodeUnion_XNNFloor: return PTE_XNN_U_FLOOR;
+    case pte_xn_XNodeUnion_XNNCeiling: return PTE_XNN_U_CEIL;
+    case pte_xn_XNodeUnion_XNNClamp: return PTE_XNN_U_CLAMP;
+    case pte_xn_XNodeUnion_XNNSigmoid: return PTE_XNN_U_SIGMOID;
+    case pte_xn_XNodeUnion_XNNTanh: return PTE_XNN_U_TANH;
+    case pte_xn_XNodeUnion_XNNExp: return PTE_XNN_U_EXP;
+    case pte_xn_XNodeUnion_XNNELU: return PTE_XNN_U_ELU;
+    case pte_xn_XNodeUnion_XNNHardswish: return PTE_XNN_U_HARDSWISH;
+    case pte_xn_XNodeUnion_XNNLeakyReLU: return PTE_XNN_U_LEAKY;
+    default: return -1;
+  }
+}
+
+static void un_log(size_t n, const float *x, float *y, const pte_xnn_uparams *p) {
+  (void)p;
+  for (size_t i = 0; i < n; i++) y[i] = logf(x[i]);
+}
+static void un_gelu(size_t n, const float *x, float *y, const pte_xnn_uparams *p) {
+  (void)p;
+  for (size_t i = 0; i < n; i++) y[i] = gelu(x[i]);
+}
+static void un_sin(size_t n, const float *x, float *y, const pte_xnn_uparams *p) {
+  (void)p;
+  for (size_t i = 0; i < n; i++) y[i] = sinf(x[i]);
+}
+
 static pte_status run_unary(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;
   const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
   if (is_f32(a)) {
-    const float *pa = (const float *)a->data;
-    float *po = (float *)o->data;
-    if (n->type == pte_xn_XNodeUnion_XNNClamp) {
-      x->k->f32_vclamp(a->numel, pa, po, n->out_min, n->out_max);
-      return PTE_OK;
-    }
-    for (size_t i = 0; i < a->numel; i++) po[i] = unary_f(n, pa[i]);
+    ew_job e;
+    memset(&e, 0, sizeof e);
+    e.n = n;
+    const int u = vun_for(n->type);
+    e.fn = u >= 0 ? x->vec->unary[u]
+           : n->type == pte_xn_XNodeUnion_XNNLog ? un_log
+           : n->type == pte_xn_XNodeUnion_XNNGelu ? un_gelu : un_sin;
+    e.prm.vmin = n->out_min;
+    e.prm.vmax = n->out_max;
+    e.prm.alpha = n->type == pte_xn_XNodeUnion_XNNELU ? n->p.elu.alpha : n->p.leaky.slope;
+    e.x = (const float *)a->data;
+    e.y = (float *)o->data;
+    e.numel = a->numel;
+    ew_run(x, &e);
     return PTE_OK;
   }
   for (size_t i = 0; i < a->numel; i++) store_q(o, o->data, i, unary_f(n, load_q(a, a->data, i)));
@@ -1644,6 +1750,7 @@ pte_status pte_xnn_run_node(pte_xnn_exec *x, size_t ni, pte_error_info *err) {
   const pte_xnn_node *n = &d->nodes[ni];
   const unsigned t = n->type;
   pte_status s;
+  if (n->fuse == PTE_XNN_FUSE_SKIP) return PTE_OK;
   if (is_binary(t)) s = run_binary(x, n);
   else if (is_unary_math(t)) s = run_unary(x, n);
   else

@@ -1,0 +1,179 @@
+/* xnn_vmath.h — fp32 elementwise kernels written once over a small set of vector primitives and
+ * instantiated per ISA (xnn_vec_scalar.c, xnn_vec_avx2.c, xnn_vec_avx512.c include this file
+ * after defining the primitives). Not a public header; include only from those files.
+ *
+ * Primitives the includer defines (VT: float vector, VI: int32 vector, VM: lane mask):
+ *   VN lanes; VFN attribute of every kernel (target), VFNI of helpers (target, always inline);
+ *   VNAME(x) adds the ISA suffix
+ *   VLOAD(p) VSTORE(p, v) VLOADN(p, n) VSTOREN(p, n, v) (n < VN lanes, others 0 / untouched)
+ *   VSET(f) VADD VSUB VMUL VDIV VFMA(a, b, c) = a * b + c  VSQRT VFLOOR VCEIL VABS VNEG
+ *   VMAXX(a, b) / VMINX(a, b): x86 semantics (b when either is NaN)
+ *   VLT(a, b) mask a < b; VISNAN(a) mask; VSEL(m, a, b) = m ? a : b; VCOPYSIGN(mag, sgn)
+ *   VASI(v) VASF(i) bit casts; VSETI(i) VADDI VSUBI VSLLI(i, k) VSRAI(i, k)
+ *
+ * Accuracy (measured by tests/unit/test_xnnpack_vmath.c against double-precision libm over
+ * ~2M inputs per function incl. edge values; normal-range outputs, in float ulps):
+ *   exp <= 2 ulp (denormal results: abs error <= 2^-149 * 2), sigmoid <= 3 ulp, tanh <= 3 ulp,
+ *   elu (alpha 1) <= 3 ulp; abs, neg, square, sqrt, rsqrt (1 / sqrt), floor, ceil, clamp,
+ *   hardswish, leaky ReLU and the binary operators compute what the scalar definitions do (bit
+ *   identical). NaN in, NaN out; exp overflows to +inf above ~88.72.
+ */
+
+/* exp(x) for any x: n = round(x / ln2), r = x - n ln2 (|r| <= ln2 / 2), e^r = 1 + p(r) with the
+ * degree-7 Taylor polynomial (truncation < 2e-9 relative), scaled by 2^n as 2^n1 * 2^n2 so that
+ * results down to the denormals are right. */
+VFNI static VT VNAME(vm_exp)(VT x) {
+  x = VMINX(VSET(88.8f), VMAXX(VSET(-104.0f), x));
+  const VT magic = VSET(12582912.0f); /* 0x1.8p23: adding it rounds to an integer in the low bits */
+  const VT t = VFMA(x, VSET(1.44269504088896341f), magic);
+  const VT n = VSUB(t, magic);
+  VT r = VFMA(n, VSET(-0.693145751953125f), x);
+  r = VFMA(n, VSET(-1.42860682030941723e-6f), r);
+  VT p = VFMA(r, VSET(1.0f / 5040.0f), VSET(1.0f / 720.0f));
+  p = VFMA(p, r, VSET(1.0f / 120.0f));
+  p = VFMA(p, r, VSET(1.0f / 24.0f));
+  p = VFMA(p, r, VSET(1.0f / 6.0f));
+  p = VFMA(p, r, VSET(0.5f));
+  p = VFMA(VMUL(p, r), r, r); /* expm1(r) */
+  const VI ni = VSRAI(VSLLI(VASI(t), 23), 23);
+  const VI n1 = VSRAI(ni, 1), n2 = VSUBI(ni, n1);
+  const VT s1 = VASF(VSLLI(VADDI(n1, VSETI(127)), 23)), s2 = VASF(VSLLI(VADDI(n2, VSETI(127)), 23));
+  return VMUL(VFMA(p, s1, s1), s2);
+}
+
+/* expm1(x) for x <= 0 (callers pass min(x, 0)): 2^n (1 + p) - 1 = 2^n p + (2^n - 1), where
+ * 2^n - 1 is exact for n >= -24; below -17.5 the result is -1 in float. */
+VFNI static VT VNAME(vm_expm1_neg)(VT x) {
+  x = VMAXX(VSET(-17.5f), x);
+  const VT magic = VSET(12582912.0f);
+  const VT t = VFMA(x, VSET(1.44269504088896341f), magic);
+  const VT n = VSUB(t, magic);
+  VT r = VFMA(n, VSET(-0.693145751953125f), x);
+  r = VFMA(n, VSET(-1.42860682030941723e-6f), r);
+  VT p = VFMA(r, VSET(1.0f / 5040.0f), VSET(1.0f / 720.0f));
+  p = VFMA(p, r, VSET(1.0f / 120.0f));
+  p = VFMA(p, r, VSET(1.0f / 24.0f));
+  p = VFMA(p, r, VSET(1.0f / 6.0f));
+  p = VFMA(p, r, VSET(0.5f));
+  p = VFMA(VMUL(p, r), r, r);
+  const VI ni = VSRAI(VSLLI(VASI(t), 23), 23);
+  const VT s = VASF(VSLLI(VADDI(ni, VSETI(127)), 23));
+  return VFMA(s, p, VSUB(s, VSET(1.0f)));
+}
+
+/* ---- unary operators: y[i] = f(x[i]) ------------------------------------------------------ */
+
+#define VM_UNARY(name, EXPR)                                                                          \
+  VFN static void VNAME(name)(size_t n, const float *xp, float *yp, const pte_xnn_uparams *prm) {    \
+    (void)prm;                                                                                       \
+    size_t i = 0;                                                                                    \
+    for (; i + VN <= n; i += VN) {                                                                   \
+      const VT x = VLOAD(xp + i);                                                                    \
+      VSTORE(yp + i, EXPR);                                                                          \
+    }                                                                                                \
+    if (i < n) {                                                                                     \
+      const VT x = VLOADN(xp + i, n - i);                                                            \
+      VSTOREN(yp + i, n - i, EXPR);                                                                  \
+    }                                                                                                \
+  }
+
+VFNI static VT VNAME(vm_sigmoid)(VT x) {
+  const VT e = VNAME(vm_exp)(VNEG(VABS(x))); /* e^-|x| in (0, 1] */
+  const VT d = VADD(VSET(1.0f), e);
+  return VDIV(VSEL(VLT(x, VSET(0.0f)), e, VSET(1.0f)), d);
+}
+
+VFNI static VT VNAME(vm_tanh)(VT x) {
+  /* tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)); 1 in float beyond 9.01 */
+  const VT a = VMINX(VSET(9.1f), VABS(x));
+  const VT e = VNAME(vm_expm1_neg)(VMUL(VSET(-2.0f), a));
+  return VCOPYSIGN(VDIV(VNEG(e), VADD(VSET(2.0f), e)), x);
+}
+
+VFNI static VT VNAME(vm_elu)(VT x, VT alpha) {
+  const VT e = VNAME(vm_expm1_neg)(VMINX(VSET(0.0f), x));
+  return VSEL(VLT(x, VSET(0.0f)), VMUL(alpha, e), x);
+}
+
+VM_UNARY(vu_abs, VABS(x))
+VM_UNARY(vu_neg, VNEG(x))
+VM_UNARY(vu_square, VMUL(x, x))
+VM_UNARY(vu_sqrt, VSQRT(x))
+VM_UNARY(vu_rsqrt, VDIV(VSET(1.0f), VSQRT(x)))
+VM_UNARY(vu_floor, VFLOOR(x))
+VM_UNARY(vu_ceil, VCEIL(x))
+VM_UNARY(vu_clamp, VMINX(VSET(prm->vmax), VMAXX(VSET(prm->vmin), x)))
+VM_UNARY(vu_sigmoid, VNAME(vm_sigmoid)(x))
+VM_UNARY(vu_tanh, VNAME(vm_tanh)(x))
+VM_UNARY(vu_exp, VNAME(vm_exp)(x))
+VM_UNARY(vu_elu, VNAME(vm_elu)(x, VSET(prm->alpha)))
+VM_UNARY(vu_hardswish, VMUL(VMUL(x, VMINX(VSET(6.0f), VMAXX(VSET(0.0f), VADD(x, VSET(3.0f))))), VSET(1.0f / 6.0f)))
+VM_UNARY(vu_leaky, VSEL(VLT(x, VSET(0.0f)), VMUL(x, VSET(prm->alpha)), x))
+/* SiLU / swish, x * sigmoid(x): the Sigmoid + Multiply pair fused (xnn_elementwise.c) */
+VM_UNARY(vu_silu, VMUL(x, VNAME(vm_sigmoid)(x)))
+
+/* ---- binary operators: y = clamp(a op b, vmin, vmax) over n elements ------------------------
+ * Three shapes: both operands n long (vv), b one value (vs), a one value (sv). */
+
+VFNI static VT VNAME(vb_min)(VT a, VT b) { return VSEL(VISNAN(a), a, VMINX(a, b)); }
+VFNI static VT VNAME(vb_max)(VT a, VT b) { return VSEL(VISNAN(a), a, VMAXX(a, b)); }
+VFNI static VT VNAME(vb_prelu)(VT a, VT b) { return VSEL(VLT(a, VSET(0.0f)), VMUL(a, b), a); }
+
+#define VM_BINARY(name, EXPR)                                                                           \
+  VFN static void VNAME(name##_vv)(size_t n, const float *ap, const float *bp, float *yp, float vmin, float vmax) { \
+    const VT lo = VSET(vmin), hi = VSET(vmax);                                                         \
+    size_t i = 0;                                                                                      \
+    for (; i + VN <= n; i += VN) {                                                                     \
+      const VT a = VLOAD(ap + i), b = VLOAD(bp + i);                                                   \
+      VSTORE(yp + i, VMINX(hi, VMAXX(lo, EXPR)));                                                      \
+    }                                                                                                  \
+    if (i < n) {                                                                                       \
+      const VT a = VLOADN(ap + i, n - i), b = VLOADN(bp + i, n - i);                                   \
+      VSTOREN(yp + i, n - i, VMINX(hi, VMAXX(lo, EXPR)));                                              \
+    }                                                                                                  \
+  }                                                                                                    \
+  VFN static void VNAME(name##_vs)(size_t n, const float *ap, const float *bp, float *yp, float vmin, float vmax) { \
+    const VT lo = VSET(vmin), hi = VSET(vmax), b = VSET(bp[0]);                                        \
+    size_t i = 0;                                                                                      \
+    for (; i + VN <= n; i += VN) {                                                                     \
+      const VT a = VLOAD(ap + i);                                                                      \
+      VSTORE(yp + i, VMINX(hi, VMAXX(lo, EXPR)));                                                      \
+    }                                                                                                  \
+    if (i < n) {                                                                                       \
+      const VT a = VLOADN(ap + i, n - i);                                                              \
+      VSTOREN(yp + i, n - i, VMINX(hi, VMAXX(lo, EXPR)));                                              \
+    }                                                                                                  \
+  }                                                                                                    \
+  VFN static void VNAME(name##_sv)(size_t n, const float *ap, const float *bp, float *yp, float vmin, float vmax) { \
+    const VT lo = VSET(vmin), hi = VSET(vmax), a = VSET(ap[0]);                                        \
+    size_t i = 0;                                                                                      \
+    for (; i + VN <= n; i += VN) {                                                                     \
+      const VT b = VLOAD(bp + i);                                                                      \
+      VSTORE(yp + i, VMINX(hi, VMAXX(lo, EXPR)));                                                      \
+    }                                                                                                  \
+    if (i < n) {                                                                                       \
+      const VT b = VLOADN(bp + i, n - i);                                                              \
+      VSTOREN(yp + i, n - i, VMINX(hi, VMAXX(lo, EXPR)));                                              \
+    }                                                                                                  \
+  }
+
+VM_BINARY(vb_add, VADD(a, b))
+VM_BINARY(vb_sub, VSUB(a, b))
+VM_BINARY(vb_mul, VMUL(a, b))
+VM_BINARY(vb_div, VDIV(a, b))
+VM_BINARY(vb_minimum, VNAME(vb_min)(a, b))
+VM_BINARY(vb_maximum, VNAME(vb_max)(a, b))
+VM_BINARY(vb_prelu_op, VNAME(vb_prelu)(a, b))
+
+/* The table of one ISA. */
+static const pte_xnn_vec_kernels VNAME(k_vec) = {
+    {VNAME(vu_abs), VNAME(vu_neg), VNAME(vu_square), VNAME(vu_sqrt), VNAME(vu_rsqrt), VNAME(vu_floor), VNAME(vu_ceil),
+     VNAME(vu_clamp), VNAME(vu_sigmoid), VNAME(vu_tanh), VNAME(vu_exp), VNAME(vu_elu), VNAME(vu_hardswish),
+     VNAME(vu_leaky), VNAME(vu_silu)},
+    {{VNAME(vb_add_vv), VNAME(vb_add_vs), VNAME(vb_add_sv)},
+     {VNAME(vb_sub_vv), VNAME(vb_sub_vs), VNAME(vb_sub_sv)},
+     {VNAME(vb_mul_vv), VNAME(vb_mul_vs), VNAME(vb_mul_sv)},
+     {VNAME(vb_div_vv), VNAME(vb_div_vs), VNAME(vb_div_sv)},
+     {VNAME(vb_minimum_vv), VNAME(vb_minimum_vs), VNAME(vb_minimum_sv)},
+     {VNAME(vb_maximum_vv), VNAME(vb_maximum_vs), VNAME(vb_maximum_sv)},
+     {VNAME(vb_prelu_op_vv), VNAME(vb_prelu_op_vs), VNAME(vb_prelu_op_sv)}}};
