@@ -1034,6 +1034,31 @@ static pte_status check_prepared_uses(pte_xnn_delegate *d, pte_error_info *err) 
   return PTE_OK;
 }
 
+/* XN00 or XN01 at bytes 4..8 of the flatbuffer (`present`: the blob had an XH00 header). */
+static pte_status check_graph_id(const uint8_t *f, size_t n, bool present, pte_error_info *err) {
+  if (n < 8) return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: flatbuffer too small");
+  if (memcmp(f + 4, "XN00", 4) == 0 || memcmp(f + 4, "XN01", 4) == 0) return PTE_OK;
+  char id[5];
+  for (int i = 0; i < 4; i++) id[i] = (f[4 + i] >= 32 && f[4 + i] < 127) ? (char)f[4 + i] : '?';
+  id[4] = 0;
+  return pte_error_set(err, PTE_ERR_DELEGATE_INVALID_COMPATIBILITY, "xnnpack: graph identifier '%s' is not XN00 or XN01%s",
+                       id, present ? "" : " (and the blob has no XH00 header)");
+}
+
+pte_status pte_xnn_parse_portable(const void *blob, size_t size, pte_xnn_header *h, const uint8_t **fb, size_t *fb_size,
+                                  pte_error_info *err) {
+  pte_xnn_header hh;
+  if (!h) h = &hh;
+  pte_status s = pte_xnn_parse_header(blob, size, h, err);
+  if (s != PTE_OK) return s;
+  const uint8_t *f = (const uint8_t *)blob + h->flatbuffer_offset;
+  s = check_graph_id(f, h->flatbuffer_size, h->present, err);
+  if (s != PTE_OK) return s;
+  if (fb) *fb = f;
+  if (fb_size) *fb_size = h->flatbuffer_size;
+  return PTE_OK;
+}
+
 pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const pte_named_data_map *ndm,
                                           const pte_xnn_init_cfg *cfg, pte_xnn_delegate **out, pte_error_info *err) {
   *out = NULL;
@@ -1048,31 +1073,22 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   pte_status s;
   memset(&h, 0, sizeof h);
   memset(&xpb, 0, sizeof xpb);
-  if (blob && pte_prepared_is_envelope(blob, size)) {
-    /* a processed blob replaced by `pte prepare` (inline constants): XPB1 container */
-    pte_prepared_info pi;
-    s = pte_xnn_envelope_check(blob, size, k, cfg->repack_prepared, &pi, &xpb_foreign, err);
-    if (s == PTE_OK) s = pte_xnn_xpb_parse(pi.payload, (size_t)pi.payload_size, &xpb, err);
-    if (s != PTE_OK) return s;
-    has_xpb = true;
+  /* prepared (pte prepare): an XPB1 container, or the portable blob sealed in the envelope */
+  const uint8_t *pb;
+  size_t pbs;
+  s = pte_xnn_unwrap_blob(blob, size, k, cfg->repack_prepared, &pb, &pbs, &xpb, &has_xpb, &xpb_foreign, err);
+  if (s != PTE_OK) return s;
+  if (has_xpb) {
     h.present = true;
     fb = xpb.fb;
     fb_size = xpb.fb_size;
+    s = check_graph_id(fb, fb_size, true, err);
   } else {
-    s = pte_xnn_parse_header(blob, size, &h, err);
-    if (s != PTE_OK) return s;
-    fb = (const uint8_t *)blob + h.flatbuffer_offset;
-    fb_size = h.flatbuffer_size;
+    blob = pb;
+    size = pbs;
+    s = pte_xnn_parse_portable(blob, size, &h, &fb, &fb_size, err);
   }
-  if (fb_size < 8) return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: flatbuffer too small");
-  if (memcmp(fb + 4, "XN00", 4) != 0 && memcmp(fb + 4, "XN01", 4) != 0) {
-    char id[5];
-    for (int i = 0; i < 4; i++) id[i] = (fb[4 + i] >= 32 && fb[4 + i] < 127) ? (char)fb[4 + i] : '?';
-    id[4] = 0;
-    return pte_error_set(err, PTE_ERR_DELEGATE_INVALID_COMPATIBILITY,
-                         "xnnpack: graph identifier '%s' is not XN00 or XN01%s", id,
-                         h.present ? "" : " (and the blob has no XH00 header)");
-  }
+  if (s != PTE_OK) return s;
   /* the flatbuffer must be 4-aligned in memory for the verifier's alignment rules */
   uint8_t *copy = NULL;
   if (((uintptr_t)fb & 3u) != 0) {

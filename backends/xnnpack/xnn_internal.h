@@ -378,6 +378,14 @@ typedef struct pte_xnn_init_cfg {
 pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const pte_named_data_map *ndm,
                                           const pte_xnn_init_cfg *cfg, pte_xnn_delegate **out, pte_error_info *err);
 
+/* The portable format alone, as every runtime that does not know `pte prepare` reads a blob: the
+ * XH00 header when bytes 4..8 say so, else a bare flatbuffer; then the XNNGraph identifier (XN00 or
+ * XN01) at bytes 4..8 of the flatbuffer. *fb / *fb_size: the flatbuffer. Errors: those of
+ * pte_xnn_parse_header, and PTE_ERR_DELEGATE_INVALID_COMPATIBILITY naming the identifier found
+ * (what a prepared, enveloped blob gets: docs/prepare.md). */
+pte_status pte_xnn_parse_portable(const void *blob, size_t size, pte_xnn_header *h, const uint8_t **fb, size_t *fb_size,
+                                  pte_error_info *err);
+
 /* ---- Prepared data (xnn_prepare.c) -------------------------------------------------------- */
 /* Envelope format version of prepared XnnpackBackend data (bump on any layout change of XPW1
  * panels or of the XPB1 container). */
@@ -415,6 +423,14 @@ typedef struct pte_xnn_xpb {
 pte_status pte_xnn_xpb_parse(const uint8_t *p, size_t size, pte_xnn_xpb *out, pte_error_info *err);
 /* Entry for constant `idx`: true and its kind, data and size when listed. */
 bool pte_xnn_xpb_find(const pte_xnn_xpb *x, uint32_t idx, uint32_t *kind, const uint8_t **data, size_t *size);
+
+/* A stored blob, portable or in the envelope. An envelope (checked for this kernel table, see
+ * pte_xnn_envelope_check) holds either an XPB1 container (*has_xpb, *xpb filled) or a sealed
+ * portable blob (the original bytes, stored again because prepare replaced this backend's named
+ * data): then *portable / *portable_size are the payload. Without an envelope they are the blob. */
+pte_status pte_xnn_unwrap_blob(const void *blob, size_t size, const pte_xnn_kernels *k, bool repack,
+                               const uint8_t **portable, size_t *portable_size, pte_xnn_xpb *xpb, bool *has_xpb,
+                               bool *foreign, pte_error_info *err);
 
 /* Header of one packed blob of `kind` laid out with panel width nr (isa: the header's ISA field). */
 pte_xnn_packed_info pte_xnn_packed_layout(uint32_t kind, uint32_t isa, size_t nr, size_t n, size_t kdim);

@@ -114,6 +114,25 @@ pte_status pte_xnn_envelope_check(const void *data, size_t size, const pte_xnn_k
   return pte_error_set(err, s, "%s", e.msg);
 }
 
+pte_status pte_xnn_unwrap_blob(const void *blob, size_t size, const pte_xnn_kernels *k, bool repack,
+                               const uint8_t **portable, size_t *portable_size, pte_xnn_xpb *xpb, bool *has_xpb,
+                               bool *foreign, pte_error_info *err) {
+  *has_xpb = *foreign = false;
+  *portable = (const uint8_t *)blob;
+  *portable_size = size;
+  if (!blob || !pte_prepared_is_envelope(blob, size)) return PTE_OK;
+  pte_prepared_info pi;
+  pte_status s = pte_xnn_envelope_check(blob, size, k, repack, &pi, foreign, err);
+  if (s != PTE_OK) return s;
+  if (pi.payload_size >= 4 && memcmp(pi.payload, PTE_XNN_XPB_MAGIC, 4) == 0) {
+    *has_xpb = true;
+    return pte_xnn_xpb_parse((const uint8_t *)pi.payload, (size_t)pi.payload_size, xpb, err);
+  }
+  *portable = (const uint8_t *)pi.payload; /* sealed portable blob */
+  *portable_size = (size_t)pi.payload_size;
+  return PTE_OK;
+}
+
 /* ============================================================================ XPB1 */
 
 static uint32_t ld32(const uint8_t *p) {
@@ -276,21 +295,20 @@ static pte_status graph_of(const uint8_t *blob, size_t size, const pte_xnn_kerne
   pte_status s;
   *copy = NULL;
   *xpb = false;
-  if (pte_prepared_is_envelope(blob, size)) {
-    pte_prepared_info pi;
-    pte_xnn_xpb x;
-    bool foreign;
-    s = pte_xnn_envelope_check(blob, size, k, false, &pi, &foreign, err);
-    if (s == PTE_OK) s = pte_xnn_xpb_parse(pi.payload, (size_t)pi.payload_size, &x, err);
-    if (s != PTE_OK) return s;
+  pte_xnn_xpb x;
+  bool foreign;
+  const uint8_t *pb;
+  size_t pbs;
+  s = pte_xnn_unwrap_blob(blob, size, k, false, &pb, &pbs, &x, xpb, &foreign, err);
+  if (s != PTE_OK) return s;
+  if (*xpb) {
     fb = x.fb;
     fbs = x.fb_size;
-    *xpb = true;
   } else {
     pte_xnn_header h;
-    s = pte_xnn_parse_header(blob, size, &h, err);
+    s = pte_xnn_parse_header(pb, pbs, &h, err);
     if (s != PTE_OK) return s;
-    fb = blob + h.flatbuffer_offset;
+    fb = pb + h.flatbuffer_offset;
     fbs = h.flatbuffer_size;
   }
   *copy = (uint8_t *)pte_xnn_aligned_alloc(fbs);
@@ -426,8 +444,19 @@ static pte_status compile(pk_state *st, const void *blob, size_t size, pte_xnn_d
 /* One blob: analyse it, replace it when it has packable inline constants, record its named keys. */
 static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const pte_backend_data *item) {
   const uint8_t *blob = (const uint8_t *)item->processed;
-  const size_t size = item->processed_size;
+  size_t size = item->processed_size;
   pte_error_info *err = st->err;
+  {
+    /* a sealed portable blob (an earlier prepare replaced named data): work on its payload */
+    const uint8_t *pb;
+    size_t pbs;
+    pte_xnn_xpb x;
+    bool has_xpb = false, foreign;
+    if (pte_xnn_unwrap_blob(blob, size, st->k, false, &pb, &pbs, &x, &has_xpb, &foreign, NULL) == PTE_OK && !has_xpb) {
+      blob = pb;
+      size = pbs;
+    }
+  }
   pte_xnn_header h;
   memset(&h, 0, sizeof h);
   if (!pte_prepared_is_envelope(blob, size)) {

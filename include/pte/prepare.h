@@ -69,6 +69,12 @@
  * "prepared for XnnpackBackend format 2 on 'avx512/tile 8x16', this machine is 'avx2/tile 6x16':
  * run pte prepare again on the portable model".
  *
+ * Sealing: once a backend's hook replaces any value, every blob of that backend the hook left
+ * alone is stored again in the envelope with its original bytes as the payload, so that a runtime
+ * knowing only the portable format rejects the blob at init instead of reading prepared named
+ * data as portable (docs/prepare.md). A backend's init must therefore accept an envelope whose
+ * payload is its own portable blob (report: pte_prepare_backend_report.blobs_sealed).
+ *
  * ---- Worked example: a backend that packs weights stored in named data -----------------------
  *
  *   #include "pte/prepare.h"
@@ -434,9 +440,11 @@ typedef struct pte_prepare_backend_report {
   uint32_t n_delegates;            /* delegates (all methods) naming it */
   uint32_t blobs_replaced;         /* processed blobs it replaced */
   uint32_t named_replaced;         /* named-data keys it replaced */
-  uint64_t bytes_before;           /* original size of the values it replaced */
+  uint64_t bytes_before;           /* original size of the values it replaced (sealed blobs too) */
   uint64_t bytes_after;            /* size of their replacements, envelopes included */
   uint64_t time_ns;                /* wall time of its hook */
+  uint32_t blobs_sealed;           /* blobs it left alone, stored again inside the envelope because
+                                      it replaced other data of its own (docs/prepare.md) */
 } pte_prepare_backend_report;
 
 typedef struct pte_prepare_report {

@@ -274,6 +274,7 @@ typedef struct pp_run {
   pte_compile_spec *specs;
   size_t specs_cap;
   bool env_set;
+  bool sealed;              /* seal_blobs() ran */
   uint32_t format_version;
   uint8_t fingerprint[PTE_PREPARED_FINGERPRINT_MAX];
   size_t fingerprint_size;
@@ -281,6 +282,29 @@ typedef struct pp_run {
   pte_backend_data_context ctx;
   pte_backend_data_output out;
 } pp_run;
+
+/* The stored bytes of a blob: inline in the flatbuffer, or its segment loaded into *buf. */
+static pte_status item_bytes(pte_pp_state *st, const pte_pp_item *it, pte_freeable_buffer *buf, const void **data,
+                             size_t *size) {
+  const char *id = st->backends[it->backend].id;
+  if (it->inline_data) {
+    pte_fb_vec dd = pte_et_Program_backend_delegate_data(st->root);
+    if (it->index >= dd.len)
+      return pte_error_set(st->err, PTE_ERR_INVALID_PROGRAM, "prepare: inline delegate data %u out of range", it->index);
+    pte_fb_vec v = pte_et_BackendDelegateInlineData_data(pte_fb_vec_table(dd, it->index));
+    *data = v.present ? pte_fb_vec_data(v) : (const void *)"";
+    *size = v.present ? v.len : 0;
+    return PTE_OK;
+  }
+  pte_segment_info info = {PTE_SEGMENT_BACKEND, it->index, id};
+  pte_status s = pte_program_load_segment(&st->prog, it->index, &info, buf);
+  if (s != PTE_OK)
+    return pte_error_set(st->err, s, "prepare: cannot load segment %u (delegate blob of '%s'): %s", it->index, id,
+                         pte_status_name(s));
+  *data = buf->data ? buf->data : (const void *)"";
+  *size = buf->size;
+  return PTE_OK;
+}
 
 static pte_status pp_next(pte_backend_data_context *ctx, pte_backend_data *out) {
   pp_run *r = (pp_run *)ctx->impl;
@@ -291,23 +315,8 @@ static pte_status pp_next(pte_backend_data_context *ctx, pte_backend_data *out) 
   while (r->cursor < st->n_items && st->items[r->cursor].backend != r->b) r->cursor++;
   if (r->cursor >= st->n_items) return PTE_PREPARE_END_OF_INPUT;
   pte_pp_item *it = &st->items[r->cursor++];
-  const char *id = st->backends[r->b].id;
-  if (it->inline_data) {
-    pte_fb_vec dd = pte_et_Program_backend_delegate_data(st->root);
-    if (it->index >= dd.len)
-      return pte_error_set(st->err, PTE_ERR_INVALID_PROGRAM, "prepare: inline delegate data %u out of range", it->index);
-    pte_fb_vec data = pte_et_BackendDelegateInlineData_data(pte_fb_vec_table(dd, it->index));
-    out->processed = data.present ? pte_fb_vec_data(data) : (const void *)"";
-    out->processed_size = data.present ? data.len : 0;
-  } else {
-    pte_segment_info info = {PTE_SEGMENT_BACKEND, it->index, id};
-    pte_status s = pte_program_load_segment(&st->prog, it->index, &info, &r->cur);
-    if (s != PTE_OK)
-      return pte_error_set(st->err, s, "prepare: cannot load segment %u (delegate blob of '%s'): %s", it->index, id,
-                           pte_status_name(s));
-    out->processed = r->cur.data ? r->cur.data : (const void *)"";
-    out->processed_size = r->cur.size;
-  }
+  pte_status s = item_bytes(st, it, &r->cur, &out->processed, &out->processed_size);
+  if (s != PTE_OK) return s;
   pte_fb_vec specs = pte_et_BackendDelegate_compile_specs(it->delegate);
   if (specs.len > r->specs_cap) {
     pte_pp_free(st, r->specs, r->specs_cap * sizeof *r->specs);
@@ -361,6 +370,8 @@ static pte_status pp_header(pp_run *r, uint8_t *hdr, size_t payload) {
   return pte_prepared_envelope_header(hdr, id, r->format_version, r->fingerprint, r->fingerprint_size, payload, st->err);
 }
 
+static pte_status seal_blobs(pp_run *r);
+
 static int32_t find_key(pte_pp_state *st, const char *k) {
   for (size_t i = 0; i < st->n_keys; i++)
     if (strcmp(st->keys[i].key, k) == 0) return (int32_t)i;
@@ -389,6 +400,12 @@ static pte_status pp_write_named(pte_backend_data_output *o, const char *const *
                            "prepare: named data '%s' was already replaced by backend '%s'; backend '%s' cannot replace it too",
                            keys[i], st->backends[st->keys[k].repl_backend].id, id);
   }
+  if (n) {
+    uint8_t probe[PTE_PREPARED_HEADER_SIZE];
+    pte_status s = pp_header(r, probe, values[0].size);
+    if (s == PTE_OK) s = seal_blobs(r);
+    if (s != PTE_OK) return s;
+  }
   for (size_t i = 0; i < n; i++) {
     uint8_t hdr[PTE_PREPARED_HEADER_SIZE];
     pte_status s = pp_header(r, hdr, values[i].size);
@@ -405,6 +422,48 @@ static pte_status pp_write_named(pte_backend_data_output *o, const char *const *
   return PTE_OK;
 }
 
+/* Stores data (the payload) in the envelope as the new value of blob `it`. */
+static pte_status store_item(pp_run *r, pte_pp_item *it, const void *data, size_t size) {
+  pte_pp_state *st = r->st;
+  uint8_t hdr[PTE_PREPARED_HEADER_SIZE];
+  pte_status s = pp_header(r, hdr, size);
+  if (s != PTE_OK) return s;
+  int32_t v = -1;
+  int32_t seg = !it->inline_data && it->index < st->n_segs ? (int32_t)it->index : -1;
+  s = store_value(st, seg, hdr, data, size, &v);
+  if (s != PTE_OK) return s;
+  it->repl = v;
+  if (seg >= 0 && st->seg_simple[seg]) st->seg_val[seg] = v;
+  return PTE_OK;
+}
+
+/* Sealing (docs/prepare.md, "Prepared files and other runtimes"): once a backend replaces any of
+ * its data, every one of its blobs goes into the envelope too, its original bytes as the payload.
+ * A runtime that knows only the backend's portable format then rejects the blob at init, instead
+ * of reading prepared named data as portable values. Done at the backend's first write, before its
+ * values are placed, so that the blobs' new sizes are known to the speculative placement. */
+static pte_status seal_blobs(pp_run *r) {
+  pte_pp_state *st = r->st;
+  if (r->sealed) return PTE_OK;
+  r->sealed = true;
+  pte_status s = PTE_OK;
+  for (size_t i = 0; s == PTE_OK && i < st->n_items; i++) {
+    pte_pp_item *it = &st->items[i];
+    if (it->backend != r->b || it->repl >= 0) continue;
+    pte_freeable_buffer buf;
+    memset(&buf, 0, sizeof buf);
+    const void *data = NULL;
+    size_t size = 0;
+    s = item_bytes(st, it, &buf, &data, &size);
+    if (s == PTE_OK && !pte_prepared_is_envelope(data, size)) {
+      s = store_item(r, it, data, size);
+      it->sealed = s == PTE_OK;
+    }
+    pte_freeable_buffer_free(&buf);
+  }
+  return s;
+}
+
 static pte_status pp_replace_blob(pte_backend_data_output *o, uint32_t index, const void *data, size_t size) {
   pp_run *r = (pp_run *)o->impl;
   pte_pp_state *st = r->st;
@@ -418,16 +477,12 @@ static pte_status pp_replace_blob(pte_backend_data_output *o, uint32_t index, co
   for (size_t i = 0; i < st->n_items; i++)
     if (st->items[i].backend == r->b && st->items[i].ordinal == index) it = &st->items[i];
   if (!it) return pte_error_set(st->err, PTE_ERR_INTERNAL, "prepare: blob %u of '%s' not found", index, id);
-  uint8_t hdr[PTE_PREPARED_HEADER_SIZE];
-  pte_status s = pp_header(r, hdr, size);
+  uint8_t probe[PTE_PREPARED_HEADER_SIZE];
+  pte_status s = pp_header(r, probe, size);
+  if (s == PTE_OK) s = seal_blobs(r);
   if (s != PTE_OK) return s;
-  int32_t v = -1;
-  int32_t seg = !it->inline_data && it->index < st->n_segs ? (int32_t)it->index : -1;
-  s = store_value(st, seg, hdr, data, size, &v);
-  if (s != PTE_OK) return s;
-  it->repl = v;
-  if (seg >= 0 && st->seg_simple[seg]) st->seg_val[seg] = v;
-  return PTE_OK;
+  it->sealed = false;
+  return store_item(r, it, data, size);
 }
 
 static const pte_backend_data_context_vtable k_ctx_vt = {pp_next};
@@ -491,7 +546,7 @@ static pte_status run_backends(pte_pp_state *st, pte_allocator *temp, pte_event_
       if (s == PTE_ERR_NOT_SUPPORTED) {
         be->state = PTE_PREPARE_NOT_SUPPORTED;
         for (size_t i = 0; i < st->n_items; i++)
-          if (st->items[i].backend == b) st->items[i].repl = -1;
+          if (st->items[i].backend == b) st->items[i].repl = -1, st->items[i].sealed = false;
         for (size_t k = 0; k < st->n_keys; k++)
           if (st->keys[k].repl_backend == (int32_t)b) st->keys[k].repl = st->keys[k].repl_backend = -1;
         recompute_seg_val(st);
@@ -520,7 +575,8 @@ static pte_status run_backends(pte_pp_state *st, pte_allocator *temp, pte_event_
     } else {
       before = segment_size(st, it->index);
     }
-    be->report->blobs_replaced++;
+    if (it->sealed) be->report->blobs_sealed++; /* the original bytes again, in the envelope */
+    else be->report->blobs_replaced++;
     be->report->bytes_before += before;
     be->report->bytes_after += st->values[it->repl].size;
   }

@@ -31,6 +31,7 @@ typedef struct pte_pp_item {
   uint32_t n_delegates;
   uint32_t ordinal;       /* index among the backend's items */
   int32_t repl;           /* value index, -1 none */
+  bool sealed;            /* repl holds the original bytes in the envelope (seal_blobs) */
 } pte_pp_item;
 
 typedef struct pte_pp_key {

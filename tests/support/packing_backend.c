@@ -86,11 +86,21 @@ static pte_status pk_init(pte_backend_init_context *ctx, pte_freeable_buffer *pr
   pte_status s = PTE_OK;
   size_t fpl = strlen(packing_fingerprint);
   pte_prepared_info pi;
+  bool packed_blob = false;
   if (pte_prepared_is_envelope(b, sz)) {
-    /* a prepared processed blob: panels in place, the runtime keeps the blob until destroy */
     s = pte_prepared_envelope_check(b, sz, PACKING_BACKEND_ID, PACKING_FORMAT_VERSION, packing_fingerprint, fpl, &pi,
                                     ctx->err);
-    if (s == PTE_OK) s = parse_packed(pi.payload, pi.payload_size, h, ctx->err);
+    if (s == PTE_OK && pi.payload_size >= 4 && memcmp(pi.payload, "PKW1", 4) == 0) {
+      b = (const uint8_t *)pi.payload; /* sealed portable blob (prepare replaced its named weights) */
+      sz = (size_t)pi.payload_size;
+    } else {
+      packed_blob = true;
+    }
+  }
+  if (s != PTE_OK) {
+  } else if (packed_blob) {
+    /* a prepared processed blob: panels in place, the runtime keeps the blob until destroy */
+    s = parse_packed(pi.payload, pi.payload_size, h, ctx->err);
     if (s == PTE_OK) packing_stats.direct++;
   } else if (sz >= 64 && memcmp(b, "PKW1", 4) == 0) {
     h->rows = ld32(b + 4);

@@ -299,6 +299,55 @@ static uint8_t *named_value(const char *path, const char *key, size_t *size) {
   return copy;
 }
 
+/* Every delegate blob of the prepared file `out` is sealed (docs/prepare.md, "Prepared files and
+ * other runtimes"): it no longer parses as a portable XNNPACK blob — neither an XH00 header at bytes
+ * 4..8 nor an XN00/XN01 flatbuffer identifier there, which is what a runtime that knows only the
+ * portable format looks for — and the envelope's payload is the input's blob byte for byte, or an
+ * XPB1 container. *n: blobs checked. */
+static void check_sealed(const char *in, const char *out, size_t *n) {
+  *n = 0;
+  size_t si = 0, so = 0;
+  xt_prog a, b;
+  uint8_t *fa = test_read_file(in, &si), *fo = test_read_file(out, &so);
+  if (!xt_open_memory(&a, fa, si, in)) {
+    free(fo);
+    CHECK_MSG(false, "cannot load %s", in);
+  }
+  if (!xt_open_memory(&b, fo, so, out)) {
+    xt_close(&a);
+    CHECK_MSG(false, "cannot load %s", out);
+  }
+  for (size_t plan = 0; plan < xt_num_plans(&a); plan++) {
+    for (size_t d = 0; d < xt_num_delegates(&a, plan); d++) {
+      pte_freeable_buffer x, y;
+      CHECK(xt_blob(&a, plan, d, &x));
+      CHECK(xt_blob(&b, plan, d, &y));
+      const uint8_t *p = (const uint8_t *)y.data;
+      pte_error_info err;
+      memset(&err, 0, sizeof err);
+      bool ok = y.size >= 8 && memcmp(p + 4, "XH00", 4) != 0 && memcmp(p + 4, "XN00", 4) != 0 &&
+                memcmp(p + 4, "XN01", 4) != 0;
+      pte_status ps = pte_xnn_parse_portable(y.data, y.size, NULL, NULL, NULL, &err);
+      pte_status pin = pte_xnn_parse_portable(x.data, x.size, NULL, NULL, NULL, NULL);
+      bool env = pte_prepared_is_envelope(y.data, y.size);
+      uint64_t po = 0, pz = 0;
+      for (int i = 7; env && i >= 0; i--) po = po << 8 | p[80 + i], pz = pz << 8 | p[88 + i];
+      bool same = env && po + pz <= y.size &&
+                  ((pz == x.size && memcmp(p + po, x.data, x.size) == 0) || (pz >= 4 && memcmp(p + po, "XPB1", 4) == 0));
+      pte_freeable_buffer_free(&x);
+      pte_freeable_buffer_free(&y);
+      CHECK_MSG(ok && env, "plan %zu delegate %zu: not sealed", plan, d);
+      CHECK_STATUS(ps, PTE_ERR_DELEGATE_INVALID_COMPATIBILITY);
+      CHECK_CONTAINS(err.msg, "is not XN00 or XN01 (and the blob has no XH00 header)");
+      CHECK_OK(pin);
+      CHECK_MSG(same, "plan %zu delegate %zu: payload is not the portable blob", plan, d);
+      (*n)++;
+    }
+  }
+  xt_close(&a);
+  xt_close(&b);
+}
+
 /* Best ISA and its fingerprint. */
 static const char *this_fp(char buf[33]) {
   pte_xnnpack_fingerprint(PTE_XNN_ISA_AUTO, buf);
@@ -432,8 +481,14 @@ TEST(named_weights_packed_in_place) {
     packed_total += PTE_PREPARED_HEADER_SIZE + f32_packed_size(isa, k_mlp_n[i], k_mlp_k[i]);
     orig_total += k_mlp_n[i] * k_mlp_k[i] * 4;
   }
-  CHECK_EQ_INT(rep.backends[0].bytes_before, orig_total);
-  CHECK_EQ_INT(rep.backends[0].bytes_after, packed_total);
+  /* both blobs sealed: their stored bytes again, each behind a 128-byte envelope header */
+  CHECK_EQ_INT(rep.backends[0].blobs_sealed, 2);
+  size_t sealed = 0;
+  check_sealed(f.in_path, f.out_path, &sealed);
+  CHECK_EQ_INT(sealed, 2);
+  const uint64_t blob_bytes = f.mlp.size + f.lin.size;
+  CHECK_EQ_INT(rep.backends[0].bytes_before, orig_total + blob_bytes);
+  CHECK_EQ_INT(rep.backends[0].bytes_after, packed_total + blob_bytes + 2 * PTE_PREPARED_HEADER_SIZE);
   /* the file holds the packed weights instead of (not next to) the portable ones: it grows by
    * the packing overhead (panel padding + envelopes) plus segment alignment at most */
   const off_t s0 = file_size(f.in_path), s1 = file_size(f.out_path);
@@ -1080,8 +1135,12 @@ static void corpus_case(const char *name, const int32_t *shape0, unsigned want_p
   CHECK_EQ_INT(rep.changed, want_prepared > 0);
   if (want_prepared) {
     CHECK_EQ_INT(rep.backends[0].named_replaced, want_prepared);
+    CHECK_EQ_INT(rep.backends[0].blobs_sealed + rep.backends[0].blobs_replaced, rep.backends[0].n_blobs);
+    size_t sealed = 0;
+    check_sealed(in_path, out_path, &sealed);
+    CHECK(sealed > 0);
     CHECK_MSG(rep.size_after <= rep.size_before + rep.backends[0].bytes_after - rep.backends[0].bytes_before +
-                                    128 * (uint64_t)want_prepared,
+                                    128 * (uint64_t)(want_prepared + rep.backends[0].n_blobs),
               "%s: %llu -> %llu bytes", name, (unsigned long long)rep.size_before, (unsigned long long)rep.size_after);
   }
   xp_result_free(&before);

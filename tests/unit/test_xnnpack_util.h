@@ -18,9 +18,11 @@ typedef struct xt_prog {
   bool ok;
 } xt_prog;
 
-static inline bool xt_open(xt_prog *p, const char *name) {
+/* Loads a program from memory (takes ownership of file, freed by xt_close). */
+static inline bool xt_open_memory(xt_prog *p, uint8_t *file, size_t size, const char *name) {
   memset(p, 0, sizeof *p);
-  p->file = test_read_corpus(name, &p->size);
+  p->file = file;
+  p->size = size;
   if (!p->file) return false;
   pte_buffer_loader_init(&p->loader, p->file, p->size);
   pte_error_info err;
@@ -32,6 +34,19 @@ static inline bool xt_open(xt_prog *p, const char *name) {
   }
   p->ok = true;
   return true;
+}
+
+static inline bool xt_open(xt_prog *p, const char *name) {
+  size_t size = 0;
+  uint8_t *file = test_read_corpus(name, &size);
+  return xt_open_memory(p, file, size, name);
+}
+
+static inline size_t xt_num_plans(xt_prog *p) {
+  size_t fbs;
+  const uint8_t *fb = pte_program_flatbuffer(&p->prog, &fbs);
+  pte_fb_vec plans = pte_et_Program_execution_plan(pte_fb_root(fb, fbs));
+  return plans.present ? plans.len : 0;
 }
 
 static inline void xt_close(xt_prog *p) {

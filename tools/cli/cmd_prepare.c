@@ -113,10 +113,13 @@ static void print_text(const char *in, const char *out, const pte_prepare_report
   for (size_t i = 0; i < nb; i++) {
     const pte_prepare_backend_report *b = &r->backends[i];
     printf("  %-20s %s", b->id, pte_prepare_backend_state_name(b->state));
-    if (b->state == PTE_PREPARE_PREPARED)
-      printf(": %u blob%s and %u named value%s replaced (%llu -> %llu bytes) in %.1f ms", b->blobs_replaced,
-             b->blobs_replaced == 1 ? "" : "s", b->named_replaced, b->named_replaced == 1 ? "" : "s",
-             (unsigned long long)b->bytes_before, (unsigned long long)b->bytes_after, ms(b->time_ns));
+    if (b->state == PTE_PREPARE_PREPARED) {
+      printf(": %u blob%s and %u named value%s replaced", b->blobs_replaced, b->blobs_replaced == 1 ? "" : "s",
+             b->named_replaced, b->named_replaced == 1 ? "" : "s");
+      if (b->blobs_sealed) printf(", %u blob%s sealed", b->blobs_sealed, b->blobs_sealed == 1 ? "" : "s");
+      printf(" (%llu -> %llu bytes) in %.1f ms", (unsigned long long)b->bytes_before,
+             (unsigned long long)b->bytes_after, ms(b->time_ns));
+    }
     else if (b->state == PTE_PREPARE_NOT_SUPPORTED)
       printf(" (hook ran %.1f ms): copied unchanged", ms(b->time_ns));
     else
@@ -174,6 +177,7 @@ static void print_json(const char *in, const char *out, const pte_prepare_report
     jw_kuint(&w, "blobs", b->n_blobs);
     jw_kuint(&w, "blobs_replaced", b->blobs_replaced);
     jw_kuint(&w, "named_replaced", b->named_replaced);
+    jw_kuint(&w, "blobs_sealed", b->blobs_sealed);
     jw_kuint(&w, "bytes_before", b->bytes_before);
     jw_kuint(&w, "bytes_after", b->bytes_after);
     jw_key(&w, "time_ms");
