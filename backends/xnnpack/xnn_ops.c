@@ -1175,6 +1175,19 @@ static void strides_of(const size_t *dims, unsigned r, size_t *st) {
   }
 }
 
+/* batch x ([X, Y] -> [Y, X]) for fp32, in 16 x 16 tiles. */
+static void tr2d_f32(const float *src, float *dst, size_t batch, size_t X, size_t Y) {
+  for (size_t bi = 0; bi < batch; bi++, src += X * Y, dst += X * Y)
+    for (size_t x0 = 0; x0 < X; x0 += 16) {
+      const size_t x1 = x0 + 16 < X ? x0 + 16 : X;
+      for (size_t y0 = 0; y0 < Y; y0 += 16) {
+        const size_t y1 = y0 + 16 < Y ? y0 + 16 : Y;
+        for (size_t y = y0; y < y1; y++)
+          for (size_t xx = x0; xx < x1; xx++) dst[y * X + xx] = src[xx * Y + y];
+      }
+    }
+}
+
 static pte_status run_transpose(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;
   const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
@@ -1187,6 +1200,33 @@ static pte_status run_transpose(pte_xnn_exec *x, const pte_xnn_node *n) {
   if (r == 0) {
     memcpy(o->data, a->data, es);
     return PTE_OK;
+  }
+  /* merge output dims that stay adjacent in the input; a batched 2-D transpose [B, X, Y] ->
+   * [B, Y, X] (e.g. NCHW <-> NHWC) then runs as tiles that read and write whole cache lines */
+  if (es == 4 && r >= 2) {
+    size_t md[PTE_XNN_MAX_DIMS], mp[PTE_XNN_MAX_DIMS];
+    unsigned mr = 0;
+    for (unsigned i = 0; i < r; i++) {
+      const uint32_t pi = n->p.transpose.perm[i];
+      if (a->shape[pi] == 1) continue;
+      if (mr > 0 && mp[mr - 1] + 1 == pi) {
+        md[mr - 1] *= a->shape[pi];
+        mp[mr - 1] = pi;
+        continue;
+      }
+      md[mr] = a->shape[pi];
+      mp[mr] = pi;
+      mr++;
+    }
+    /* input order of the merged dims: perm values increase along input order */
+    if (mr == 2 && mp[0] > mp[1]) {
+      tr2d_f32((const float *)a->data, (float *)o->data, 1, md[1], md[0]);
+      return PTE_OK;
+    }
+    if (mr == 3 && mp[0] < mp[2] && mp[2] < mp[1]) {
+      tr2d_f32((const float *)a->data, (float *)o->data, md[0], md[2], md[1]);
+      return PTE_OK;
+    }
   }
   /* iterate the output in order; the innermost output dim reads with stride src_st[r-1] */
   size_t idx[PTE_XNN_MAX_DIMS] = {0};
