@@ -24,7 +24,7 @@ test: all
 test-asan:
 	@$(CMAKE) -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPTE_SANITIZE=address,undefined >/dev/null
 	@$(CMAKE) --build $(BUILD_ASAN) -j $(JOBS)
-	@cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	@cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		$(CTEST) --output-on-failure -j $(JOBS)
 
 # The threading tests under ThreadSanitizer (docs/robustness.md).

@@ -522,10 +522,10 @@ TEST(input_errors) {
 }
 
 /* ------------------------------------------------------------------ writer-built programs */
-/* forward(x) = x + x on one float32 tensor (planned input and output of the same sizes, dim
- * order and dynamism), written with pte's own writer. */
-static bool build_double_program(const char *path, const int32_t *sizes, size_t dim, const uint8_t *dim_order,
-                                 int dynamism) {
+/* forward(x) = op(x, x, 1, out=y) on one float32 tensor (planned input and output of the same
+ * sizes, dim order and dynamism), written with pte's own writer; op_name is "aten::add" for x + x. */
+static bool build_op_program(const char *path, const char *op_name, const int32_t *sizes, size_t dim,
+                             const uint8_t *dim_order, int dynamism) {
   pte_writer *w = NULL;
   pte_error_info e;
   memset(&e, 0, sizeof e);
@@ -544,7 +544,7 @@ static bool build_double_program(const char *path, const int32_t *sizes, size_t 
             pte_writer_add_tensor(w, m, &t, &x, &e) == PTE_OK && pte_writer_add_tensor(w, m, &t, &y, &e) == PTE_OK &&
             pte_writer_add_int(w, m, 1, &one, &e) == PTE_OK && pte_writer_set_inputs(w, m, &x, 1, &e) == PTE_OK &&
             pte_writer_set_outputs(w, m, &y, 1, &e) == PTE_OK &&
-            pte_writer_add_operator(w, m, "aten::add", "out", &op, &e) == PTE_OK &&
+            pte_writer_add_operator(w, m, op_name, "out", &op, &e) == PTE_OK &&
             pte_writer_add_chain(w, m, NULL, 0, NULL, 0, &chain, &e) == PTE_OK;
   int32_t args[5] = {x, x, one, y, y};
   ok = ok && pte_writer_add_kernel_call(w, m, chain, op, args, 5, NULL, &e) == PTE_OK &&
@@ -552,6 +552,46 @@ static bool build_double_program(const char *path, const int32_t *sizes, size_t 
   if (!ok) fprintf(stderr, "  writer: %s\n", e.msg);
   pte_writer_destroy(w);
   return ok;
+}
+
+static bool build_double_program(const char *path, const int32_t *sizes, size_t dim, const uint8_t *dim_order,
+                                 int dynamism) {
+  return build_op_program(path, "aten::add", sizes, dim, dim_order, dynamism);
+}
+
+/* inspect names the operators this build has no kernel for (text and JSON), before any run. */
+TEST(inspect_reports_missing_kernels) {
+  if (!env_ok()) return;
+  const char *dir = tmpdir("inspect_missing");
+  char prog[2048], ok[2048];
+  snprintf(prog, sizeof prog, "%s/missing.pte", dir);
+  snprintf(ok, sizeof ok, "%s/add.pte", dir);
+  int32_t four[1] = {4};
+  CHECK(build_op_program(prog, "aten::no_such_operator", four, 1, NULL, PTE_SHAPE_STATIC));
+  CHECK(build_op_program(ok, "aten::add", four, 1, NULL, PTE_SHAPE_STATIC));
+  run_result r = pte(true, "inspect '%s'", prog);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "op       aten::no_such_operator.out   (no kernel in this build)");
+  free(r.out);
+  r = pte(false, "inspect '%s' --json", prog);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_len(J(j, "methods[0].missing_kernels")), 1);
+  CHECK_STR(test_json_str(J(j, "methods[0].missing_kernels[0]")), "aten::no_such_operator.out");
+  test_json_free(j);
+  r = pte(false, "inspect '%s' --json", ok);
+  j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_len(J(j, "methods[0].missing_kernels")), 0);
+  test_json_free(j);
+  r = pte(true, "run '%s'", prog); /* and run agrees: OperatorMissing naming it */
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "OperatorMissing (0x14)");
+  CHECK_CONTAINS(r.out, "aten::no_such_operator.out");
+  free(r.out);
 }
 
 TEST(dynamic_bound_input_accepts_smaller_npy) {
@@ -594,6 +634,60 @@ TEST(dynamic_bound_input_accepts_smaller_npy) {
   r = pte(true, "run '%s' --input '%s'", prog, in9);
   CHECK_EQ_INT(r.rc, 1);
   CHECK_CONTAINS(r.out, "NotSupported (0x10): input 0: 36 bytes exceed the dynamic bound of 32 bytes");
+  free(r.out);
+}
+
+/* Limits on the command line: a program planning 20 GiB (x + x on two float32[65536, 40960]
+ * tensors, 10 GiB each) is refused before anything is allocated, naming both numbers. */
+TEST(limits_max_memory_verify_instructions) {
+  if (!env_ok()) return;
+  const char *dir = tmpdir("run_limits");
+  char prog[2048], small[2048];
+  snprintf(prog, sizeof prog, "%s/plan20g.pte", dir);
+  snprintf(small, sizeof small, "%s/small.pte", dir);
+  int32_t big[2] = {65536, 40960};
+  CHECK(build_double_program(prog, big, 2, NULL, PTE_SHAPE_STATIC));
+  run_result r = pte(true, "run '%s' --max-memory 1G", prog);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "OutOfResources (0x25)"); /* upstream Error::OutOfResources */
+  CHECK_CONTAINS(r.out, "plans 20.0 GiB (21474836480 bytes) of memory, more than the limit of 1.0 GiB (1073741824 bytes)");
+  CHECK_CONTAINS(r.out, "--max-memory");
+  free(r.out);
+  r = pte(false, "run '%s' --max-memory 1G --json", prog);
+  CHECK_EQ_INT(r.rc, 1);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_STR(test_json_str(J(j, "status")), "OutOfResources");
+  CHECK_EQ_INT(test_json_int(J(j, "code"), 0), 0x25);
+  test_json_free(j);
+  /* a plan within the limit runs: 2 x 8 floats = 64 bytes, limit 64 */
+  int32_t eight[1] = {8};
+  CHECK(build_double_program(small, eight, 1, NULL, PTE_SHAPE_STATIC));
+  r = pte(true, "run '%s' --max-memory 64", small);
+  CHECK_MSG(r.rc == 0, "rc %d: %s", r.rc, r.out);
+  free(r.out);
+  r = pte(true, "run '%s' --max-memory 63", small);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "plans 64 bytes of memory, more than the limit of 63 bytes");
+  free(r.out);
+  /* verification level and instruction cap */
+  r = pte(true, "run '%s' --verify minimal", small);
+  CHECK_EQ_INT(r.rc, 0);
+  free(r.out);
+  r = pte(true, "run '%s' --verify none", small);
+  CHECK_EQ_INT(r.rc, 2);
+  CHECK_CONTAINS(r.out, "--verify must be full or minimal, not 'none'");
+  free(r.out);
+  r = pte(true, "run '%s' --max-memory 12X", small);
+  CHECK_EQ_INT(r.rc, 2);
+  CHECK_CONTAINS(r.out, "--max-memory needs a size in bytes");
+  free(r.out);
+  r = pte(true, "run '%s' --max-instructions 0", small);
+  CHECK_EQ_INT(r.rc, 2);
+  free(r.out);
+  r = pte(true, "run '%s' --max-instructions 1", small); /* one KernelCall: within the cap */
+  CHECK_EQ_INT(r.rc, 0);
   free(r.out);
 }
 
@@ -773,6 +867,8 @@ int main(void) {
   RUN(loaders_give_identical_outputs);
   RUN(input_errors);
   RUN(dynamic_bound_input_accepts_smaller_npy);
+  RUN(limits_max_memory_verify_instructions);
+  RUN(inspect_reports_missing_kernels);
   RUN(channels_last_input_and_output_relayout);
   RUN(xnnpack_delegated_programs);
   RUN(bundled_all_cases_pass);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "format/flatbuf.h"
 #include "jsonw.h"
+#include "runner.h"
 #include "pte/bundled.h"
 #include "pte/headers.h"
 #include "pte/io.h"
@@ -34,7 +35,10 @@ static void help(FILE *f) {
           "\n"
           "  --json          print one JSON object (for scripts)\n"
           "  --data FILE     also describe this .ptd (external data for the program)\n"
-          "  -h, --help      this help\n");
+          "  -h, --help      this help\n"
+          "\n"
+          "Operators without a kernel in this build are marked '(no kernel in this build)'\n"
+          "(JSON: missing_kernels per method).\n");
 }
 
 /* ------------------------------------------------------------------ small helpers */
@@ -212,6 +216,13 @@ static const char *text_data_state(const data_head *h, char *buf, size_t cap) {
 }
 
 /* ------------------------------------------------------------------ .pte */
+/* "name.overload" of an Operator table. */
+static void op_full_name(pte_fb_table op, char *buf, size_t cap) {
+  pte_fb_str name = pte_et_Operator_name(op), ov = pte_et_Operator_overload(op);
+  snprintf(buf, cap, "%.*s%s%.*s", (int)name.len, name.ptr ? name.ptr : "", ov.len ? "." : "", (int)ov.len,
+           ov.ptr ? ov.ptr : "");
+}
+
 static void describe_program_json(out *o, const pte_program *p) {
   jsonw *w = &o->w;
   size_t fbsize;
@@ -259,6 +270,15 @@ static void describe_program_json(out *o, const pte_program *p) {
       snprintf(buf, sizeof buf, "%.*s%s%.*s", (int)name.len, name.ptr ? name.ptr : "", ov.len ? "." : "",
                (int)ov.len, ov.ptr ? ov.ptr : "");
       jw_str(w, buf);
+    }
+    jw_arr_end(w);
+    /* operators this build has no kernel for (pte run would fail with OperatorMissing) */
+    jw_key(w, "missing_kernels");
+    jw_arr(w);
+    for (uint32_t i = 0; i < ops.len; i++) {
+      char buf[512];
+      op_full_name(pte_fb_vec_table(ops, i), buf, sizeof buf);
+      if (!pte_cli_op_available(buf)) jw_str(w, buf);
     }
     jw_arr_end(w);
     unsigned counts[6] = {0};
@@ -481,6 +501,9 @@ static void describe_program_text(out *o, const pte_program *p) {
       fprintf(f, "  op       %.*s%s%.*s", (int)on.len, on.ptr ? on.ptr : "", ov.len ? "." : "", (int)ov.len,
               ov.ptr ? ov.ptr : "");
       if (op_uses && op_uses[i] != 1) fprintf(f, " x%u", op_uses[i]);
+      char full[512];
+      op_full_name(op, full, sizeof full);
+      if (!pte_cli_op_available(full)) fprintf(f, "   (no kernel in this build)");
       fputc('\n', f);
     }
     free(op_uses);
@@ -698,6 +721,9 @@ static int run_inspect(int argc, char **argv) {
     help(stderr);
     return PTE_EXIT_USAGE;
   }
+  pte_error_info rerr = {0};
+  if (pte_cli_register_all(&rerr) != PTE_OK) /* kernel availability per operator */
+    fprintf(stderr, "pte inspect: %s (operator availability not shown reliably)\n", rerr.msg);
   pte_mmap_loader ml;
   pte_error_info err = {0};
   pte_status s = pte_mmap_loader_open(&ml, path, PTE_MLOCK_NONE, &err);

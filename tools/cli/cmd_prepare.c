@@ -150,7 +150,8 @@ static void print_json(const char *in, const char *out, const pte_prepare_report
   jw_kbool(&w, "ok", s == PTE_OK);
   if (s != PTE_OK) {
     jw_kstr(&w, "status", pte_status_name(s));
-    jw_kstr(&w, "error", msg);
+    jw_kint(&w, "code", (int64_t)s);
+    jw_kstr(&w, "message", msg);
   }
   jw_kbool(&w, "changed", r->changed);
   jw_kbool(&w, "rebuilt", r->rebuilt);

@@ -22,6 +22,7 @@ static void help(FILE *f) {
   fprintf(f,
           "usage: pte run FILE [--method M] [--data F.ptd] [--input PATH|VALUE]... [--input-fill ones|zeros|random]\n"
           "               [--seed N] [--output-dir DIR] [--repeat N] [--loader mmap|file|buffer] [--json]\n"
+          "               [--max-memory BYTES] [--verify full|minimal] [--max-instructions N]\n"
           "\n"
           "Loads one method of a .pte (or of the program inside a .bpte) with every kernel library pte\n"
           "ships (portable, quantized_decomposed, cortex_m, custom) and the XNNPACK backend, sets its\n"
@@ -47,7 +48,9 @@ static void help(FILE *f) {
           "  --repeat N          load and execute N times (fresh load each time); report medians\n"
           "  --loader KIND       how the program is read: mmap (default), file (pread), buffer (whole file\n"
           "                      read into memory first)\n"
-          "  --json              print one JSON object (load_ms, execute_ms, inputs, outputs)\n"
+          PTE_CLI_LIMITS_HELP
+          "  --json              print one JSON object (load_ms, execute_ms, inputs, outputs); on failure\n"
+          "                      one object with \"ok\": false, the status and the message\n"
           "  -h, --help          this help\n"
           "\n"
           "load_ms = opening the file + pte_program_load (program_load_ms) + pte_method_load\n"
@@ -72,6 +75,7 @@ typedef struct run_opts {
   int repeat;
   pte_cli_loader_kind loader;
   bool json;
+  pte_cli_limits limits;
 } run_opts;
 
 typedef enum { IN_UNSET, IN_FILE, IN_FILL, IN_LITERAL, IN_TRACED } in_kind;
@@ -598,6 +602,7 @@ static int parse_args(int argc, char **argv, run_opts *o) {
   memset(o, 0, sizeof *o);
   o->repeat = 1;
   o->loader = PTE_CLI_LOADER_MMAP;
+  pte_cli_limits_default(&o->limits);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has_val = i + 1 < argc;
@@ -606,6 +611,10 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       return -1;
     } else if (!strcmp(a, "--json")) {
       o->json = true;
+    } else if (pte_cli_is_limits_option(a)) {
+      if (!has_val) return usage_error("%s needs a value", a);
+      char why[256];
+      if (pte_cli_limits_option(&o->limits, a, argv[++i], why, sizeof why) < 0) return usage_error("%s", why);
     } else if (!strcmp(a, "--method") || !strcmp(a, "--data") || !strcmp(a, "--input") || !strcmp(a, "--output-dir") ||
                !strcmp(a, "--repeat") || !strcmp(a, "--loader") || !strcmp(a, "--input-fill") || !strcmp(a, "--seed")) {
       if (!has_val) return usage_error("%s needs a value", a);
@@ -754,7 +763,7 @@ static int run_run(int argc, char **argv) {
                                      : "this is an XNNPACK delegate blob, not a program");
       goto iter_done;
     }
-    s = pte_program_load(loader, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err);
+    s = pte_program_load(loader, o.limits.verify, &prog, &err);
     if (s != PTE_OK) {
       rc = fail(o.path, s, err.msg);
       goto iter_done;
@@ -774,7 +783,7 @@ static int run_run(int argc, char **argv) {
     if (!mem_ready) {
       pte_method_meta meta;
       s = pte_method_meta_get(&prog, method_name, &meta, &err);
-      if (s == PTE_OK) s = pte_cli_memory_init(&mem, &meta, &err);
+      if (s == PTE_OK) s = pte_cli_memory_init(&mem, &meta, &o.limits, &err);
       if (s != PTE_OK) {
         rc = fail(o.path, s, err.msg);
         goto iter_done;
@@ -782,7 +791,7 @@ static int run_run(int argc, char **argv) {
       mem_ready = true;
     }
     uint64_t inits0 = pte_cli_backend_inits(), destroys0 = pte_cli_backend_destroys();
-    s = pte_cli_method_load(&mem, &prog, method_name, ext, &m, &t_meth[r], &err);
+    s = pte_cli_method_load(&mem, &prog, method_name, ext, &o.limits, &m, &t_meth[r], &err);
     /* handles this load created (retried attempts destroyed theirs) */
     delegate_inits = (pte_cli_backend_inits() - inits0) - (pte_cli_backend_destroys() - destroys0);
     if (s != PTE_OK) {

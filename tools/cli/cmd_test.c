@@ -16,7 +16,7 @@
 static void help(FILE *f) {
   fprintf(f,
           "usage: pte test FILE.bpte [--method M] [--rtol X] [--atol X] [--loader mmap|file|buffer] [--json]\n"
-          "                [--verbose]\n"
+          "                [--verbose] [--max-memory BYTES] [--verify full|minimal] [--max-instructions N]\n"
           "\n"
           "Runs every test case embedded in a bundled program (.bpte): for each test suite, loads its\n"
           "method (all kernel libraries + XNNPACK backend), sets the case's inputs, executes, and compares\n"
@@ -32,6 +32,7 @@ static void help(FILE *f) {
           "  --loader KIND    mmap (default), file or buffer\n"
           "  --json           print one JSON object (passed, failed, per-case results)\n"
           "  -v, --verbose    also print a line for every passing case\n"
+          PTE_CLI_LIMITS_HELP
           "  -h, --help       this help\n"
           "\n"
           "Exit status: 0 every case passed, 1 a case failed or the file could not be loaded, 2 bad\n"
@@ -48,6 +49,7 @@ typedef struct test_opts {
   double rtol, atol;
   pte_cli_loader_kind loader;
   bool json, verbose;
+  pte_cli_limits limits;
 } test_opts;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -62,6 +64,7 @@ static int parse_args(int argc, char **argv, test_opts *o) {
   memset(o, 0, sizeof *o);
   o->rtol = PTE_BUNDLED_DEFAULT_RTOL;
   o->atol = PTE_BUNDLED_DEFAULT_ATOL;
+  pte_cli_limits_default(&o->limits);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -69,6 +72,10 @@ static int parse_args(int argc, char **argv, test_opts *o) {
       return -1;
     } else if (!strcmp(a, "--json")) {
       o->json = true;
+    } else if (pte_cli_is_limits_option(a)) {
+      if (i + 1 >= argc) return usage_error("%s needs a value", a);
+      char why[256];
+      if (pte_cli_limits_option(&o->limits, a, argv[++i], why, sizeof why) < 0) return usage_error("%s", why);
     } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
       o->verbose = true;
     } else if (!strcmp(a, "--method") || !strcmp(a, "--rtol") || !strcmp(a, "--atol") || !strcmp(a, "--loader")) {
@@ -288,10 +295,10 @@ static void run_suite(const test_opts *o, jsonw *w, const pte_program *prog, con
   pte_method_meta meta;
   pte_status s = pte_method_meta_get(prog, suite->method_name, &meta, &err);
   if (s == PTE_OK) {
-    s = pte_cli_memory_init(&mem, &meta, &err);
+    s = pte_cli_memory_init(&mem, &meta, &o->limits, &err);
     mem_ready = s == PTE_OK;
   }
-  if (s == PTE_OK) s = pte_cli_method_load(&mem, prog, suite->method_name, NULL, &m, NULL, &err);
+  if (s == PTE_OK) s = pte_cli_method_load(&mem, prog, suite->method_name, NULL, &o->limits, &m, NULL, &err);
   if (s == PTE_OK) s = pte_cli_bind_outputs(&mem, m, &err);
   if (s != PTE_OK) {
     snprintf(why, sizeof why, "cannot load the method: %s (0x%02x): %s", pte_status_name(s), (unsigned)s, err.msg);
@@ -380,7 +387,7 @@ static int run_test(int argc, char **argv) {
     return fail(o.path, s, err.msg);
   }
   pte_program prog;
-  s = pte_program_load(pte_bundled_program_loader(&bp), PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err);
+  s = pte_program_load(pte_bundled_program_loader(&bp), o.limits.verify, &prog, &err);
   if (s != PTE_OK) {
     pte_bundled_program_destroy(&bp);
     pte_cli_source_close(&src);
@@ -433,6 +440,7 @@ static int run_test(int argc, char **argv) {
     rc = fail(o.path, PTE_ERR_NOT_FOUND, msg);
   } else if (wp) {
     jw_arr_end(wp);
+    jw_kbool(wp, "ok", t.failed == 0);
     jw_kuint(wp, "passed", t.passed);
     jw_kuint(wp, "failed", t.failed);
     jw_obj_end(wp);

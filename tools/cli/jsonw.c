@@ -46,10 +46,30 @@ void jw_obj_end(jsonw *w) { close_c(w, '}'); }
 void jw_arr(jsonw *w) { open_c(w, '['); }
 void jw_arr_end(jsonw *w) { close_c(w, ']'); }
 
+size_t jw_utf8_len(const unsigned char *p, size_t n) {
+  if (n == 0) return 0;
+  unsigned c = p[0], k, min, cp;
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0) k = 1, min = 0x80, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0) k = 2, min = 0x800, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0) k = 3, min = 0x10000, cp = c & 0x07;
+  else return 0;
+  if (n <= k) return 0;
+  for (unsigned i = 1; i <= k; i++) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    cp = cp << 6 | (p[i] & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return k + 1;
+}
+
+/* Strings from files are bytes: valid UTF-8 is copied, every byte that is not part of a valid
+ * sequence becomes U+FFFD, control characters are escaped. The output is always valid UTF-8. */
 static void raw_str(FILE *f, const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
   fputc('"', f);
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
+  for (size_t i = 0; i < n;) {
+    unsigned char c = u[i];
     switch (c) {
       case '"': fputs("\\\"", f); break;
       case '\\': fputs("\\\\", f); break;
@@ -57,9 +77,22 @@ static void raw_str(FILE *f, const char *s, size_t n) {
       case '\r': fputs("\\r", f); break;
       case '\t': fputs("\\t", f); break;
       default:
-        if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
+        if (c < 0x20 || c == 0x7f) {
+          fprintf(f, "\\u%04x", c);
+        } else if (c >= 0x80) {
+          size_t k = jw_utf8_len(u + i, n - i);
+          if (k == 0) {
+            fputs("\\ufffd", f);
+          } else {
+            fwrite(u + i, 1, k, f);
+            i += k;
+            continue;
+          }
+        } else {
+          fputc(c, f);
+        }
     }
+    i++;
   }
   fputc('"', f);
 }

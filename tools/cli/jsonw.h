@@ -28,6 +28,9 @@ void jw_double(jsonw *w, double v);
 void jw_bool(jsonw *w, bool v);
 void jw_null(jsonw *w);
 void jw_end(jsonw *w); /* final newline */
+/* Length of the valid UTF-8 sequence at p (shortest form, no surrogates, <= U+10FFFF), 0 if the
+ * bytes there are not one. */
+size_t jw_utf8_len(const unsigned char *p, size_t n);
 
 /* key + value shorthands */
 static inline void jw_kstr(jsonw *w, const char *k, const char *v) { jw_key(w, k); jw_str(w, v); }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_guard.h"
 
 static const pte_cli_verb *const k_verbs[] = {
 #define PTE_CLI_VERB(name) &pte_cli_verb_##name,
@@ -41,7 +42,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   for (size_t i = 0; i < sizeof k_verbs / sizeof k_verbs[0]; i++)
-    if (!strcmp(argv[1], k_verbs[i]->name)) return k_verbs[i]->run(argc - 1, argv + 1);
+    if (!strcmp(argv[1], k_verbs[i]->name)) return pte_cli_run_guarded(k_verbs[i], argc - 1, argv + 1);
   fprintf(stderr, "pte: unknown command '%s'\n\n", argv[1]);
   usage(stderr);
   return PTE_EXIT_USAGE;

@@ -3,6 +3,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "pte/backend_xnnpack.h"
 #include "pte/cortex_m_kernels.h"
 #include "pte/custom_kernels.h"
+#include "pte/kernel.h"
 #include "pte/portable_kernels.h"
 #include "pte/quantized_kernels.h"
 #include "pte_gen/program_gen.h"
@@ -108,10 +110,103 @@ void pte_cli_source_close(pte_cli_source *s) {
   s->open = false;
 }
 
+/* ------------------------------------------------------------------ limits */
+void pte_cli_limits_default(pte_cli_limits *l) {
+  memset(l, 0, sizeof *l);
+  l->verify = PTE_VERIFY_INTERNAL_CONSISTENCY;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  l->max_memory = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)4 << 30;
+}
+
+bool pte_cli_parse_bytes(const char *s, uint64_t *out) {
+  if (!s || *s < '0' || *s > '9') return false;
+  char *e;
+  errno = 0;
+  unsigned long long v = strtoull(s, &e, 10);
+  if (errno) return false;
+  unsigned shift = 0;
+  if (*e) {
+    switch (*e == 'k' ? 'K' : *e == 'm' ? 'M' : *e == 'g' ? 'G' : *e == 't' ? 'T' : *e) {
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      case 'T': shift = 40; break;
+      default: return false;
+    }
+    e++;
+    if (*e == 'i' && e[1] == 'B') e += 2;
+    else if (*e == 'B') e++;
+    if (*e) return false;
+  }
+  if (shift && v > (UINT64_MAX >> shift)) return false;
+  *out = (uint64_t)v << shift;
+  return true;
+}
+
+bool pte_cli_is_limits_option(const char *opt) {
+  return !strcmp(opt, "--max-memory") || !strcmp(opt, "--verify") || !strcmp(opt, "--max-instructions");
+}
+
+int pte_cli_limits_option(pte_cli_limits *l, const char *opt, const char *val, char *why, size_t why_cap) {
+  if (!strcmp(opt, "--max-memory")) {
+    if (!pte_cli_parse_bytes(val, &l->max_memory) || l->max_memory == 0) {
+      snprintf(why, why_cap, "--max-memory needs a size in bytes such as 1G, 512M or 4096, not '%s'", val);
+      return -1;
+    }
+    return 1;
+  }
+  if (!strcmp(opt, "--verify")) {
+    if (!strcmp(val, "full")) l->verify = PTE_VERIFY_INTERNAL_CONSISTENCY;
+    else if (!strcmp(val, "minimal")) l->verify = PTE_VERIFY_MINIMAL;
+    else {
+      snprintf(why, why_cap, "--verify must be full or minimal, not '%s'", val);
+      return -1;
+    }
+    return 1;
+  }
+  if (!strcmp(opt, "--max-instructions")) {
+    char *e;
+    errno = 0;
+    unsigned long long n = strtoull(val, &e, 10);
+    if (errno || e == val || *e || *val == '-' || n == 0) {
+      snprintf(why, why_cap, "--max-instructions needs a positive count, not '%s'", val);
+      return -1;
+    }
+    l->max_instructions = n;
+    return 1;
+  }
+  return 0;
+}
+
+/* "20.0 GiB (21474836480 bytes)", or "64 bytes" below 1 KiB. */
+static const char *human_bytes(uint64_t n, char buf[64]) {
+  static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = (double)n;
+  int u = 0;
+  while (v >= 1024.0 && u < 6) v /= 1024.0, u++;
+  if (u == 0) snprintf(buf, 64, "%llu bytes", (unsigned long long)n);
+  else snprintf(buf, 64, "%.1f %s (%llu bytes)", v, units[u], (unsigned long long)n);
+  return buf;
+}
+
 /* ------------------------------------------------------------------ memory */
-pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, pte_error_info *err) {
+pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, const pte_cli_limits *lim,
+                               pte_error_info *err) {
   memset(mem, 0, sizeof *mem);
   mem->n_planned = pte_method_meta_num_planned_buffers(meta);
+  uint64_t total = 0;
+  for (size_t i = 0; i < mem->n_planned; i++) {
+    uint64_t sz = 0;
+    pte_status s = pte_method_meta_planned_buffer_size(meta, i, &sz);
+    if (s != PTE_OK) return pte_error_set(err, s, "planned buffer %zu: size unavailable", i);
+    total = sz > UINT64_MAX - total ? UINT64_MAX : total + sz;
+  }
+  if (lim && total > lim->max_memory) {
+    char a[64], b[64];
+    return pte_error_set(err, PTE_ERR_OUT_OF_RESOURCES,
+                         "method '%s' plans %s of memory, more than the limit of %s; raise it with --max-memory BYTES",
+                         pte_method_meta_name(meta), human_bytes(total, a), human_bytes(lim->max_memory, b));
+  }
   if (mem->n_planned) {
     mem->planned_mem = calloc(mem->n_planned, sizeof(void *));
     mem->planned = calloc(mem->n_planned, sizeof(pte_planned_buffer));
@@ -167,10 +262,15 @@ void pte_cli_memory_free(pte_cli_memory *mem) {
 }
 
 pte_status pte_cli_method_load(pte_cli_memory *mem, const pte_program *p, const char *name,
-                               const pte_named_data_map *ext, pte_method **out, double *ms, pte_error_info *err) {
+                               const pte_named_data_map *ext, const pte_cli_limits *lim, pte_method **out, double *ms,
+                               pte_error_info *err) {
   pte_method_options opts;
   memset(&opts, 0, sizeof opts);
   opts.external_data = ext;
+  if (lim) {
+    opts.max_instructions = lim->max_instructions;
+    opts.max_planned_memory = lim->max_memory;
+  }
   for (;;) {
     pte_allocator_reset(&mem->ma);
     double t0 = pte_cli_now_ms();
@@ -327,6 +427,14 @@ size_t pte_cli_external_keys(const pte_program *p, const char *name, char *buf, 
 }
 
 /* ------------------------------------------------------------------ registration */
+bool pte_cli_op_available(const char *name) {
+  /* a fallback kernel (or a primitive op: lookup consults them after the registry) */
+  if (pte_kernel_lookup(name, "", NULL, 0)) return true;
+  for (size_t i = 0; i < pte_num_registered_kernels(); i++) /* kernels for exact dtype keys only */
+    if (!strcmp(pte_registered_kernel(i)->name, name)) return true;
+  return false;
+}
+
 pte_status pte_cli_register_all(pte_error_info *err) {
   pte_status s = pte_register_portable_kernels();
   if (s != PTE_OK) return pte_error_set(err, s, "cannot register the portable kernels");

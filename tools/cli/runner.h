@@ -46,6 +46,33 @@ void pte_cli_source_close(pte_cli_source *s);
 /* Whole-file read into 64-byte aligned heap memory (NULL with errno on failure). */
 uint8_t *pte_cli_read_file(const char *path, size_t *size);
 
+/* Resource limits of the verbs that run methods (run, test): --max-memory BYTES (planned memory of
+ * a method; default half of physical memory), --verify minimal|full (program verification; default
+ * full), --max-instructions N (per execute; default 0 = the runtime's 10,000,000). The C API's own
+ * defaults are unchanged: these are the CLI's. */
+typedef struct pte_cli_limits {
+  uint64_t max_memory;
+  pte_verification verify;
+  uint64_t max_instructions;
+} pte_cli_limits;
+
+void pte_cli_limits_default(pte_cli_limits *l);
+/* Takes option `opt` with value `val` if it is one of the three: 1 taken, 0 not a limit option,
+ * -1 bad value (why says what is wrong). */
+int pte_cli_limits_option(pte_cli_limits *l, const char *opt, const char *val, char *why, size_t why_cap);
+/* True for the option names pte_cli_limits_option takes (they need a value). */
+bool pte_cli_is_limits_option(const char *opt);
+/* Help lines for the three options. */
+#define PTE_CLI_LIMITS_HELP                                                                               \
+  "  --max-memory BYTES  refuse a method whose planned memory is larger (K/M/G/T suffixes, powers of\n"    \
+  "                      1024; default: half of this machine's physical memory)\n"                         \
+  "  --verify LEVEL      program verification: full (default; every table, index and size checked\n"     \
+  "                      before use) or minimal (root offsets only; reads stay bounds-checked)\n"          \
+  "  --max-instructions N  instructions per execute before giving up (default 10000000)\n"
+
+/* "1G", "512M", "4096" -> bytes; false if malformed or overflowing. */
+bool pte_cli_parse_bytes(const char *s, uint64_t *out);
+
 /* Heap memory for one method. */
 typedef struct pte_cli_memory {
   size_t n_planned;
@@ -65,14 +92,18 @@ typedef struct pte_cli_memory {
 /* Allocates the planned buffers of `meta` (zeroed), a 16 KiB method allocator (grown on demand
  * by pte_cli_method_load) and a 16 MiB temp allocator. Errors: MEMORY_ALLOCATION_FAILED (heap),
  * errors of the meta queries. */
-pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, pte_error_info *err);
+/* Refuses (PTE_ERR_OUT_OF_RESOURCES, before allocating anything) a method whose planned buffers
+ * add up to more than lim->max_memory, naming both numbers and the option that raises the limit. */
+pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, const pte_cli_limits *lim,
+                               pte_error_info *err);
 void pte_cli_memory_free(pte_cli_memory *mem);
 
 /* Loads method `name` into mem (resetting the method allocator first). When the load reports the
  * method allocator exhausted, doubles it and tries again (up to 1 GiB). *ms (may be NULL) receives
  * the duration of the successful attempt in milliseconds. */
 pte_status pte_cli_method_load(pte_cli_memory *mem, const pte_program *p, const char *name,
-                               const pte_named_data_map *ext, pte_method **out, double *ms, pte_error_info *err);
+                               const pte_named_data_map *ext, const pte_cli_limits *lim, pte_method **out, double *ms,
+                               pte_error_info *err);
 
 /* Gives every unplanned tensor output a heap buffer of its declared size (kept in mem, reused
  * across loads). */
@@ -99,5 +130,8 @@ size_t pte_cli_external_keys(const pte_program *p, const char *name, char *buf, 
 
 /* Registers the portable kernels and the XNNPACK backend ("XnnpackBackend"). */
 pte_status pte_cli_register_all(pte_error_info *err);
+/* True when this build has a kernel for operator `name` ("aten::add.out"): a registered kernel
+ * (any dtype key) or a primitive op. Call after pte_cli_register_all. */
+bool pte_cli_op_available(const char *name);
 
 #endif

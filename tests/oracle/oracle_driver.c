@@ -1,0 +1,906 @@
+/* tests/oracle/oracle_driver.c — runs oracle case tables (tests/oracle/README.md).
+ *
+ *   pte_oracle CASES...            every case of every file: build a single-operator program
+ *                                  with the writer, load it, run it, compare with the table
+ *   pte_oracle --kernels OPS.md    every operator name of upstream-ops.md must load as a
+ *                                  program with the portable + quantized (+ always-on prim)
+ *                                  kernels registered
+ *
+ * The expected values come from the table (numpy / hand formulas in tests/oracle/ops_*.py),
+ * never from pte. Values are converted to and from memory here with this file's own code (no
+ * kernel utility), so a conversion bug in the kernels cannot hide itself.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pte/data_loader.h"
+#include "pte/data_writer.h"
+#include "pte/io.h"
+#include "pte/method.h"
+#include "pte/portable_kernels.h"
+#include "pte/program.h"
+#include "pte/quantized_kernels.h"
+#include "pte/writer.h"
+
+#define OR_MAX_VALUES 96
+#define OR_MAX_LIST 64
+#define OR_MAX_WANT 8
+
+typedef enum { OV_TENSOR, OV_INT, OV_DOUBLE, OV_BOOL, OV_NONE, OV_STRING, OV_IL, OV_DL, OV_BL, OV_TL, OV_OTL } or_kind;
+typedef enum { OR_IN, OR_OUT, OR_CONST } or_role;
+
+typedef struct or_value {
+  char name[32];
+  or_kind kind;
+  /* tensor */
+  int dtype;
+  int32_t dim;
+  int32_t sizes[16];
+  uint8_t order[16];
+  or_role role;
+  size_t numel;
+  double *dv;  /* numel doubles (float dtypes) */
+  int64_t *iv; /* numel int64 (integer / bool dtypes) */
+  void *bytes; /* memory-order bytes of an input / constant */
+  /* scalars and lists */
+  int64_t i;
+  double d;
+  char str[64];
+  size_t n;
+  int64_t ilist[OR_MAX_LIST];
+  double dlist[OR_MAX_LIST];
+  int refs[OR_MAX_LIST]; /* TL / OTL: value indices (-1 = None) */
+  int32_t wv;            /* writer value index */
+} or_value;
+
+typedef struct or_want {
+  or_kind kind;
+  int dtype;
+  int32_t dim;
+  int32_t sizes[16];
+  size_t numel;
+  double *dv;
+  int64_t *iv;
+  int64_t i;
+  double d;
+} or_want;
+
+typedef struct or_case {
+  char op[128];
+  char id[128];
+  int line;
+  double rtol, atol;
+  bool has_tol;
+  or_value v[OR_MAX_VALUES];
+  size_t nv;
+  int args[OR_MAX_VALUES];
+  size_t nargs;
+  int rets[OR_MAX_WANT];
+  size_t nrets;
+  or_want want[OR_MAX_WANT];
+  size_t nwant;
+  bool expect_error;
+  char err_status[48];
+  char err_sub[160];
+} or_case;
+
+/* ---- element conversion (independent of the kernels) ----------------------------------------- */
+
+static bool or_is_float(int dt) {
+  return dt == PTE_DTYPE_HALF || dt == PTE_DTYPE_FLOAT || dt == PTE_DTYPE_DOUBLE || dt == PTE_DTYPE_BFLOAT16;
+}
+
+static size_t or_esize(int dt) {
+  switch (dt) {
+    case PTE_DTYPE_BYTE: case PTE_DTYPE_CHAR: case PTE_DTYPE_BOOL: return 1;
+    case PTE_DTYPE_SHORT: case PTE_DTYPE_HALF: case PTE_DTYPE_BFLOAT16: case PTE_DTYPE_UINT16: return 2;
+    case PTE_DTYPE_INT: case PTE_DTYPE_FLOAT: case PTE_DTYPE_UINT32: return 4;
+    case PTE_DTYPE_LONG: case PTE_DTYPE_DOUBLE: case PTE_DTYPE_UINT64: return 8;
+    default: return 0;
+  }
+}
+
+static double or_half_to_double(uint16_t h) {
+  const int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  double v;
+  if (e == 0) v = ldexp((double)m, -24);
+  else if (e == 31) v = m ? NAN : INFINITY;
+  else v = ldexp((double)(m | 1024), e - 25);
+  return s ? -v : v;
+}
+
+/* Values in the tables are exactly representable in half, so this conversion only has to be exact
+ * for those (and produce inf / NaN). */
+static uint16_t or_double_to_half(double x) {
+  uint16_t sign = signbit(x) ? 0x8000u : 0;
+  double a = fabs(x);
+  if (isnan(x)) return 0x7e00u;
+  if (isinf(a) || a >= 65520.0) return (uint16_t)(sign | 0x7c00u);
+  if (a < ldexp(1.0, -14)) return (uint16_t)(sign | (uint16_t)lrint(a * ldexp(1.0, 24)));
+  int e;
+  double f = frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+  long mant = lrint(f * 2048.0); /* 11 bits incl. the implicit one */
+  if (mant == 2048) { mant = 1024; e++; }
+  const int be = e - 1 + 15;
+  if (be >= 31) return (uint16_t)(sign | 0x7c00u);
+  return (uint16_t)(sign | (uint16_t)(be << 10) | (uint16_t)(mant & 1023));
+}
+
+static void or_store(void *base, size_t off, int dt, double d, int64_t i) {
+  uint8_t *p = (uint8_t *)base + off * or_esize(dt);
+  switch (dt) {
+    case PTE_DTYPE_BYTE: { uint8_t x = (uint8_t)i; memcpy(p, &x, 1); break; }
+    case PTE_DTYPE_CHAR: { int8_t x = (int8_t)i; memcpy(p, &x, 1); break; }
+    case PTE_DTYPE_BOOL: { uint8_t x = i ? 1 : 0; memcpy(p, &x, 1); break; }
+    case PTE_DTYPE_SHORT: { int16_t x = (int16_t)i; memcpy(p, &x, 2); break; }
+    case PTE_DTYPE_UINT16: { uint16_t x = (uint16_t)i; memcpy(p, &x, 2); break; }
+    case PTE_DTYPE_INT: { int32_t x = (int32_t)i; memcpy(p, &x, 4); break; }
+    case PTE_DTYPE_UINT32: { uint32_t x = (uint32_t)i; memcpy(p, &x, 4); break; }
+    case PTE_DTYPE_LONG: case PTE_DTYPE_UINT64: memcpy(p, &i, 8); break;
+    case PTE_DTYPE_FLOAT: { float x = (float)d; memcpy(p, &x, 4); break; }
+    case PTE_DTYPE_DOUBLE: memcpy(p, &d, 8); break;
+    case PTE_DTYPE_HALF: { uint16_t x = or_double_to_half(d); memcpy(p, &x, 2); break; }
+    case PTE_DTYPE_BFLOAT16: {
+      float f = (float)d; /* table values are exact bfloat16 values */
+      uint32_t u;
+      memcpy(&u, &f, 4);
+      uint16_t x = (uint16_t)(u >> 16);
+      if (isnan(f)) x = 0x7fc0u;
+      memcpy(p, &x, 2);
+      break;
+    }
+    default: break;
+  }
+}
+
+static double or_load_d(const void *base, size_t off, int dt) {
+  const uint8_t *p = (const uint8_t *)base + off * or_esize(dt);
+  switch (dt) {
+    case PTE_DTYPE_FLOAT: { float x; memcpy(&x, p, 4); return x; }
+    case PTE_DTYPE_DOUBLE: { double x; memcpy(&x, p, 8); return x; }
+    case PTE_DTYPE_HALF: { uint16_t x; memcpy(&x, p, 2); return or_half_to_double(x); }
+    case PTE_DTYPE_BFLOAT16: {
+      uint16_t x;
+      memcpy(&x, p, 2);
+      uint32_t u = (uint32_t)x << 16;
+      float f;
+      memcpy(&f, &u, 4);
+      return f;
+    }
+    default: return 0;
+  }
+}
+
+static int64_t or_load_i(const void *base, size_t off, int dt) {
+  const uint8_t *p = (const uint8_t *)base + off * or_esize(dt);
+  switch (dt) {
+    case PTE_DTYPE_BYTE: return *p;
+    case PTE_DTYPE_CHAR: return (int8_t)*p;
+    case PTE_DTYPE_BOOL: return *p; /* anything but 0/1 is reported as such */
+    case PTE_DTYPE_SHORT: { int16_t x; memcpy(&x, p, 2); return x; }
+    case PTE_DTYPE_UINT16: { uint16_t x; memcpy(&x, p, 2); return x; }
+    case PTE_DTYPE_INT: { int32_t x; memcpy(&x, p, 4); return x; }
+    case PTE_DTYPE_UINT32: { uint32_t x; memcpy(&x, p, 4); return x; }
+    case PTE_DTYPE_LONG: case PTE_DTYPE_UINT64: { int64_t x; memcpy(&x, p, 8); return x; }
+    default: return 0;
+  }
+}
+
+/* Memory offset (elements) of logical row-major index li for sizes + strides. */
+static size_t or_offset(const int32_t *sizes, const int32_t *strides, int32_t dim, size_t li) {
+  size_t off = 0;
+  for (int32_t d = dim - 1; d >= 0; d--) {
+    const size_t s = (size_t)sizes[d];
+    off += (li % s) * (size_t)strides[d];
+    li /= s;
+  }
+  return off;
+}
+
+static void or_strides(const int32_t *sizes, const uint8_t *order, int32_t dim, int32_t *strides) {
+  int64_t s = 1;
+  for (int32_t k = dim - 1; k >= 0; k--) {
+    strides[order[k]] = (int32_t)s;
+    s *= sizes[order[k]] > 0 ? sizes[order[k]] : 1;
+  }
+}
+
+/* ---- parsing ------------------------------------------------------------------------------- */
+
+typedef struct or_parser {
+  const char *path;
+  int line;
+  char *tok[20000];
+  size_t ntok, pos;
+  char *rest; /* text after the first two tokens (error substring) */
+} or_parser;
+
+static bool g_parse_ok;
+
+static void or_perr(or_parser *p, const char *what) {
+  fprintf(stderr, "%s:%d: parse error: %s\n", p->path, p->line, what);
+  g_parse_ok = false;
+}
+
+static const char *or_next(or_parser *p) {
+  if (p->pos >= p->ntok) {
+    or_perr(p, "missing token");
+    return "0";
+  }
+  return p->tok[p->pos++];
+}
+
+static int64_t or_next_i(or_parser *p) {
+  const char *t = or_next(p);
+  char *end;
+  errno = 0;
+  long long v = strtoll(t, &end, 10);
+  if (*end || errno) {
+    /* uint64 values above INT64_MAX */
+    unsigned long long u = strtoull(t, &end, 10);
+    if (*end || t[0] == '-') or_perr(p, "bad integer");
+    return (int64_t)u;
+  }
+  return (int64_t)v;
+}
+
+static double or_next_d(or_parser *p) {
+  const char *t = or_next(p);
+  char *end;
+  double v = strtod(t, &end);
+  if (*end) or_perr(p, "bad number");
+  return v;
+}
+
+static int or_find(or_case *c, const char *name) {
+  for (size_t i = 0; i < c->nv; i++)
+    if (strcmp(c->v[i].name, name) == 0) return (int)i;
+  return -1;
+}
+
+static void or_parse_shape(or_parser *p, int32_t *dim, int32_t *sizes, size_t *numel) {
+  int64_t d = or_next_i(p);
+  if (d < 0 || d > 16) {
+    or_perr(p, "bad rank");
+    d = 0;
+  }
+  *dim = (int32_t)d;
+  *numel = 1;
+  for (int32_t k = 0; k < *dim; k++) {
+    int64_t s = or_next_i(p);
+    if (s < 0 || s > (1 << 24)) or_perr(p, "bad size");
+    sizes[k] = (int32_t)(s < 0 ? 0 : s);
+    *numel *= (size_t)sizes[k];
+  }
+  if (*numel > (1u << 24)) or_perr(p, "tensor too large");
+}
+
+static void or_parse_data(or_parser *p, int dtype, size_t numel, double **dv, int64_t **iv) {
+  if (or_is_float(dtype)) {
+    *dv = (double *)calloc(numel ? numel : 1, sizeof(double));
+    for (size_t k = 0; k < numel; k++) (*dv)[k] = or_next_d(p);
+  } else {
+    *iv = (int64_t *)calloc(numel ? numel : 1, sizeof(int64_t));
+    for (size_t k = 0; k < numel; k++) (*iv)[k] = or_next_i(p);
+  }
+}
+
+static void or_parse_value(or_parser *p, or_case *c) {
+  if (c->nv >= OR_MAX_VALUES) {
+    or_perr(p, "too many values");
+    return;
+  }
+  or_value *v = &c->v[c->nv];
+  memset(v, 0, sizeof *v);
+  snprintf(v->name, sizeof v->name, "%s", or_next(p));
+  const char *k = or_next(p);
+  if (strcmp(k, "T") == 0) {
+    v->kind = OV_TENSOR;
+    v->dtype = (int)or_next_i(p);
+    if (or_esize(v->dtype) == 0) or_perr(p, "bad dtype");
+    or_parse_shape(p, &v->dim, v->sizes, &v->numel);
+    for (int32_t d = 0; d < v->dim; d++) v->order[d] = (uint8_t)or_next_i(p);
+    const char *role = or_next(p);
+    if (strcmp(role, "in") == 0) v->role = OR_IN;
+    else if (strcmp(role, "out") == 0) v->role = OR_OUT;
+    else if (strcmp(role, "const") == 0) v->role = OR_CONST;
+    else or_perr(p, "bad tensor role");
+    if (v->role != OR_OUT) {
+      or_parse_data(p, v->dtype, v->numel, &v->dv, &v->iv);
+      int32_t strides[16];
+      or_strides(v->sizes, v->order, v->dim, strides);
+      size_t esz = or_esize(v->dtype);
+      v->bytes = calloc(v->numel ? v->numel : 1, esz ? esz : 1);
+      for (size_t li = 0; li < v->numel; li++)
+        or_store(v->bytes, or_offset(v->sizes, strides, v->dim, li), v->dtype, v->dv ? v->dv[li] : 0,
+                 v->iv ? v->iv[li] : 0);
+    }
+  } else if (strcmp(k, "I") == 0) {
+    v->kind = OV_INT;
+    v->i = or_next_i(p);
+  } else if (strcmp(k, "D") == 0) {
+    v->kind = OV_DOUBLE;
+    v->d = or_next_d(p);
+  } else if (strcmp(k, "B") == 0) {
+    v->kind = OV_BOOL;
+    v->i = or_next_i(p) != 0;
+  } else if (strcmp(k, "N") == 0) {
+    v->kind = OV_NONE;
+  } else if (strcmp(k, "S") == 0) {
+    v->kind = OV_STRING;
+    snprintf(v->str, sizeof v->str, "%s", or_next(p));
+  } else if (!strcmp(k, "IL") || !strcmp(k, "DL") || !strcmp(k, "BL") || !strcmp(k, "TL") ||
+             !strcmp(k, "OTL")) {
+    v->kind = !strcmp(k, "IL") ? OV_IL : !strcmp(k, "DL") ? OV_DL : !strcmp(k, "BL") ? OV_BL
+              : !strcmp(k, "TL") ? OV_TL : OV_OTL;
+    int64_t n = or_next_i(p);
+    if (n < 0 || n > OR_MAX_LIST) {
+      or_perr(p, "bad list length");
+      n = 0;
+    }
+    v->n = (size_t)n;
+    for (size_t j = 0; j < v->n; j++) {
+      if (v->kind == OV_IL || v->kind == OV_BL) v->ilist[j] = or_next_i(p);
+      else if (v->kind == OV_DL) v->dlist[j] = or_next_d(p);
+      else {
+        const char *r = or_next(p);
+        v->refs[j] = strcmp(r, "-") == 0 ? -1 : or_find(c, r);
+        if (v->refs[j] < 0 && strcmp(r, "-") != 0) or_perr(p, "unknown list item");
+        if (v->refs[j] >= 0 && c->v[v->refs[j]].kind != OV_TENSOR) or_perr(p, "list item is not a tensor");
+      }
+    }
+  } else {
+    or_perr(p, "unknown value kind");
+  }
+  if (or_find(c, v->name) >= 0) or_perr(p, "duplicate value name");
+  c->nv++;
+}
+
+static void or_parse_want(or_parser *p, or_case *c) {
+  if (c->nwant >= OR_MAX_WANT) {
+    or_perr(p, "too many wants");
+    return;
+  }
+  int64_t k = or_next_i(p);
+  if (k != (int64_t)c->nwant) or_perr(p, "wants must be numbered 0, 1, ...");
+  or_want *w = &c->want[c->nwant++];
+  memset(w, 0, sizeof *w);
+  const char *kind = or_next(p);
+  if (strcmp(kind, "T") == 0) {
+    w->kind = OV_TENSOR;
+    w->dtype = (int)or_next_i(p);
+    if (or_esize(w->dtype) == 0) or_perr(p, "bad dtype");
+    or_parse_shape(p, &w->dim, w->sizes, &w->numel);
+    or_parse_data(p, w->dtype, w->numel, &w->dv, &w->iv);
+  } else if (strcmp(kind, "I") == 0) {
+    w->kind = OV_INT;
+    w->i = or_next_i(p);
+  } else if (strcmp(kind, "D") == 0) {
+    w->kind = OV_DOUBLE;
+    w->d = or_next_d(p);
+  } else if (strcmp(kind, "B") == 0) {
+    w->kind = OV_BOOL;
+    w->i = or_next_i(p) != 0;
+  } else {
+    or_perr(p, "unknown want kind");
+  }
+}
+
+static void or_free_case(or_case *c) {
+  for (size_t i = 0; i < c->nv; i++) {
+    free(c->v[i].dv);
+    free(c->v[i].iv);
+    free(c->v[i].bytes);
+  }
+  for (size_t i = 0; i < c->nwant; i++) {
+    free(c->want[i].dv);
+    free(c->want[i].iv);
+  }
+  c->nv = c->nwant = 0;
+}
+
+/* ---- building and running one case --------------------------------------------------------- */
+
+typedef struct or_build {
+  pte_writer *w;
+  uint32_t m;
+  pte_error_info err;
+  bool ok;
+} or_build;
+
+static void or_split_op(const char *op, char *name, size_t nsz, char *overload, size_t osz) {
+  const char *ns = strstr(op, "::");
+  const char *dot = strchr(ns ? ns + 2 : op, '.');
+  if (dot) {
+    snprintf(name, nsz, "%.*s", (int)(dot - op), op);
+    snprintf(overload, osz, "%s", dot + 1);
+  } else {
+    snprintf(name, nsz, "%s", op);
+    overload[0] = 0;
+  }
+}
+
+/* Builds the program of case c into a malloc'd 64-aligned buffer. */
+static uint8_t *or_build_program(or_case *c, size_t *size, char *why, size_t why_sz) {
+  or_build b;
+  memset(&b, 0, sizeof b);
+  b.ok = pte_writer_create(NULL, &b.w, &b.err) == PTE_OK;
+  if (b.ok) b.ok = pte_writer_add_method(b.w, "forward", &b.m, &b.err) == PTE_OK;
+  int32_t inputs[OR_MAX_VALUES];
+  size_t nin = 0;
+  for (size_t i = 0; b.ok && i < c->nv; i++) {
+    or_value *v = &c->v[i];
+    switch (v->kind) {
+      case OV_TENSOR: {
+        pte_wr_tensor t;
+        memset(&t, 0, sizeof t);
+        t.dtype = v->dtype;
+        t.dim = (size_t)v->dim;
+        t.sizes = v->sizes;
+        t.dim_order = v->order;
+        if (v->role == OR_CONST) {
+          pte_source src = pte_source_memory(v->bytes, (uint64_t)(v->numel * or_esize(v->dtype)));
+          b.ok = pte_writer_add_constant_tensor(b.w, b.m, &t, &src, &v->wv, &b.err) == PTE_OK;
+        } else {
+          t.plan = PTE_WR_PLAN_AUTO; /* upstream plans inputs and outputs */
+          t.mem_id = 1;
+          b.ok = pte_writer_add_tensor(b.w, b.m, &t, &v->wv, &b.err) == PTE_OK;
+          if (v->role == OR_IN) inputs[nin++] = v->wv;
+        }
+        break;
+      }
+      case OV_INT: b.ok = pte_writer_add_int(b.w, b.m, v->i, &v->wv, &b.err) == PTE_OK; break;
+      case OV_DOUBLE: b.ok = pte_writer_add_double(b.w, b.m, v->d, &v->wv, &b.err) == PTE_OK; break;
+      case OV_BOOL: b.ok = pte_writer_add_bool(b.w, b.m, v->i != 0, &v->wv, &b.err) == PTE_OK; break;
+      case OV_NONE: b.ok = pte_writer_add_null(b.w, b.m, &v->wv, &b.err) == PTE_OK; break;
+      case OV_STRING:
+        b.ok = pte_writer_add_string(b.w, b.m, v->str, strlen(v->str), &v->wv, &b.err) == PTE_OK;
+        break;
+      case OV_IL:
+        b.ok = pte_writer_add_int_list_literal(b.w, b.m, v->ilist, v->n, &v->wv, &b.err) == PTE_OK;
+        break;
+      case OV_DL: b.ok = pte_writer_add_double_list(b.w, b.m, v->dlist, v->n, &v->wv, &b.err) == PTE_OK; break;
+      case OV_BL: {
+        bool items[OR_MAX_LIST];
+        for (size_t j = 0; j < v->n; j++) items[j] = v->ilist[j] != 0;
+        b.ok = pte_writer_add_bool_list(b.w, b.m, items, v->n, &v->wv, &b.err) == PTE_OK;
+        break;
+      }
+      case OV_TL:
+      case OV_OTL: {
+        int32_t items[OR_MAX_LIST];
+        for (size_t j = 0; j < v->n; j++) items[j] = v->refs[j] < 0 ? -1 : c->v[v->refs[j]].wv;
+        if (v->kind == OV_TL)
+          b.ok = pte_writer_add_tensor_list(b.w, b.m, items, v->n, &v->wv, &b.err) == PTE_OK;
+        else
+          b.ok = pte_writer_add_optional_tensor_list(b.w, b.m, items, v->n, &v->wv, &b.err) == PTE_OK;
+        break;
+      }
+    }
+  }
+  int32_t outs[OR_MAX_WANT], args[OR_MAX_VALUES];
+  for (size_t i = 0; i < c->nrets; i++) outs[i] = c->v[c->rets[i]].wv;
+  for (size_t i = 0; i < c->nargs; i++) args[i] = c->v[c->args[i]].wv;
+  uint32_t chain = 0, op = 0;
+  char name[128], overload[96];
+  or_split_op(c->op, name, sizeof name, overload, sizeof overload);
+  if (b.ok) b.ok = pte_writer_set_inputs(b.w, b.m, inputs, nin, &b.err) == PTE_OK;
+  if (b.ok) b.ok = pte_writer_set_outputs(b.w, b.m, outs, c->nrets, &b.err) == PTE_OK;
+  if (b.ok) b.ok = pte_writer_add_chain(b.w, b.m, inputs, nin, outs, c->nrets, &chain, &b.err) == PTE_OK;
+  if (b.ok) b.ok = pte_writer_add_operator(b.w, b.m, name, overload, &op, &b.err) == PTE_OK;
+  if (b.ok) b.ok = pte_writer_add_kernel_call(b.w, b.m, chain, op, args, c->nargs, NULL, &b.err) == PTE_OK;
+  uint8_t *bytes = NULL;
+  if (b.ok) {
+    pte_memory_writer mw;
+    b.ok = pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0) == PTE_OK;
+    if (b.ok) {
+      b.ok = pte_writer_write(b.w, &mw.base, &b.err) == PTE_OK;
+      if (b.ok) {
+        const uint8_t *d = pte_memory_writer_data(&mw, size);
+        bytes = (uint8_t *)aligned_alloc(64, (*size + 63) / 64 * 64);
+        if (bytes) memcpy(bytes, d, *size);
+      }
+      pte_data_writer_destroy(&mw.base);
+    }
+  }
+  if (!b.ok) snprintf(why, why_sz, "writer: %s", b.err.msg);
+  pte_writer_destroy(b.w);
+  return bytes;
+}
+
+static const char *g_file;
+
+static void or_fail(const or_case *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void or_fail(const or_case *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "FAIL %s [%s] (%s:%d): ", c->op, c->id, g_file, c->line);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+}
+
+static bool or_close(double got, double want, int dtype, const or_case *c) {
+  if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+  if (isinf(want) || isinf(got)) return got == want;
+  double rtol, atol;
+  if (c->has_tol) {
+    rtol = c->rtol;
+    atol = c->atol;
+  } else if (dtype == PTE_DTYPE_DOUBLE) {
+    rtol = 1e-10;
+    atol = 1e-12;
+  } else if (dtype == PTE_DTYPE_HALF) {
+    rtol = 1e-3;
+    atol = 1e-3;
+  } else if (dtype == PTE_DTYPE_BFLOAT16) {
+    rtol = 8e-3;
+    atol = 8e-3;
+  } else {
+    rtol = 1e-5;
+    atol = 1e-6;
+  }
+  const double diff = fabs(got - want);
+  return diff <= atol || diff <= rtol * fabs(want);
+}
+
+static bool or_check_output(const or_case *c, size_t k, const pte_evalue *ev) {
+  const or_want *w = &c->want[k];
+  if (!ev) {
+    or_fail(c, "output %zu missing", k);
+    return false;
+  }
+  if (w->kind != OV_TENSOR) {
+    if (w->kind == OV_INT) {
+      if (ev->tag != PTE_TAG_INT || ev->u.i != w->i) {
+        or_fail(c, "output %zu: got tag %s value %" PRId64 ", want Int %" PRId64, k, pte_tag_name((int)ev->tag),
+                ev->tag == PTE_TAG_INT ? ev->u.i : 0, w->i);
+        return false;
+      }
+    } else if (w->kind == OV_BOOL) {
+      if (ev->tag != PTE_TAG_BOOL || (ev->u.b ? 1 : 0) != w->i) {
+        or_fail(c, "output %zu: got tag %s, want Bool %d", k, pte_tag_name((int)ev->tag), (int)w->i);
+        return false;
+      }
+    } else {
+      if (ev->tag != PTE_TAG_DOUBLE || !or_close(ev->u.d, w->d, PTE_DTYPE_DOUBLE, c)) {
+        or_fail(c, "output %zu: got tag %s value %.17g, want Double %.17g", k, pte_tag_name((int)ev->tag),
+                ev->tag == PTE_TAG_DOUBLE ? ev->u.d : 0.0, w->d);
+        return false;
+      }
+    }
+    return true;
+  }
+  if (ev->tag != PTE_TAG_TENSOR || !ev->u.tensor) {
+    or_fail(c, "output %zu: got tag %s, want a tensor", k, pte_tag_name((int)ev->tag));
+    return false;
+  }
+  const pte_tensor *t = ev->u.tensor;
+  if (t->dtype != w->dtype) {
+    or_fail(c, "output %zu: dtype %s, want %s", k, pte_dtype_name(t->dtype), pte_dtype_name(w->dtype));
+    return false;
+  }
+  bool shape_ok = t->dim == w->dim;
+  for (int32_t d = 0; shape_ok && d < w->dim; d++) shape_ok = t->sizes[d] == w->sizes[d];
+  if (!shape_ok) {
+    char g[128] = "", e[128] = "";
+    size_t gl = 0, el = 0;
+    for (int32_t d = 0; d < t->dim && gl < 100; d++) gl += (size_t)snprintf(g + gl, sizeof g - gl, "%s%d", d ? "," : "", t->sizes[d]);
+    for (int32_t d = 0; d < w->dim && el < 100; d++) el += (size_t)snprintf(e + el, sizeof e - el, "%s%d", d ? "," : "", w->sizes[d]);
+    or_fail(c, "output %zu: shape [%s], want [%s]", k, g, e);
+    return false;
+  }
+  if (w->numel && !t->data) {
+    or_fail(c, "output %zu: no data", k);
+    return false;
+  }
+  size_t bad = 0, first = 0;
+  for (size_t li = 0; li < w->numel; li++) {
+    const size_t off = or_offset(t->sizes, t->strides, t->dim, li);
+    bool same;
+    if (or_is_float(w->dtype)) same = or_close(or_load_d(t->data, off, t->dtype), w->dv[li], w->dtype, c);
+    else same = or_load_i(t->data, off, t->dtype) == w->iv[li];
+    if (!same && bad++ == 0) first = li;
+  }
+  if (bad) {
+    const size_t off = or_offset(t->sizes, t->strides, t->dim, first);
+    if (or_is_float(w->dtype))
+      or_fail(c, "output %zu: %zu of %zu elements differ; first at index %zu: got %.9g, want %.9g", k, bad,
+              w->numel, first, or_load_d(t->data, off, t->dtype), w->dv[first]);
+    else
+      or_fail(c, "output %zu: %zu of %zu elements differ; first at index %zu: got %" PRId64 ", want %" PRId64, k,
+              bad, w->numel, first, or_load_i(t->data, off, t->dtype), w->iv[first]);
+    return false;
+  }
+  return true;
+}
+
+/* Runs case c; returns true when it behaves as the table says. */
+static bool or_run_case(or_case *c) {
+  char why[320] = "";
+  size_t size = 0;
+  uint8_t *bytes = or_build_program(c, &size, why, sizeof why);
+  if (!bytes) {
+    or_fail(c, "could not build the program: %s", why);
+    return false;
+  }
+  bool pass = false;
+  pte_error_info err;
+  memset(&err, 0, sizeof err);
+  pte_buffer_loader bl;
+  pte_buffer_loader_init(&bl, bytes, size);
+  pte_program prog;
+  pte_method *m = NULL;
+  uint8_t *arena = NULL, *pool = NULL, *temp = NULL;
+  pte_status st = pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err);
+  const char *stage = "program load";
+  if (st != PTE_OK) {
+    or_fail(c, "program load: %s: %s", pte_status_name(st), err.msg);
+    free(bytes);
+    return false;
+  }
+  pte_method_meta meta;
+  st = pte_method_meta_get(&prog, "forward", &meta, &err);
+  uint64_t arena_size = 0;
+  if (st == PTE_OK && pte_method_meta_num_planned_buffers(&meta) > 0)
+    st = pte_method_meta_planned_buffer_size(&meta, 0, &arena_size);
+  if (st == PTE_OK) {
+    const size_t pool_size = (size_t)1 << 20, temp_size = (size_t)4 << 20;
+    arena = (uint8_t *)aligned_alloc(64, ((size_t)arena_size + 64) / 64 * 64 + 64);
+    pool = (uint8_t *)malloc(pool_size);
+    temp = (uint8_t *)malloc(temp_size);
+    pte_allocator ma, ta;
+    pte_allocator_init(&ma, pool, pool_size);
+    pte_allocator_init(&ta, temp, temp_size);
+    pte_planned_buffer pb = {arena, (size_t)arena_size};
+    pte_memory_manager mm;
+    pte_memory_manager_init(&mm, &ma, &pb, pte_method_meta_num_planned_buffers(&meta) > 0 ? 1 : 0, &ta);
+    stage = "method load";
+    st = pte_method_load(&prog, "forward", &mm, NULL, NULL, &m, &err);
+    size_t in_idx = 0;
+    for (size_t i = 0; st == PTE_OK && i < c->nv; i++) {
+      or_value *v = &c->v[i];
+      if (v->kind != OV_TENSOR || v->role != OR_IN) continue;
+      stage = "set_input";
+      st = pte_method_set_input_tensor(m, in_idx++, (pte_dtype)v->dtype, v->sizes, v->dim, v->bytes,
+                                       v->numel * or_esize(v->dtype), &err);
+    }
+    if (st == PTE_OK) {
+      stage = "execute";
+      st = pte_method_execute(m, &err);
+    }
+  }
+  if (c->expect_error) {
+    if (st == PTE_OK) {
+      or_fail(c, "expected an error (%s, \"%s\"), got Ok", c->err_status, c->err_sub);
+    } else if (strcmp(c->err_status, "any") != 0 && strcmp(c->err_status, pte_status_name(st)) != 0) {
+      or_fail(c, "%s: status %s (%s), expected %s", stage, pte_status_name(st), err.msg, c->err_status);
+    } else if (c->err_sub[0] && !strstr(err.msg, c->err_sub)) {
+      or_fail(c, "%s: message \"%s\" lacks \"%s\"", stage, err.msg, c->err_sub);
+    } else if (!strstr(err.msg, c->op)) {
+      or_fail(c, "%s: message \"%s\" does not name the operator", stage, err.msg);
+    } else {
+      pass = true;
+    }
+  } else if (st != PTE_OK) {
+    or_fail(c, "%s: %s: %s", stage, pte_status_name(st), err.msg);
+  } else if (pte_method_num_outputs(m) != c->nwant) {
+    or_fail(c, "method has %zu outputs, table %zu", pte_method_num_outputs(m), c->nwant);
+  } else {
+    pass = true;
+    for (size_t k = 0; k < c->nwant; k++) pass = or_check_output(c, k, pte_method_get_output(m, k)) && pass;
+  }
+  pte_method_destroy(m);
+  pte_program_destroy(&prog);
+  free(arena);
+  free(pool);
+  free(temp);
+  free(bytes);
+  return pass;
+}
+
+/* ---- reading a file ------------------------------------------------------------------------ */
+
+static char *or_read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = (char *)malloc((size_t)(n > 0 ? n : 0) + 1);
+  if (buf) {
+    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
+    buf[got] = 0;
+  }
+  fclose(f);
+  return buf;
+}
+
+static int or_run_file(const char *path, size_t *n_cases, size_t *n_fail) {
+  char *text = or_read_file(path);
+  if (!text) {
+    fprintf(stderr, "cannot read %s\n", path);
+    return 1;
+  }
+  g_file = path;
+  static or_case c;
+  memset(&c, 0, sizeof c);
+  bool in_case = false;
+  static or_parser p;
+  memset(&p, 0, sizeof p);
+  p.path = path;
+  g_parse_ok = true;
+  for (char *line = text, *nl; line && *line; line = nl) {
+    nl = strchr(line, '\n');
+    if (nl) *nl++ = 0;
+    p.line++;
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", line);
+    p.ntok = 0;
+    p.pos = 0;
+    char *s2 = NULL;
+    for (char *t = strtok_r(line, " \t\r", &s2); t && p.ntok < 20000; t = strtok_r(NULL, " \t\r", &s2))
+      p.tok[p.ntok++] = t;
+    if (p.ntok == 0 || p.tok[0][0] == '#') continue;
+    const char *cmd = or_next(&p);
+    if (strcmp(cmd, "case") == 0) {
+      if (in_case) or_perr(&p, "case without end");
+      or_free_case(&c);
+      memset(&c, 0, sizeof c);
+      snprintf(c.op, sizeof c.op, "%s", or_next(&p));
+      snprintf(c.id, sizeof c.id, "%s", or_next(&p));
+      c.line = p.line;
+      in_case = true;
+    } else if (!in_case) {
+      or_perr(&p, "statement outside a case");
+    } else if (strcmp(cmd, "tol") == 0) {
+      c.rtol = or_next_d(&p);
+      c.atol = or_next_d(&p);
+      c.has_tol = true;
+    } else if (strcmp(cmd, "v") == 0) {
+      or_parse_value(&p, &c);
+    } else if (strcmp(cmd, "args") == 0 || strcmp(cmd, "ret") == 0) {
+      const bool is_args = cmd[0] == 'a';
+      while (p.pos < p.ntok) {
+        int idx = or_find(&c, or_next(&p));
+        if (idx < 0) or_perr(&p, "unknown value");
+        if (is_args && c.nargs < OR_MAX_VALUES) c.args[c.nargs++] = idx < 0 ? 0 : idx;
+        else if (!is_args && c.nrets < OR_MAX_WANT) c.rets[c.nrets++] = idx < 0 ? 0 : idx;
+        else or_perr(&p, "too many args / rets");
+      }
+    } else if (strcmp(cmd, "want") == 0) {
+      or_parse_want(&p, &c);
+    } else if (strcmp(cmd, "error") == 0) {
+      c.expect_error = true;
+      snprintf(c.err_status, sizeof c.err_status, "%s", or_next(&p));
+      /* the rest of the original line (may contain spaces) */
+      const char *r = strstr(copy, c.err_status);
+      r = r ? r + strlen(c.err_status) : "";
+      while (*r == ' ') r++;
+      snprintf(c.err_sub, sizeof c.err_sub, "%s", r);
+      p.pos = p.ntok;
+    } else if (strcmp(cmd, "end") == 0) {
+      if (!c.expect_error && c.nwant != c.nrets) or_perr(&p, "want count differs from ret count");
+      if (!c.expect_error && c.nwant == 0) or_perr(&p, "case without expectations");
+      if (!g_parse_ok) {
+        fprintf(stderr, "%s:%d: stopping at the parse error\n", path, p.line);
+        break;
+      }
+      (*n_cases)++;
+      if (!or_run_case(&c)) (*n_fail)++;
+      in_case = false;
+    } else {
+      or_perr(&p, "unknown statement");
+    }
+    if (p.pos != p.ntok) or_perr(&p, "trailing tokens");
+    if (!g_parse_ok) break;
+  }
+  if (in_case && g_parse_ok) or_perr(&p, "last case has no end");
+  or_free_case(&c);
+  free(text);
+  return g_parse_ok ? 0 : 1;
+}
+
+/* ---- kernel coverage ----------------------------------------------------------------------- */
+
+/* True when a program calling `op` (no arguments) loads: the kernel registry has a fallback for
+ * the name (method load resolves every operator before running anything). */
+static bool or_op_loads(const char *op, char *why, size_t why_sz) {
+  or_case *c = (or_case *)calloc(1, sizeof *c);
+  if (!c) return false;
+  snprintf(c->op, sizeof c->op, "%s", op);
+  size_t size = 0;
+  uint8_t *bytes = or_build_program(c, &size, why, why_sz);
+  bool ok = false;
+  if (bytes) {
+    pte_error_info err;
+    memset(&err, 0, sizeof err);
+    pte_buffer_loader bl;
+    pte_buffer_loader_init(&bl, bytes, size);
+    pte_program prog;
+    if (pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err) == PTE_OK) {
+      static uint8_t pool[1 << 16];
+      pte_allocator ma;
+      pte_allocator_init(&ma, pool, sizeof pool);
+      pte_memory_manager mm;
+      pte_memory_manager_init(&mm, &ma, NULL, 0, NULL);
+      pte_method *m = NULL;
+      pte_status st = pte_method_load(&prog, "forward", &mm, NULL, NULL, &m, &err);
+      ok = st == PTE_OK;
+      if (!ok) snprintf(why, why_sz, "%s: %s", pte_status_name(st), err.msg);
+      pte_method_destroy(m);
+      pte_program_destroy(&prog);
+    } else {
+      snprintf(why, why_sz, "program load: %s", err.msg);
+    }
+    free(bytes);
+  }
+  free(c);
+  return ok;
+}
+
+static int or_kernels(const char *ops_md) {
+  char *text = or_read_file(ops_md);
+  if (!text) {
+    fprintf(stderr, "cannot read %s\n", ops_md);
+    return 1;
+  }
+  size_t total = 0, missing = 0;
+  bool in_block = false;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (strncmp(line, "```", 3) == 0) {
+      in_block = !in_block;
+      continue;
+    }
+    if (!in_block) continue;
+    while (*line && isspace((unsigned char)*line)) line++;
+    char *end = line + strlen(line);
+    while (end > line && isspace((unsigned char)end[-1])) *--end = 0;
+    if (!strstr(line, "::") || strchr(line, ' ')) continue;
+    total++;
+    char why[320] = "";
+    if (!or_op_loads(line, why, sizeof why)) {
+      missing++;
+      printf("MISSING %s (%s)\n", line, why);
+    }
+  }
+  free(text);
+  printf("%zu operator names in %s, %zu without a kernel\n", total, ops_md, missing);
+  if (total != 247) {
+    printf("FAIL: expected the 247 names of upstream ExecuTorch 1.5.0, parsed %zu\n", total);
+    return 1;
+  }
+  return missing ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (pte_register_portable_kernels() != PTE_OK || pte_register_quantized_kernels() != PTE_OK) {
+    fprintf(stderr, "kernel registration failed\n");
+    return 1;
+  }
+  if (argc == 3 && strcmp(argv[1], "--kernels") == 0) return or_kernels(argv[2]);
+  if (argc < 2) {
+    fprintf(stderr, "usage: pte_oracle CASES... | pte_oracle --kernels upstream-ops.md\n");
+    return 2;
+  }
+  size_t n_cases = 0, n_fail = 0;
+  int rc = 0;
+  for (int i = 1; i < argc; i++) rc |= or_run_file(argv[i], &n_cases, &n_fail);
+  printf("%zu cases, %zu passed, %zu failed%s\n", n_cases, n_cases - n_fail, n_fail,
+         rc ? " (table parse error)" : "");
+  if (n_cases == 0) {
+    printf("FAIL: no cases (a missing table is not a pass)\n");
+    return 1;
+  }
+  return (rc || n_fail) ? 1 : 0;
+}
