@@ -12,7 +12,7 @@
  * split (pte_xnn_delegate_profile_kinds) and the share of time in GEMM/IGEMM/depthwise nodes.
  *
  * Usage: bench_xnnpack_yolo [--size S] [--threads N] [--isa auto|avx2|avx512|scalar] [--rounds R]
- *                           [--no-peer]
+ *                           [--no-peer] [--nodes] (per-node times too)
  */
 #include <math.h>
 #include <stdio.h>
@@ -287,13 +287,14 @@ static double yrun_once(yrun *r) {
 
 int main(int argc, char **argv) {
   uint32_t S = 416;
-  int threads = 1, rounds = 7, peer = 1;
+  int threads = 1, rounds = 7, peer = 1, per_node = 0;
   pte_xnn_isa isa = PTE_XNN_ISA_AUTO;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) S = (uint32_t)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-peer")) peer = 0;
+    else if (!strcmp(argv[i], "--nodes")) per_node = 1;
     else if (!strcmp(argv[i], "--isa") && i + 1 < argc) {
       const char *s = argv[++i];
       isa = !strcmp(s, "scalar") ? PTE_XNN_ISA_SCALAR
@@ -361,6 +362,13 @@ int main(int argc, char **argv) {
       gemm += kinds[i].ns;
     printf("%-28s %8llu %10.3f %6.1f%%\n", kinds[i].name, (unsigned long long)(kinds[i].calls / (uint64_t)rounds),
            (double)kinds[i].ns * 1e-6 / rounds, total ? 100.0 * (double)kinds[i].ns / (double)total : 0.0);
+  }
+  if (per_node) {
+    pte_xnn_node_time nodes[512];
+    size_t nn = pte_xnn_delegate_profile_nodes(ours.d, nodes, 512);
+    for (size_t i = 0; i < nn && i < 512; i++)
+      if (nodes[i].calls)
+        printf("  node %3u %-26s %8.3f ms\n", nodes[i].node, nodes[i].name, (double)nodes[i].ns * 1e-6 / rounds);
   }
   printf("# GEMM/IGEMM/depthwise nodes: %.1f%% of node time (goal >= 60%%)\n", total ? 100.0 * (double)gemm / (double)total : 0.0);
   char c1[32], c2[32], c3[32], cs[64];

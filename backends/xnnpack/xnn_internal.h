@@ -245,9 +245,16 @@ enum {
 enum { PTE_XNN_B_ADD, PTE_XNN_B_SUB, PTE_XNN_B_MUL, PTE_XNN_B_DIV, PTE_XNN_B_MIN, PTE_XNN_B_MAX, PTE_XNN_B_PRELU,
        PTE_XNN_B_COUNT };
 enum { PTE_XNN_BS_VV = 0, PTE_XNN_BS_VS = 1, PTE_XNN_BS_SV = 2 };
+/* Depthwise convolution, npix pixels of one output row: out[p * out_step + ch] =
+ * clamp(bias[ch] + sum over t < ntaps of in[t][p * in_step + ch] * wt[t][ch]), ch < c. */
+typedef void (*pte_xnn_f32_dw_fn)(size_t npix, size_t c, size_t ntaps, const float *const *in, const float *const *wt,
+                                  size_t in_step, const float *bias, float *out, size_t out_step, float vmin,
+                                  float vmax);
+enum { PTE_XNN_DW_ANY = 0, PTE_XNN_DW_3X3 = 1, PTE_XNN_DW_5X5 = 2 }; /* 3x3 / 5x5: ntaps 9 / 25 */
 typedef struct pte_xnn_vec_kernels {
   pte_xnn_f32_unary_fn unary[PTE_XNN_U_COUNT];
   pte_xnn_f32_binary_fn binary[PTE_XNN_B_COUNT][3];
+  pte_xnn_f32_dw_fn dw[3];
 } pte_xnn_vec_kernels;
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_scalar(void);
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx2(void);   /* NULL if not compiled */

@@ -653,8 +653,7 @@ pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t ni, bool check, pte_er
       dims[3] = cout;
       const size_t taps = (size_t)p->kh * p->kw;
       if (n->as_dwconv) {
-        n->scratch = taps * sizeof(float *);
-        n->shared_scratch = cin * sizeof(float);
+        n->scratch = 2 * taps * sizeof(float *); /* tap input and weight pointers (dw_rows) */
       } else {
         const size_t kdim = dw ? taps : taps * p->gic;
         const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;
@@ -1746,27 +1745,59 @@ typedef struct dw_job {
   size_t H, W, C, OH, OW;
 } dw_job;
 
+/* One output row (b, oy): the pixels whose horizontal taps are all inside the input run as one
+ * multi-pixel kernel call (tap pointers advance by sw * C per pixel; kernel rows outside the
+ * input are dropped with their weights); border pixels one by one over their valid taps. */
 static void dw_rows(void *ctx, size_t item, int tid) {
   const dw_job *j = (const dw_job *)ctx;
   const pte_xnn_node *n = j->n;
   const pte_xnn_conv_params *p = &n->p.conv;
   const size_t b = item / j->OH, oy = item % j->OH;
-  const float **taps = (const float **)(void *)pte_xnn_scratch(j->x, tid);
-  const float *zero = (const float *)j->x->shared;
+  const float **in = (const float **)(void *)pte_xnn_scratch(j->x, tid);
+  const float **wt = in + (size_t)p->kh * p->kw;
   const float *pk = (const float *)(n->packed.bytes + PTE_XNN_PACKED_HEADER_SIZE);
-  const size_t C = j->C;
-  for (size_t ox = 0; ox < j->OW; ox++) {
+  const size_t C = j->C, kw = p->kw;
+  const float *w = pk + C;
+  const float *src = (const float *)j->a->data + b * j->H * j->W * C;
+  float *dst = (float *)j->o->data + (b * j->OH + oy) * j->OW * C;
+  const pte_xnn_vec_kernels *vk = j->x->vec;
+  /* interior: ox * sw - pl >= 0 and ox * sw - pl + (kw - 1) * dw < W */
+  const size_t span = (kw - 1) * p->dw + 1;
+  size_t lo = (n->rt_pl + p->sw - 1) / p->sw, hi = 0;
+  if (j->W + n->rt_pl >= span) hi = (j->W + n->rt_pl - span) / p->sw + 1;
+  if (hi > j->OW) hi = j->OW;
+  if (lo > hi) lo = hi;
+  if (lo < hi) {
     size_t t = 0;
     for (size_t ky = 0; ky < p->kh; ky++) {
       const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
-      for (size_t kx = 0; kx < p->kw; kx++, t++) {
-        const long ix = (long)(ox * p->sw + kx * p->dw) - (long)n->rt_pl;
-        if (iy < 0 || iy >= (long)j->H || ix < 0 || ix >= (long)j->W) taps[t] = zero;
-        else taps[t] = (const float *)j->a->data + ((b * j->H + (size_t)iy) * j->W + (size_t)ix) * C;
+      if (iy < 0 || iy >= (long)j->H) continue;
+      for (size_t kx = 0; kx < kw; kx++, t++) {
+        in[t] = src + ((size_t)iy * j->W + lo * p->sw - n->rt_pl + kx * p->dw) * C;
+        wt[t] = w + (ky * kw + kx) * C;
       }
     }
-    j->x->k->f32_dw_row(C, t, taps, pk + C, pk, (float *)j->o->data + ((b * j->OH + oy) * j->OW + ox) * C, n->out_min,
-                        n->out_max);
+    const size_t full = (size_t)p->kh * kw;
+    const pte_xnn_f32_dw_fn fn = t == full && full == 9 ? vk->dw[PTE_XNN_DW_3X3]
+                                 : t == full && full == 25 ? vk->dw[PTE_XNN_DW_5X5] : vk->dw[PTE_XNN_DW_ANY];
+    fn(hi - lo, C, t, in, wt, p->sw * C, pk, dst + lo * C, C, n->out_min, n->out_max);
+  }
+  for (size_t ox = 0; ox < j->OW; ox++) {
+    if (ox == lo && lo < hi) ox = hi;
+    if (ox >= j->OW) break;
+    size_t t = 0;
+    for (size_t ky = 0; ky < p->kh; ky++) {
+      const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
+      if (iy < 0 || iy >= (long)j->H) continue;
+      for (size_t kx = 0; kx < kw; kx++) {
+        const long ix = (long)(ox * p->sw + kx * p->dw) - (long)n->rt_pl;
+        if (ix < 0 || ix >= (long)j->W) continue;
+        in[t] = src + ((size_t)iy * j->W + (size_t)ix) * C;
+        wt[t] = w + (ky * kw + kx) * C;
+        t++;
+      }
+    }
+    vk->dw[PTE_XNN_DW_ANY](1, C, t, in, wt, 0, pk, dst + ox * C, C, n->out_min, n->out_max);
   }
 }
 
@@ -1777,7 +1808,6 @@ static pte_status run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
   if (o->numel == 0) return PTE_OK;
   if (n->as_dwconv) {
     dw_job j = {x, n, a, o, a->shape[1], a->shape[2], a->shape[3], o->shape[1], o->shape[2]};
-    memset(x->shared, 0, j.C * sizeof(float));
     pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, dw_rows, &j, a->shape[0] * j.OH);
     return PTE_OK;
   }

@@ -166,6 +166,61 @@ VM_BINARY(vb_minimum, VNAME(vb_min)(a, b))
 VM_BINARY(vb_maximum, VNAME(vb_max)(a, b))
 VM_BINARY(vb_prelu_op, VNAME(vb_prelu)(a, b))
 
+/* ---- depthwise convolution: npix output pixels of one row --------------------------------
+ * out[p * out_step + ch] = clamp(bias[ch] + sum_t in[t][p * in_step + ch] * wt[t][ch]) for the
+ * `taps` valid taps (TAPS > 0: a compile-time tap count, 9 for 3x3 and 25 for 5x5). Four pixels
+ * at a time keep four independent FMA chains in flight. */
+#define VM_DW_BLOCK(LD, ST)                                                               \
+  {                                                                                       \
+    VT a0 = LD(bias + ch), a1 = a0, a2 = a0, a3 = a0;                                     \
+    for (size_t t = 0; t < taps; t++) {                                                   \
+      const VT wv = LD(wt[t] + ch);                                                       \
+      const float *ip = in[t] + p * in_step + ch;                                         \
+      a0 = VFMA(LD(ip), wv, a0);                                                          \
+      a1 = VFMA(LD(ip + in_step), wv, a1);                                                \
+      a2 = VFMA(LD(ip + 2 * in_step), wv, a2);                                            \
+      a3 = VFMA(LD(ip + 3 * in_step), wv, a3);                                            \
+    }                                                                                     \
+    float *op = out + p * out_step + ch;                                                  \
+    ST(op, VMINX(hi, VMAXX(lo, a0)));                                                     \
+    ST(op + out_step, VMINX(hi, VMAXX(lo, a1)));                                          \
+    ST(op + 2 * out_step, VMINX(hi, VMAXX(lo, a2)));                                      \
+    ST(op + 3 * out_step, VMINX(hi, VMAXX(lo, a3)));                                      \
+  }
+#define VM_DW_ONE(LD, ST)                                                                 \
+  {                                                                                       \
+    VT a0 = LD(bias + ch);                                                                \
+    for (size_t t = 0; t < taps; t++) a0 = VFMA(LD(in[t] + p * in_step + ch), LD(wt[t] + ch), a0); \
+    ST(out + p * out_step + ch, VMINX(hi, VMAXX(lo, a0)));                                \
+  }
+#define VM_LDF(q) VLOAD(q)
+#define VM_STF(q, v) VSTORE(q, v)
+#define VM_LDP(q) VLOADN(q, cn)
+#define VM_STP(q, v) VSTOREN(q, cn, v)
+#define VM_DW(name, TAPS)                                                                                        \
+  VFN static void VNAME(name)(size_t npix, size_t c, size_t ntaps, const float *const *in, const float *const *wt, \
+                              size_t in_step, const float *bias, float *out, size_t out_step, float vmin, float vmax) { \
+    const size_t taps = (TAPS) ? (size_t)(TAPS) : ntaps;                                                        \
+    const VT lo = VSET(vmin), hi = VSET(vmax);                                                                   \
+    size_t p = 0;                                                                                                \
+    for (; p + 4 <= npix; p += 4)                                                                                \
+      for (size_t ch = 0; ch < c; ch += VN) {                                                                    \
+        const size_t cn = c - ch < VN ? c - ch : VN;                                                             \
+        if (cn == VN) VM_DW_BLOCK(VM_LDF, VM_STF)                                                                \
+        else VM_DW_BLOCK(VM_LDP, VM_STP)                                                                         \
+      }                                                                                                          \
+    for (; p < npix; p++)                                                                                        \
+      for (size_t ch = 0; ch < c; ch += VN) {                                                                    \
+        const size_t cn = c - ch < VN ? c - ch : VN;                                                             \
+        if (cn == VN) VM_DW_ONE(VM_LDF, VM_STF)                                                                  \
+        else VM_DW_ONE(VM_LDP, VM_STP)                                                                           \
+      }                                                                                                          \
+  }
+
+VM_DW(vd_any, 0)
+VM_DW(vd_3x3, 9)
+VM_DW(vd_5x5, 25)
+
 /* The table of one ISA. */
 static const pte_xnn_vec_kernels VNAME(k_vec) = {
     {VNAME(vu_abs), VNAME(vu_neg), VNAME(vu_square), VNAME(vu_sqrt), VNAME(vu_rsqrt), VNAME(vu_floor), VNAME(vu_ceil),
@@ -177,4 +232,5 @@ static const pte_xnn_vec_kernels VNAME(k_vec) = {
      {VNAME(vb_div_vv), VNAME(vb_div_vs), VNAME(vb_div_sv)},
      {VNAME(vb_minimum_vv), VNAME(vb_minimum_vs), VNAME(vb_minimum_sv)},
      {VNAME(vb_maximum_vv), VNAME(vb_maximum_vs), VNAME(vb_maximum_sv)},
-     {VNAME(vb_prelu_op_vv), VNAME(vb_prelu_op_vs), VNAME(vb_prelu_op_sv)}}};
+     {VNAME(vb_prelu_op_vv), VNAME(vb_prelu_op_vs), VNAME(vb_prelu_op_sv)}},
+    {VNAME(vd_any), VNAME(vd_3x3), VNAME(vd_5x5)}};
