@@ -490,6 +490,9 @@ pte_xnn_qrow pte_xnn_qd8_params(float rmin, float rmax, float *inv_scale);
 
 /* Heap with alignment (backend memory lives outside the method allocator). */
 void *pte_xnn_aligned_alloc(size_t size);
+/* Packed weights: like pte_xnn_aligned_alloc; >= 4 MiB: 2 MiB aligned + MADV_HUGEPAGE (free with
+ * pte_xnn_aligned_free). */
+void *pte_xnn_packed_alloc(size_t size);
 void pte_xnn_aligned_free(void *p);
 
 #endif

@@ -271,10 +271,9 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
   }
   n->group_stride = one;
   n->n_groups = (uint32_t)groups;
-  n->packed.bytes = (uint8_t *)pte_xnn_aligned_alloc(one * groups);
+  n->packed.bytes = (uint8_t *)pte_xnn_packed_alloc(one * groups);
   if (!n->packed.bytes) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory packing weights");
-  n->packed.size = one * groups;
-  memset(n->packed.bytes, 0, n->packed.size);
+  n->packed.size = one * groups; /* the packers write every byte of each group's blob once */
   if (n->variant == PTE_XNN_V_F32) {
     const float *wf;
     float *tmp;

@@ -1,4 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise */
 /* Weight packing into self-contained blobs.
  *
  * Every packed blob starts with a 64-byte little-endian header:
@@ -12,6 +13,9 @@
  * blob holds no pointers, so it can be written to a file and used in place from a mapping. */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "xnn_internal.h"
 
@@ -19,6 +23,22 @@ void *pte_xnn_aligned_alloc(size_t size) {
   void *p = NULL;
   if (posix_memalign(&p, 64, size ? size : 64) != 0) return NULL;
   return p;
+}
+
+/* Large packed buffers: 2 MiB aligned and marked for transparent huge pages, so that filling
+ * them takes one page fault per 2 MiB instead of one per 4 KiB (where the OS offers THP; the
+ * advice is silently ignored otherwise). */
+void *pte_xnn_packed_alloc(size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (size >= ((size_t)4 << 20)) {
+    void *p = NULL;
+    const size_t huge = (size_t)2 << 20;
+    if (posix_memalign(&p, huge, (size + huge - 1) & ~(huge - 1)) != 0) return NULL;
+    (void)madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+    return p;
+  }
+#endif
+  return pte_xnn_aligned_alloc(size);
 }
 
 void pte_xnn_aligned_free(void *p) { free(p); }
@@ -86,7 +106,7 @@ bool pte_xnn_packed_info_get(const pte_xnn_packed *p, pte_xnn_packed_info *o) {
 }
 
 static pte_status alloc_packed(size_t total, pte_xnn_packed *out) {
-  out->bytes = (uint8_t *)pte_xnn_aligned_alloc(total);
+  out->bytes = (uint8_t *)pte_xnn_packed_alloc(total);
   if (!out->bytes) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
   out->size = total;
   return PTE_OK;
@@ -122,6 +142,32 @@ size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *kr, size_t n, size_t kd
     const size_t n0 = p * nr;
     for (size_t j = 0; j < nr; j++) panel[j] = (bias && n0 + j < n) ? bias[n0 + j] : 0.0f;
     float *pw = panel + nr;
+    if (n0 + nr <= n && w_col_stride == 1 && nr <= 32) {
+      /* full panel, rows contiguous in K: transpose 8 k x nr blocks (reads whole cache lines
+       * of each row, writes 8 full panel rows) */
+      const float *rows[32];
+      for (size_t j = 0; j < nr; j++) rows[j] = w + (n0 + j) * w_row_stride;
+      size_t i = 0;
+      for (; i + 8 <= kdim; i += 8) {
+        float *d8 = pw + i * nr;
+        for (size_t j = 0; j < nr; j++) {
+          const float *r = rows[j] + i;
+          d8[j] = r[0];
+          d8[nr + j] = r[1];
+          d8[2 * nr + j] = r[2];
+          d8[3 * nr + j] = r[3];
+          d8[4 * nr + j] = r[4];
+          d8[5 * nr + j] = r[5];
+          d8[6 * nr + j] = r[6];
+          d8[7 * nr + j] = r[7];
+        }
+      }
+      for (; i < kdim; i++)
+        for (size_t j = 0; j < nr; j++) pw[i * nr + j] = rows[j][i];
+      const size_t used = (nr + kdim * nr) * sizeof(float);
+      memset((uint8_t *)panel + used, 0, stride - used);
+      continue;
+    }
     /* element (out channel o, reduction index i) of W is w[o * w_row_stride + i * w_col_stride] */
     for (size_t i = 0; i < kdim; i++) {
       for (size_t j = 0; j < nr; j++) {
