@@ -1130,6 +1130,10 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   }
   d->k = k;
   d->threads = threads < 1 ? 1 : threads;
+  if (d->threads > 1) { /* before packing: large weights are packed in parallel */
+    d->pool = pte_xnn_pool_create(d->threads);
+    d->threads = pte_xnn_pool_threads(d->pool);
+  }
   d->repack_prepared = cfg->repack_prepared;
   d->blob_persistent = cfg->blob_persistent;
   cctx c;
@@ -1216,10 +1220,6 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
       memset(&c.tmp[b], 0, sizeof c.tmp[b]);
     }
     free(keep);
-  }
-  if (s == PTE_OK && d->threads > 1) {
-    d->pool = pte_xnn_pool_create(d->threads);
-    d->threads = pte_xnn_pool_threads(d->pool);
   }
 
   cctx_release(&c);

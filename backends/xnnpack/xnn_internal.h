@@ -297,6 +297,11 @@ pte_status pte_xnn_pack_f32_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim
 /* Into caller memory (run-time packing); returns the size needed when dst is NULL. */
 size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w,
                                   size_t w_row_stride, size_t w_col_stride, const float *bias, uint8_t *dst);
+/* The header alone, and only panels [p0, p1) of the same blob: parallel packing. */
+void pte_xnn_pack_f32_gemm_header(const pte_xnn_kernels *k, size_t n, size_t kdim, uint8_t *dst);
+void pte_xnn_pack_f32_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w,
+                                  size_t w_row_stride, size_t w_col_stride, const float *bias, uint8_t *dst, size_t p0,
+                                  size_t p1);
 /* qs8: weights int8 N x K (zero point 0), per-channel or per-tensor weight scales, int32 bias. */
 /* Element (o, i) of an int8 weight matrix is w[o * row_stride + i * col_stride]. The blob is
  * written at dst (pte_xnn_pack_*_size bytes, 64-aligned). */

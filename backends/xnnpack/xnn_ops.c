@@ -248,6 +248,24 @@ static pte_status use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_x
   return PTE_OK;
 }
 
+/* Parallel fp32 packing: item i of 16 packs its share of the panels. */
+typedef struct pk_job {
+  const pte_xnn_kernels *k;
+  size_t n, kdim;
+  const float *w;
+  size_t rs, cs;
+  const float *bias;
+  uint8_t *dst;
+  size_t panels;
+} pk_job;
+
+static void pk_task(void *ctx, size_t item, int tid) {
+  (void)tid;
+  const pk_job *j = (const pk_job *)ctx;
+  const size_t per = (j->panels + 15) / 16, p0 = item * per, p1 = p0 + per < j->panels ? p0 + per : j->panels;
+  if (p0 < p1) pte_xnn_pack_f32_gemm_panels(j->k, j->n, j->kdim, j->w, j->rs, j->cs, j->bias, j->dst, p0, p1);
+}
+
 /* Packs one GEMM problem per group. Element (o, i) of group g's weight matrix is
  * w[g * gstep + o * rs + i * cs]. */
 static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t groups, size_t nout, size_t kdim,
@@ -279,9 +297,17 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
     float *tmp;
     if (weights_f32(w, &wf, &tmp) != PTE_OK) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
     const float *bf = b ? (const float *)b->cdata : NULL;
-    for (size_t g = 0; g < groups; g++)
-      pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, wf + g * gstep, rs, cs, bf ? bf + g * nout : NULL,
-                                 n->packed.bytes + g * one);
+    if (d->pool && groups == 1 && one >= ((size_t)1 << 20)) {
+      /* header, then the panels in parallel over the pool */
+      pk_job pj = {d->k, nout, kdim, wf, rs, cs, bf, n->packed.bytes, 0};
+      pj.panels = (nout + pte_xnn_f32_tile_for_n(d->k, nout).nr - 1) / pte_xnn_f32_tile_for_n(d->k, nout).nr;
+      pte_xnn_pack_f32_gemm_header(d->k, nout, kdim, n->packed.bytes);
+      pte_xnn_parallel(d->pool, pk_task, &pj, 16);
+    } else {
+      for (size_t g = 0; g < groups; g++)
+        pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, wf + g * gstep, rs, cs, bf ? bf + g * nout : NULL,
+                                   n->packed.bytes + g * one);
+    }
     free(tmp);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);

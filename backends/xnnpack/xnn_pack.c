@@ -137,7 +137,24 @@ size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *kr, size_t n, size_t kd
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
   if (!dst) return total;
   write_header(dst, PTE_XNN_PACK_F32_GEMM, (uint32_t)kr->isa, (uint32_t)nr, n, kdim, panels, stride, total);
-  for (size_t p = 0; p < panels; p++) {
+  pte_xnn_pack_f32_gemm_panels(kr, n, kdim, w, w_row_stride, w_col_stride, bias, dst, 0, panels);
+  return total;
+}
+
+void pte_xnn_pack_f32_gemm_header(const pte_xnn_kernels *kr, size_t n, size_t kdim, uint8_t *dst) {
+  const size_t nr = pte_xnn_f32_tile_for_n(kr, n).nr;
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t stride = align64((nr + kdim * nr) * sizeof(float));
+  write_header(dst, PTE_XNN_PACK_F32_GEMM, (uint32_t)kr->isa, (uint32_t)nr, n, kdim, panels, stride,
+               PTE_XNN_PACKED_HEADER_SIZE + panels * stride);
+}
+
+void pte_xnn_pack_f32_gemm_panels(const pte_xnn_kernels *kr, size_t n, size_t kdim, const float *w,
+                                  size_t w_row_stride, size_t w_col_stride, const float *bias, uint8_t *dst, size_t p0,
+                                  size_t p1) {
+  const size_t nr = pte_xnn_f32_tile_for_n(kr, n).nr;
+  const size_t stride = align64((nr + kdim * nr) * sizeof(float));
+  for (size_t p = p0; p < p1; p++) {
     float *panel = (float *)(dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride);
     const size_t n0 = p * nr;
     for (size_t j = 0; j < nr; j++) panel[j] = (bias && n0 + j < n) ? bias[n0 + j] : 0.0f;
@@ -179,7 +196,6 @@ size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *kr, size_t n, size_t kd
     const size_t used = (nr + kdim * nr) * sizeof(float);
     memset((uint8_t *)panel + used, 0, stride - used);
   }
-  return total;
 }
 
 pte_status pte_xnn_pack_f32_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w, bool transposed,

@@ -67,7 +67,36 @@ TEST(f32_gemm_pack_layout_every_isa) {
   }
 }
 
+/* A FullyConnected with > 1 MiB of weights is packed in parallel when the delegate has a pool:
+ * the same bytes as one thread. */
+TEST(parallel_packing_same_bytes) {
+  enum { K = 700, N = 650 };
+  float *w = (float *)malloc((size_t)K * N * sizeof(float)), b[N];
+  for (size_t i = 0; i < (size_t)K * N; i++) w[i] = (float)(i % 1013) * 0.25f - 100.0f;
+  for (int i = 0; i < N; i++) b[i] = (float)i;
+  pte_xnn_blob blob;
+  pte_error_info err;
+  CHECK_OK(pte_xnn_blob_build_linear(1, K, N, w, b, PTE_XNN_CONSTANTS_INLINE, &blob, &err));
+  free(w);
+  pte_xnn_delegate *d1 = NULL, *d2 = NULL;
+  pte_xnnpack_options o1 = {1, PTE_XNN_ISA_AUTO}, o2 = {2, PTE_XNN_ISA_AUTO};
+  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o1, &d1, &err));
+  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o2, &d2, &err));
+  pte_xnn_blob_free(&blob);
+  CHECK_EQ_INT(pte_xnn_delegate_threads(d2), 2);
+  const pte_xnn_node *n1 = NULL, *n2 = NULL;
+  for (size_t i = 0; i < d1->n_nodes; i++)
+    if (d1->nodes[i].packed.bytes) n1 = &d1->nodes[i], n2 = &d2->nodes[i];
+  CHECK(n1 && n2);
+  CHECK(n1->packed.size >= ((size_t)1 << 20));
+  CHECK_EQ_INT(n1->packed.size, n2->packed.size);
+  CHECK(memcmp(n1->packed.bytes, n2->packed.bytes, n1->packed.size) == 0);
+  pte_xnn_delegate_destroy(d1);
+  pte_xnn_delegate_destroy(d2);
+}
+
 int main(void) {
   RUN(f32_gemm_pack_layout_every_isa);
+  RUN(parallel_packing_same_bytes);
   return test_summary();
 }
