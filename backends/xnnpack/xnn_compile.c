@@ -935,14 +935,22 @@ pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *er
   for (size_t i = 0; i < d->n_values; i++) {
     pte_xnn_value *v = &d->values[i];
     v->nbytes = pte_xnn_value_bytes(v);
-    if (!v->is_input && !v->is_output && !v->is_const && v->def_node >= 0) n_int++;
+    v->plan_last = v->last_use;
+  }
+  for (size_t i = 0; i < d->n_values; i++) { /* a storage lives until its aliases' last use */
+    pte_xnn_value *v = &d->values[i], *r = v->aliased ? &d->values[v->alias] : NULL;
+    if (r && v->last_use > r->plan_last) r->plan_last = v->last_use;
+  }
+  for (size_t i = 0; i < d->n_values; i++) {
+    pte_xnn_value *v = &d->values[i];
+    if (!v->is_input && !v->is_output && !v->is_const && v->def_node >= 0 && !v->aliased) n_int++;
   }
   plan_item *items = (plan_item *)malloc((n_int ? n_int : 1) * sizeof(plan_item));
   if (!items) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
   size_t k = 0;
   for (size_t i = 0; i < d->n_values; i++) {
     pte_xnn_value *v = &d->values[i];
-    if (!v->is_input && !v->is_output && !v->is_const && v->def_node >= 0) {
+    if (!v->is_input && !v->is_output && !v->is_const && v->def_node >= 0 && !v->aliased) {
       items[k].vi = (uint32_t)i;
       items[k].size = (v->nbytes + 63) & ~(size_t)63;
       k++;
@@ -959,7 +967,7 @@ pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *er
       moved = false;
       for (size_t b = 0; b < a; b++) {
         pte_xnn_value *u = &d->values[items[b].vi];
-        bool live = !(u->last_use < v->def_node || v->last_use < u->def_node);
+        bool live = !(u->plan_last < v->def_node || v->plan_last < u->def_node);
         if (!live) continue;
         size_t u0 = u->offset, u1 = u->offset + items[b].size;
         if (off < u1 && u0 < off + items[a].size) {
@@ -1353,6 +1361,8 @@ pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size
     if (v->is_const) v->data = (uint8_t *)(uintptr_t)v->cdata;
     else if (v->def_node >= 0) v->data = d->arena + v->offset;
   }
+  for (size_t i = 0; i < d->n_values; i++) /* reshapes in place (xnn_fuse.c) */
+    if (d->values[i].aliased) d->values[i].data = d->values[d->values[i].alias].data;
   pte_xnn_exec x;
   x.d = d;
   x.k = d->k;

@@ -8,6 +8,11 @@
  *    read by nothing else: the producer writes the Clamp's output with the intersected bounds
  *    and the Clamp node is skipped.
  *
+ *  - Reshape in place: a StaticReshape's output shares its input's storage (same dtype, not
+ *    qdint8): an internal output aliases the input (internal, graph input or constant); a graph
+ *    output makes an internal input (produced by a node, not aliased by anything yet) live in the
+ *    output buffer. The node is still shape-inferred but copies nothing.
+ *
  * A skipped node's output value is dead (def_node -1: not planned, never bound). Shapes are
  * unchanged, so dynamic re-planning needs nothing more.
  */
@@ -100,5 +105,26 @@ void pte_xnn_fuse(pte_xnn_delegate *d) {
     d->values[out].def_node = yv->def_node;
     xf_kill(d, y);
     c->fuse = PTE_XNN_FUSE_SKIP;
+  }
+  /* reshapes in place */
+  for (size_t i = 0; i < d->n_nodes; i++) {
+    pte_xnn_node *r = &d->nodes[i];
+    if (r->type != pte_xn_XNodeUnion_XNNStaticReshape || r->fuse != PTE_XNN_FUSE_NONE) continue;
+    const uint32_t a = r->in[0], o = r->out[0];
+    pte_xnn_value *av = &d->values[a], *ov = &d->values[o];
+    if (av->dtype != ov->dtype || av->dtype == PTE_XD_QDINT8 || ov->is_input || ov->aliased) continue;
+    if (!ov->is_output) {
+      ov->aliased = true;
+      ov->alias = av->aliased ? av->alias : a;
+      r->fuse = PTE_XNN_FUSE_ALIAS;
+      continue;
+    }
+    if (av->def_node < 0 || av->is_input || av->is_output || av->is_const || av->aliased) continue;
+    bool root = false;
+    for (size_t k = 0; k < d->n_values && !root; k++) root = d->values[k].aliased && d->values[k].alias == a;
+    if (root) continue;
+    av->aliased = true;
+    av->alias = o;
+    r->fuse = PTE_XNN_FUSE_ALIAS;
   }
 }

@@ -95,6 +95,11 @@ typedef struct pte_xnn_value {
   size_t nbytes; /* current byte size (qdint8: data + row params) */
   size_t offset; /* arena offset of internal values */
   uint8_t *data; /* bound at execute */
+  /* storage shared with another value (a StaticReshape's input and output, xnn_fuse.c): data is
+   * values[alias].data; not planned itself. alias is never an aliased value. */
+  bool aliased;
+  uint32_t alias;
+  int plan_last; /* last use of the storage (own and aliases'), for planning */
 } pte_xnn_value;
 
 /* A packed-weights blob (self-contained; see docs/xnnpack.md "Packed weights"). */
@@ -181,7 +186,8 @@ typedef struct pte_xnn_node {
 enum {
   PTE_XNN_FUSE_NONE = 0,
   PTE_XNN_FUSE_SKIP = 1, /* absorbed into another node: not inferred, not run */
-  PTE_XNN_FUSE_SILU = 2  /* Multiply(x, Sigmoid(x)): in[0] = in[1] = x, computes x * sigmoid(x) */
+  PTE_XNN_FUSE_SILU = 2, /* Multiply(x, Sigmoid(x)): in[0] = in[1] = x, computes x * sigmoid(x) */
+  PTE_XNN_FUSE_ALIAS = 3 /* StaticReshape whose output shares its input's storage: inferred, not run */
 };
 
 /* ---- CPU / kernels ------------------------------------------------------------------------ */

@@ -7,10 +7,12 @@
  * executes must equal the warm-up's (bit for bit) and be finite. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "../../backends/xnnpack/xnn_internal.h"
 #include "pte/backend_xnnpack.h"
 #include "test.h"
 #include "test_xnnpack_util.h"
@@ -279,7 +281,82 @@ TEST(steady_state_no_alloc_no_fault) {
   }
 }
 
+/* Reshapes share storage instead of copying: x [2,6] -> r1 [3,4] (aliases the graph input),
+ * y = r1 + r1, -> r2 [12] -> r3 [4,3] (both alias y), m = r3 * c, -> out [2,6] (m is computed
+ * straight into the output buffer). Expected values by hand: out = 2 x * c (flat order). */
+TEST(reshape_in_place) {
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  uint32_t d26[2] = {2, 6}, d34[2] = {3, 4}, d12[1] = {12}, d43[2] = {4, 3};
+  float c[12];
+  for (int i = 0; i < 12; i++) c[i] = (float)(i + 1) * 0.5f;
+  const uint32_t x = st_val(b, 2, d26, PTE_XNN_VALUE_EXTERNAL_INPUT, 0, NULL);
+  const uint32_t r1 = st_val(b, 2, d34, 0, 0, NULL), y = st_val(b, 2, d34, 0, 0, NULL);
+  const uint32_t r2 = st_val(b, 1, d12, 0, 0, NULL), r3 = st_val(b, 2, d43, 0, 0, NULL);
+  const uint32_t cc = st_val(b, 2, d43, 0, 0, c), m = st_val(b, 2, d43, 0, 0, NULL);
+  const uint32_t out = st_val(b, 2, d26, PTE_XNN_VALUE_EXTERNAL_OUTPUT, 1, NULL);
+  pte_xnn_node_desc nd;
+  const uint32_t *shapes[4] = {d34, d12, d43, d26};
+  const uint32_t ranks[4] = {2, 1, 2, 2};
+  const uint32_t ins[4] = {x, y, r2, m}, outs[4] = {r1, r2, r3, out};
+  for (int k = 0; k < 4; k++) {
+    if (k == 1) {
+      memset(&nd, 0, sizeof nd);
+      nd.type = PTE_XNN_NODE_ADD, nd.inputs[0] = r1, nd.inputs[1] = r1, nd.output = y;
+      nd.out_min = -INFINITY, nd.out_max = INFINITY;
+      pte_xnn_builder_add_node(b, &nd);
+    }
+    if (k == 3) {
+      memset(&nd, 0, sizeof nd);
+      nd.type = PTE_XNN_NODE_MULTIPLY, nd.inputs[0] = r3, nd.inputs[1] = cc, nd.output = m;
+      nd.out_min = -INFINITY, nd.out_max = INFINITY;
+      pte_xnn_builder_add_node(b, &nd);
+    }
+    memset(&nd, 0, sizeof nd);
+    nd.type = PTE_XNN_NODE_STATIC_RESHAPE, nd.inputs[0] = ins[k], nd.output = outs[k];
+    nd.num_dims = ranks[k], nd.a = shapes[k];
+    pte_xnn_builder_add_node(b, &nd);
+  }
+  pte_xnn_blob blob;
+  pte_error_info err;
+  CHECK_OK(pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err));
+  pte_xnn_builder_free(b);
+  pte_xnn_delegate *d = NULL;
+  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, NULL, &d, &err));
+  pte_xnn_blob_free(&blob);
+  size_t reshapes = 0;
+  for (size_t i = 0; i < d->n_nodes; i++)
+    if (d->nodes[i].type == PTE_XNN_NODE_STATIC_RESHAPE) {
+      CHECK_EQ_INT(d->nodes[i].fuse, PTE_XNN_FUSE_ALIAS);
+      reshapes++;
+    }
+  CHECK_EQ_INT(reshapes, 4);
+  float xv[12], ov[12];
+  for (int i = 0; i < 12; i++) xv[i] = (float)i - 5.0f, ov[i] = NAN;
+  size_t dims[2] = {2, 6};
+  xt_tensor ti, to;
+  xt_tensor_init(&ti, PTE_DTYPE_FLOAT, 2, dims, xv, sizeof xv, 0);
+  xt_tensor_init(&to, PTE_DTYPE_FLOAT, 2, dims, ov, sizeof ov, 0);
+  pte_evalue *args[2] = {&ti.ev, &to.ev};
+  CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
+  for (int i = 0; i < 12; i++) CHECK_NEAR(ov[i], 2.0 * (double)xv[i] * (double)c[i], 0);
+  /* storage: r1 is the input buffer, r2/r3 share y's arena slot, m is the output buffer */
+  size_t ir1 = SIZE_MAX, ir3 = SIZE_MAX, iy = SIZE_MAX, im = SIZE_MAX;
+  for (size_t i = 0; i < d->n_values; i++) {
+    if (d->values[i].id == r1) ir1 = i;
+    if (d->values[i].id == r3) ir3 = i;
+    if (d->values[i].id == y) iy = i;
+    if (d->values[i].id == m) im = i;
+  }
+  CHECK(ir1 != SIZE_MAX && ir3 != SIZE_MAX && iy != SIZE_MAX && im != SIZE_MAX);
+  CHECK(!d->values[ir1].is_input && !d->values[im].is_output);
+  CHECK(d->values[ir1].data == (uint8_t *)xv);
+  CHECK(d->values[ir3].data == d->values[iy].data);
+  CHECK(d->values[im].data == (uint8_t *)ov);
+  pte_xnn_delegate_destroy(d);
+}
+
 int main(void) {
+  RUN(reshape_in_place);
   RUN(allocation_counter_counts);
   RUN(steady_state_no_alloc_no_fault);
   return test_summary();
