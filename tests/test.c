@@ -5,7 +5,8 @@
 #include <sys/wait.h>
 
 int test_current_failed;
-static int n_passed, n_failed;
+static int test_current_skipped;
+static int n_passed, n_failed, n_skipped;
 static const char *current_name;
 
 void test_fail(const char *file, int line, const char *fmt, ...) {
@@ -18,13 +19,27 @@ void test_fail(const char *file, int line, const char *fmt, ...) {
   test_current_failed = 1;
 }
 
+void test_skip(const char *fmt, ...) {
+  va_list ap;
+  printf("  SKIP %s: ", current_name ? current_name : "?");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+  test_current_skipped = 1;
+}
+
 void test_run(const char *name, void (*fn)(void)) {
   current_name = name;
   test_current_failed = 0;
+  test_current_skipped = 0;
   fn();
   if (test_current_failed) {
     n_failed++;
     fprintf(stderr, "[FAIL] %s\n", name);
+  } else if (test_current_skipped) {
+    n_skipped++;
+    printf("[skip] %s\n", name);
   } else {
     n_passed++;
     printf("[ ok ] %s\n", name);
@@ -33,8 +48,9 @@ void test_run(const char *name, void (*fn)(void)) {
 }
 
 int test_summary(void) {
-  printf("%d passed, %d failed\n", n_passed, n_failed);
-  return n_failed ? 1 : 0;
+  if (n_skipped) printf("%d passed, %d failed, %d skipped\n", n_passed, n_failed, n_skipped);
+  else printf("%d passed, %d failed\n", n_passed, n_failed);
+  return n_failed ? 1 : n_skipped ? TEST_SKIP_EXIT_CODE : 0;
 }
 
 const char *test_corpus_path(const char *name) {

@@ -19,8 +19,21 @@
 
 extern int test_current_failed;
 void test_run(const char *name, void (*fn)(void));
+/* Prints "N passed, N failed[, N skipped]" and returns the exit code: 1 if a test failed, else
+ * TEST_SKIP_EXIT_CODE if a test was skipped (ctest reports the executable as skipped:
+ * SKIP_RETURN_CODE), else 0. */
 int test_summary(void);
 void test_fail(const char *file, int line, const char *fmt, ...);
+/* Marks the current test skipped, with the reason printed by name. Only for a dependency that is
+ * truly optional (a tool CI installs anyway, disk space, the CPU's ISA): a missing corpus file or
+ * unset environment is a failure, never a skip. */
+void test_skip(const char *fmt, ...);
+#define TEST_SKIP_EXIT_CODE 77
+#define SKIP(...)            \
+  do {                       \
+    test_skip(__VA_ARGS__);  \
+    return;                  \
+  } while (0)
 
 #define TEST(name) static void name(void)
 #define RUN(name) test_run(#name, name)

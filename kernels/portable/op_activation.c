@@ -1,10 +1,11 @@
 /* kernels/portable/op_activation.c — sigmoid, tanh, relu, gelu, hardtanh, leaky_relu, silu,
- * clamp (Scalar and Tensor bounds). */
+ * clamp (Scalar and Tensor bounds), elu, glu. */
 #include <math.h>
 
 #include "portable/portable_activation.h"
 #include "portable/util/elementwise.h"
 #include "portable/util/kutil.h"
+#include "portable/util/kutil_shape.h"
 
 #define K_SQRT1_2 0.70710678118654752440      /* 1/sqrt(2) */
 #define K_SQRT_2_OVER_PI 0.79788456080286535588 /* sqrt(2/pi) */
@@ -305,6 +306,108 @@ static void clamp_tensor_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_k_set_return(a, n, 3);
 }
 
+/* elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out):
+ * x > 0 ? scale * x : alpha * scale * expm1(x * input_scale); NaN stays NaN. */
+typedef struct elu_params {
+  double negcoef, scale, iscale;
+  float negcoef_f, scale_f, iscale_f;
+} elu_params;
+
+static double elu_d(double x, void *pv) {
+  const elu_params *P = (const elu_params *)pv;
+  return x <= 0.0 ? expm1(x * P->iscale) * P->negcoef : x * P->scale;
+}
+static void elu_f32(float *o, const float *a, int64_t n, int64_t so, int64_t sa, void *pv) {
+  const elu_params *P = (const elu_params *)pv;
+  if (so == 1 && sa == 1) {
+    for (int64_t i = 0; i < n; i++) {
+      float x = a[i];
+      o[i] = x <= 0.0f ? expm1f(x * P->iscale_f) * P->negcoef_f : x * P->scale_f;
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    float x = a[i * sa];
+    o[i * so] = x <= 0.0f ? expm1f(x * P->iscale_f) * P->negcoef_f : x * P->scale_f;
+  }
+}
+static const pte_k_unop k_elu = {elu_d, NULL, elu_f32};
+
+static void elu_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  if (!pte_k_check_nargs(c, n, 5, 6)) return;
+  pte_tensor *in = pte_k_arg_tensor(c, a, n, 0);
+  if (!in) return;
+  static const char *const names[3] = {"alpha", "scale", "input_scale"};
+  double v[3];
+  for (size_t i = 0; i < 3; i++) {
+    if (!pte_k_arg_is_scalar(a, n, 1 + i) || !pte_k_arg_double(c, a, n, 1 + i, &v[i])) {
+      pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT, "elu: %s must be a scalar", names[i]);
+      return;
+    }
+    /* coefficients live in the op-math type: double for double, float otherwise */
+    if (in->dtype != PTE_DTYPE_DOUBLE) v[i] = pte_k_round_to_dtype(v[i], PTE_DTYPE_FLOAT);
+  }
+  elu_params P;
+  P.negcoef = v[0] * v[1];
+  if (in->dtype != PTE_DTYPE_DOUBLE) P.negcoef = pte_k_round_to_dtype(P.negcoef, PTE_DTYPE_FLOAT);
+  P.scale = v[1];
+  P.iscale = v[2];
+  P.negcoef_f = (float)P.negcoef;
+  P.scale_f = (float)P.scale;
+  P.iscale_f = (float)P.iscale;
+  pte_k_unary_kernel(c, a, n, 3, PTE_K_UNARY_FLOAT_ONLY, false, &k_elu, &P, "elu");
+}
+
+/* glu.out(Tensor self, int dim=-1, *, Tensor(a!) out): with self split in halves a | b along dim,
+ * out = a * sigmoid(b). self and out must be floating. */
+static double glu_d(double x, double g, void *p) {
+  (void)p;
+  return x * (1.0 / (1.0 + exp(-g)));
+}
+static const pte_k_binop k_glu = {glu_d, NULL, NULL};
+
+static void glu_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  if (!pte_k_check_nargs(c, n, 3, 4)) return;
+  pte_tensor *in = pte_k_arg_tensor(c, a, n, 0);
+  if (!in) return;
+  pte_tensor *out = pte_k_arg_tensor(c, a, n, 2);
+  if (!out) return;
+  int64_t d64;
+  if (!pte_k_arg_int(c, a, n, 1, &d64)) return;
+  if (!pte_k_check_dtype(c, in->dtype, "self") || !pte_k_check_dtype(c, out->dtype, "out")) return;
+  if (!pte_k_is_floating(in->dtype) || !pte_k_is_floating(out->dtype)) {
+    pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT, "glu: self (%s) and out (%s) must be floating",
+                    pte_dtype_name(in->dtype), pte_dtype_name(out->dtype));
+    return;
+  }
+  int32_t dim;
+  if (in->dim == 0 || !pte_ks_wrap_dim(d64, in->dim, &dim)) {
+    pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT, "glu: dim %lld out of range for self of rank %d",
+                    (long long)d64, (int)in->dim);
+    return;
+  }
+  if (in->sizes[dim] % 2 != 0) {
+    pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT, "glu: self size %d at dim %d must be even",
+                    (int)in->sizes[dim], (int)dim);
+    return;
+  }
+  int32_t half[PTE_MAX_RANK];
+  for (int32_t i = 0; i < in->dim; i++) half[i] = in->sizes[i];
+  half[dim] /= 2;
+  if (!pte_k_resize_out(c, out, half, in->dim)) return;
+  if (!pte_k_check_data(c, in, "self")) return;
+  /* Two views of self sharing its strides: the first half and the second half along dim. */
+  pte_tensor va = *in, vb = *in;
+  va.sizes = half;
+  vb.sizes = half;
+  va.numel = vb.numel = out->numel;
+  if (out->numel > 0)
+    vb.data = (uint8_t *)in->data +
+              (size_t)half[dim] * (size_t)in->strides[dim] * pte_dtype_size(in->dtype);
+  pte_k_ew_binary(&va, &vb, out, pte_k_opmath(in->dtype), &k_glu, NULL);
+  pte_k_set_return(a, n, 2);
+}
+
 const pte_kernel pte_portable_activation_kernels[] = {
     {"aten::sigmoid.out", NULL, sigmoid_out},
     {"aten::tanh.out", NULL, tanh_out},
@@ -315,6 +418,8 @@ const pte_kernel pte_portable_activation_kernels[] = {
     {"aten::silu.out", NULL, silu_out},
     {"aten::clamp.out", NULL, clamp_out},
     {"aten::clamp.Tensor_out", NULL, clamp_tensor_out},
+    {"aten::elu.out", NULL, elu_out},
+    {"aten::glu.out", NULL, glu_out},
 };
 const size_t pte_portable_activation_kernels_count =
     sizeof pte_portable_activation_kernels / sizeof pte_portable_activation_kernels[0];

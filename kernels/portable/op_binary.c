@@ -1,11 +1,25 @@
-/* kernels/portable/op_binary.c — add, sub, mul, div, pow (tensor and Scalar overloads). */
+/* kernels/portable/op_binary.c — add, sub, rsub, mul, div, pow, atan2, fmod, remainder,
+ * floor_divide, maximum, minimum (tensor and Scalar overloads). */
 #include <math.h>
 
 #include "portable/portable_binary.h"
 #include "portable/util/elementwise.h"
 #include "portable/util/kutil.h"
 
-typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_POW } binop_kind;
+typedef enum {
+  OP_ADD,
+  OP_SUB,
+  OP_MUL,
+  OP_DIV,
+  OP_POW,
+  OP_RSUB,
+  OP_ATAN2,
+  OP_FMOD,
+  OP_REM,
+  OP_FLOORDIV,
+  OP_MAX,
+  OP_MIN
+} binop_kind;
 typedef enum { MODE_TRUE, MODE_TRUNC, MODE_FLOOR } div_mode;
 
 typedef struct bparams {
@@ -80,6 +94,66 @@ static int64_t div_floor_i(int64_t a, int64_t b, void *p) {
   if (r != 0 && ((r < 0) != (b < 0))) q--;
   return q;
 }
+/* rsub: other - alpha * self (a is self, b the Scalar other). */
+static double rsub_d(double a, double b, void *p) { return b - ((bparams *)p)->alpha_d * a; }
+static int64_t rsub_i(int64_t a, int64_t b, void *p) {
+  return u2i((uint64_t)b - (uint64_t)((bparams *)p)->alpha_i * (uint64_t)a);
+}
+static double atan2_d(double a, double b, void *p) {
+  (void)p;
+  return atan2(a, b);
+}
+static double fmod_d(double a, double b, void *p) {
+  (void)p;
+  return fmod(a, b);
+}
+/* C remainder (sign of the dividend), as ATen's integral fmod. */
+static int64_t fmod_i(int64_t a, int64_t b, void *p) {
+  if (b == 0) {
+    ((bparams *)p)->div_zero = true;
+    return 0;
+  }
+  if (b == -1) return 0; /* INT64_MIN % -1 would trap */
+  return a % b;
+}
+/* Python-style remainder (sign of the divisor), as ATen's remainder. */
+static double rem_d(double a, double b, void *p) {
+  (void)p;
+  double m = fmod(a, b);
+  if (m != 0.0 && ((b < 0.0) != (m < 0.0))) m += b;
+  return m;
+}
+static int64_t rem_i(int64_t a, int64_t b, void *p) {
+  if (b == 0) {
+    ((bparams *)p)->div_zero = true;
+    return 0;
+  }
+  if (b == -1) return 0;
+  int64_t m = a % b;
+  if (m != 0 && ((b < 0) != (m < 0))) m += b;
+  return m;
+}
+/* maximum / minimum: a NaN operand gives NaN. */
+static double max_d(double a, double b, void *p) {
+  (void)p;
+  if (a != a) return a;
+  if (b != b) return b;
+  return a > b ? a : b;
+}
+static double min_d(double a, double b, void *p) {
+  (void)p;
+  if (a != a) return a;
+  if (b != b) return b;
+  return a < b ? a : b;
+}
+static int64_t max_i(int64_t a, int64_t b, void *p) {
+  (void)p;
+  return a > b ? a : b;
+}
+static int64_t min_i(int64_t a, int64_t b, void *p) {
+  (void)p;
+  return a < b ? a : b;
+}
 static double pow_d(double a, double b, void *p) {
   (void)p;
   return pow(a, b);
@@ -149,6 +223,14 @@ static float powf_special(float x, float y) {
   return powf(x, y);
 }
 F32_RUN2(pow_f32, powf_special(x, y))
+F32_RUN2(rsub_f32, y - P->alpha_f * x)
+F32_RUN2(atan2_f32, atan2f(x, y))
+F32_RUN2(fmod_f32, fmodf(x, y))
+
+static inline float maxf_nan(float x, float y) { return x != x ? x : (y != y ? y : (x > y ? x : y)); }
+static inline float minf_nan(float x, float y) { return x != x ? x : (y != y ? y : (x < y ? x : y)); }
+F32_RUN2(max_f32, maxf_nan(x, y))
+F32_RUN2(min_f32, minf_nan(x, y))
 
 static const pte_k_binop k_add = {add_d, add_i, add_f32};
 static const pte_k_binop k_sub = {sub_d, sub_i, sub_f32};
@@ -157,6 +239,12 @@ static const pte_k_binop k_div = {div_d, NULL, div_f32};
 static const pte_k_binop k_div_trunc = {div_trunc_d, div_trunc_i, NULL};
 static const pte_k_binop k_div_floor = {div_floor_d, div_floor_i, NULL};
 static const pte_k_binop k_pow = {pow_d, pow_i, pow_f32};
+static const pte_k_binop k_rsub = {rsub_d, rsub_i, rsub_f32};
+static const pte_k_binop k_atan2 = {atan2_d, NULL, atan2_f32};
+static const pte_k_binop k_fmod = {fmod_d, fmod_i, fmod_f32};
+static const pte_k_binop k_rem = {rem_d, rem_i, NULL};
+static const pte_k_binop k_max = {max_d, max_i, max_f32};
+static const pte_k_binop k_min = {min_d, min_i, min_f32};
 
 static const char *kind_name(binop_kind k) {
   switch (k) {
@@ -168,8 +256,22 @@ static const char *kind_name(binop_kind k) {
       return "mul";
     case OP_DIV:
       return "div";
-    default:
+    case OP_POW:
       return "pow";
+    case OP_RSUB:
+      return "rsub";
+    case OP_ATAN2:
+      return "atan2";
+    case OP_FMOD:
+      return "fmod";
+    case OP_REM:
+      return "remainder";
+    case OP_FLOORDIV:
+      return "floor_divide";
+    case OP_MAX:
+      return "maximum";
+    default:
+      return "minimum";
   }
 }
 
@@ -234,7 +336,8 @@ static void run_binary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
     b = pte_k_arg_tensor(ctx, args, nargs, 1);
     if (!b) return;
     if (!pte_k_arg_is_scalar(args, nargs, 0)) {
-      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "arg 0: expected a scalar");
+      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: arg 0 (self): expected a scalar",
+                      kind_name(kind));
       return;
     }
     db = b->dtype;
@@ -248,7 +351,8 @@ static void run_binary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
     if (!pte_k_check_dtype(ctx, da, "self")) return;
     if (scalar_other) {
       if (!pte_k_arg_is_scalar(args, nargs, 1)) {
-        pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "arg 1: expected a scalar");
+        pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: arg 1 (other): expected a scalar",
+                        kind_name(kind));
         return;
       }
       common = pte_k_promote_scalar(da, args[1]);
@@ -270,15 +374,17 @@ static void run_binary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
   div_mode mode = MODE_TRUE;
   if (has_mode && !read_mode(ctx, args, nargs, 2, &mode)) return;
 
-  if (kind == OP_SUB &&
+  if ((kind == OP_SUB || kind == OP_RSUB) &&
       (common == PTE_DTYPE_BOOL || (!scalar_other && db == PTE_DTYPE_BOOL) ||
        da == PTE_DTYPE_BOOL || (scalar_other && args[1]->tag == PTE_TAG_BOOL))) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
-                    "sub: subtraction with bool tensors is not supported");
+                    "%s: subtraction with bool tensors is not supported", kind_name(kind));
     return;
   }
-  if (kind == OP_POW && common == PTE_DTYPE_BOOL) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "pow: not supported for bool");
+  if ((kind == OP_POW || kind == OP_FMOD || kind == OP_REM || kind == OP_FLOORDIV) &&
+      common == PTE_DTYPE_BOOL) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: not supported for bool self and other",
+                    kind_name(kind));
     return;
   }
 
@@ -296,6 +402,28 @@ static void run_binary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
       break;
     case OP_POW:
       op = &k_pow;
+      break;
+    case OP_RSUB:
+      op = &k_rsub;
+      break;
+    case OP_ATAN2:
+      op = &k_atan2;
+      if (!pte_k_is_floating(common)) compute = PTE_DTYPE_FLOAT;
+      break;
+    case OP_FMOD:
+      op = &k_fmod;
+      break;
+    case OP_REM:
+      op = &k_rem;
+      break;
+    case OP_FLOORDIV:
+      op = &k_div_floor;
+      break;
+    case OP_MAX:
+      op = &k_max;
+      break;
+    case OP_MIN:
+      op = &k_min;
       break;
     case OP_DIV:
       if (mode == MODE_TRUE) {
@@ -340,8 +468,8 @@ static void run_binary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
   int32_t shape[PTE_MAX_RANK];
   int32_t dim;
   if (pte_k_broadcast_shape(a, b, shape, &dim) != PTE_OK) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: shapes cannot be broadcast",
-                    kind_name(kind));
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
+                    "%s: shapes cannot be broadcast (self and other)", kind_name(kind));
     return;
   }
   if (!pte_k_resize_out(ctx, out, shape, dim)) return;
@@ -353,7 +481,8 @@ static void run_binary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
     return;
   }
   if (P.div_zero) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "div: integer division by zero");
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: integer division by zero (other)",
+                    kind_name(kind));
     return;
   }
   pte_k_set_return(args, nargs, out_idx);
@@ -398,6 +527,33 @@ static void pow_tensor_tensor_out(pte_kernel_context *c, pte_evalue **a, size_t 
 static void pow_scalar_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   run_binary(c, a, n, OP_POW, false, true, false, false);
 }
+static void rsub_scalar_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_RSUB, true, false, true, false);
+}
+static void atan2_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_ATAN2, false, false, false, false);
+}
+static void fmod_tensor_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_FMOD, false, false, false, false);
+}
+static void fmod_scalar_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_FMOD, true, false, false, false);
+}
+static void remainder_tensor_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_REM, false, false, false, false);
+}
+static void remainder_scalar_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_REM, true, false, false, false);
+}
+static void floor_divide_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_FLOORDIV, false, false, false, false);
+}
+static void maximum_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_MAX, false, false, false, false);
+}
+static void minimum_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
+  run_binary(c, a, n, OP_MIN, false, false, false, false);
+}
 
 const pte_kernel pte_portable_binary_kernels[] = {
     {"aten::add.out", NULL, add_out},
@@ -413,6 +569,15 @@ const pte_kernel pte_portable_binary_kernels[] = {
     {"aten::pow.Tensor_Scalar_out", NULL, pow_tensor_scalar_out},
     {"aten::pow.Tensor_Tensor_out", NULL, pow_tensor_tensor_out},
     {"aten::pow.Scalar_out", NULL, pow_scalar_out},
+    {"aten::rsub.Scalar_out", NULL, rsub_scalar_out},
+    {"aten::atan2.out", NULL, atan2_out},
+    {"aten::fmod.Tensor_out", NULL, fmod_tensor_out},
+    {"aten::fmod.Scalar_out", NULL, fmod_scalar_out},
+    {"aten::remainder.Tensor_out", NULL, remainder_tensor_out},
+    {"aten::remainder.Scalar_out", NULL, remainder_scalar_out},
+    {"aten::floor_divide.out", NULL, floor_divide_out},
+    {"aten::maximum.out", NULL, maximum_out},
+    {"aten::minimum.out", NULL, minimum_out},
 };
 const size_t pte_portable_binary_kernels_count =
     sizeof pte_portable_binary_kernels / sizeof pte_portable_binary_kernels[0];

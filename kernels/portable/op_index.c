@@ -1,4 +1,4 @@
-/* Indexing kernels: index.Tensor, index_select, gather, scatter (value / src), embedding,
+/* Indexing kernels: index.Tensor, index_select, gather, scatter (value / src), scatter_add, embedding,
  * upsample_nearest2d.vec.
  *
  * All of them move whole elements of self into out (same dtype), so they are dtype-agnostic byte
@@ -9,6 +9,7 @@
 
 #include "portable/portable_index.h"
 #include "portable/util/kutil.h"
+#include "portable/util/kutil_index.h"
 #include "portable/util/kutil_shape.h"
 
 #define FAIL(status, ...)                          \
@@ -45,52 +46,20 @@ static inline void copy_elem(uint8_t *d, const uint8_t *s, size_t es) {
 
 /* ---- index.Tensor ------------------------------------------------------------------------- */
 
-/* Finds the coordinates of the p-th true element of a boolean/uint8 mask (logical order). The
- * cursor makes increasing p cheap. */
-typedef struct mask_cursor {
-  const pte_tensor *m;
-  int64_t p;  /* index of the true element found last, -1 before the first search */
-  size_t li;  /* its logical linear index */
-  int64_t ntrue;
-} mask_cursor;
+typedef struct idx_copy {
+  pte_tensor *out;
+  const pte_tensor *self;
+  size_t es;
+  int32_t nrest;
+  int64_t r_size[PTE_MAX_RANK], r_dst[PTE_MAX_RANK], r_src[PTE_MAX_RANK];
+} idx_copy;
 
-static bool mask_at(const pte_tensor *m, size_t li) {
-  return ((const uint8_t *)m->data)[pte_k_offset_of_linear(m, li)] != 0;
+static void idx_copy_block(void *user, int64_t res_off, int64_t self_off) {
+  idx_copy *c = (idx_copy *)user;
+  int64_t es = (int64_t)c->es;
+  pte_ks_copy_nd((uint8_t *)c->out->data + res_off * es, c->r_dst,
+                 (const uint8_t *)c->self->data + self_off * es, c->r_src, c->r_size, c->nrest, c->es);
 }
-
-static size_t mask_find(mask_cursor *c, int64_t p) {
-  size_t li;
-  int64_t k;
-  if (c->p >= 0 && p >= c->p) {
-    if (p == c->p) return c->li;
-    li = c->li + 1;
-    k = c->p + 1;
-  } else {
-    li = 0;
-    k = 0;
-  }
-  for (; li < c->m->numel; li++) {
-    if (!mask_at(c->m, li)) continue;
-    if (k == p) break;
-    k++;
-  }
-  c->p = p;
-  c->li = li;
-  return li;
-}
-
-/* Coordinate q of logical linear index li in tensor t. */
-static int64_t coord_of(const pte_tensor *t, size_t li, int32_t q) {
-  for (int32_t d = t->dim - 1; d > q; d--) li /= (size_t)t->sizes[d];
-  return (int64_t)(li % (size_t)t->sizes[q]);
-}
-
-typedef struct vindex {
-  const pte_tensor *t; /* int index tensor, or the mask */
-  int32_t self_dim;    /* self dimension it indexes */
-  int32_t mask_q;      /* -1 for an int tensor; else the mask coordinate it supplies */
-  int32_t mask_id;
-} vindex;
 
 /* aten::index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) */
 static void op_index_tensor(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
@@ -105,174 +74,20 @@ static void op_index_tensor(pte_kernel_context *ctx, pte_evalue **args, size_t n
   if (!pte_k_check_data(ctx, self, "self")) return;
   size_t nidx = lv->tag == PTE_TAG_LIST_OPTIONAL_TENSOR ? lv->u.opt_tensor_list.len : lv->u.tensor_list.len;
   pte_evalue **items = lv->tag == PTE_TAG_LIST_OPTIONAL_TENSOR ? lv->u.opt_tensor_list.items : lv->u.tensor_list.items;
-
-  vindex vs[PTE_MAX_RANK];
-  mask_cursor masks[PTE_MAX_RANK];
-  int32_t nv = 0, nmask = 0, sd = 0;
-  bool indexed[PTE_MAX_RANK] = {false};
-  int32_t bshape[PTE_MAX_RANK], bd = 0;
-  for (size_t i = 0; i < nidx; i++) {
-    pte_evalue *e = items[i];
-    if (!e || e->tag == PTE_TAG_NONE) {
-      sd++;
-      continue;
-    }
-    if (e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("index %zu is not a tensor or None", i);
-    const pte_tensor *t = e->u.tensor;
-    if (!pte_k_check_data(ctx, t, "index")) return;
-    int32_t tsz[PTE_MAX_RANK], tdim;
-    if (is_int_index(t->dtype)) {
-      if (sd >= self->dim) BAD("too many indices for tensor of dimension %d", (int)self->dim);
-      vs[nv].t = t;
-      vs[nv].self_dim = sd;
-      vs[nv].mask_q = -1;
-      vs[nv].mask_id = -1;
-      indexed[sd] = true;
-      nv++;
-      sd++;
-      tdim = t->dim;
-      for (int32_t k = 0; k < tdim; k++) tsz[k] = t->sizes[k];
-    } else if (t->dtype == PTE_DTYPE_BOOL || t->dtype == PTE_DTYPE_BYTE) {
-      if (t->dim == 0) FAIL(PTE_ERR_NOT_SUPPORTED, "0-dim boolean index is not supported");
-      if (sd + t->dim > self->dim) BAD("too many indices for tensor of dimension %d", (int)self->dim);
-      for (int32_t k = 0; k < t->dim; k++)
-        if (t->sizes[k] != self->sizes[sd + k])
-          BAD("mask shape does not match self at dim %d (%d vs %d)", (int)(sd + k), (int)t->sizes[k],
-              (int)self->sizes[sd + k]);
-      int64_t ntrue = 0;
-      for (size_t li = 0; li < t->numel; li++) ntrue += mask_at(t, li) ? 1 : 0;
-      masks[nmask].m = t;
-      masks[nmask].p = -1;
-      masks[nmask].li = 0;
-      masks[nmask].ntrue = ntrue;
-      for (int32_t k = 0; k < t->dim; k++) {
-        vs[nv].t = t;
-        vs[nv].self_dim = sd + k;
-        vs[nv].mask_q = k;
-        vs[nv].mask_id = nmask;
-        indexed[sd + k] = true;
-        nv++;
-      }
-      nmask++;
-      sd += t->dim;
-      tdim = 1;
-      tsz[0] = (int32_t)ntrue;
-    } else {
-      BAD("tensors used as indices must be long, int, byte or bool tensors (got %s)",
-          pte_dtype_name(t->dtype));
-    }
-    {
-      int32_t nb[PTE_MAX_RANK], nbd;
-      if (pte_k_broadcast_sizes(bshape, bd, tsz, tdim, nb, &nbd) != PTE_OK)
-        BAD("shape mismatch: indexing tensors could not be broadcast together");
-      bd = nbd;
-      for (int32_t k = 0; k < nbd; k++) bshape[k] = nb[k];
-    }
-  }
-  if (sd > self->dim) BAD("too many indices for tensor of dimension %d", (int)self->dim);
-
-  if (nv == 0) {
-    if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
-    if (!pte_k_resize_like(ctx, out, self)) return;
-    pte_ks_copy_same_shape(out, self);
-    pte_k_set_return(args, nargs, 2);
-    return;
-  }
-
-  /* layout of the result */
-  int32_t first = -1, last = -1;
-  for (int32_t d = 0; d < self->dim; d++)
-    if (indexed[d]) {
-      if (first < 0) first = d;
-      last = d;
-    }
-  bool adjacent = true;
-  for (int32_t d = first; d <= last; d++)
-    if (!indexed[d]) adjacent = false;
-  int32_t npre = adjacent ? first : 0;
-  int32_t rest_self[PTE_MAX_RANK], nrest = 0;
-  for (int32_t d = npre; d < self->dim; d++)
-    if (!indexed[d]) rest_self[nrest++] = d;
-  int32_t odim = npre + bd + nrest;
-  if (odim > PTE_MAX_RANK) BAD("index result rank %d too large", (int)odim);
-  int32_t osz[PTE_MAX_RANK];
-  for (int32_t d = 0; d < npre; d++) osz[d] = self->sizes[d];
-  for (int32_t k = 0; k < bd; k++) osz[npre + k] = bshape[k];
-  for (int32_t k = 0; k < nrest; k++) osz[npre + bd + k] = self->sizes[rest_self[k]];
-  if (out->dim != odim) BAD("out has rank %d, expected %d", (int)out->dim, (int)odim);
-  if (!pte_k_resize_out(ctx, out, osz, odim)) return;
-  if (out->numel == 0) {
-    pte_k_set_return(args, nargs, 2);
-    return;
-  }
-
-  /* outer walk: pre dims then broadcast dims; rest dims are copied as a block */
-  int32_t nouter = npre + bd;
-  int64_t o_size[2 * PTE_MAX_RANK], o_dst[2 * PTE_MAX_RANK], o_src[2 * PTE_MAX_RANK];
-  int64_t o_vst[PTE_MAX_RANK][2 * PTE_MAX_RANK];
-  for (int32_t d = 0; d < nouter; d++) {
-    o_size[d] = osz[d];
-    o_dst[d] = out->strides[d];
-    o_src[d] = d < npre ? self->strides[d] : 0;
-    for (int32_t v = 0; v < nv; v++) {
-      int64_t st = 0;
-      if (d >= npre) {
-        int32_t b = d - npre;
-        const pte_tensor *t = vs[v].t;
-        if (vs[v].mask_q < 0) {
-          int32_t j = b - (bd - t->dim);
-          if (j >= 0 && t->sizes[j] != 1) st = t->strides[j];
-        } else if (b == bd - 1 && masks[vs[v].mask_id].ntrue != 1) {
-          st = 1; /* position among the true elements */
-        }
-      }
-      o_vst[v][d] = st;
-    }
-  }
-  int64_t r_size[PTE_MAX_RANK], r_dst[PTE_MAX_RANK], r_src[PTE_MAX_RANK];
-  for (int32_t k = 0; k < nrest; k++) {
-    r_size[k] = self->sizes[rest_self[k]];
-    r_dst[k] = out->strides[npre + bd + k];
-    r_src[k] = self->strides[rest_self[k]];
-  }
-  size_t es = pte_dtype_size(out->dtype);
-  int64_t cnt[2 * PTE_MAX_RANK] = {0};
-  int64_t doff = 0, soff = 0, voff[PTE_MAX_RANK] = {0};
-  for (;;) {
-    int64_t src = soff;
-    for (int32_t v = 0; v < nv; v++) {
-      int32_t d = vs[v].self_dim;
-      int64_t idx;
-      if (vs[v].mask_q < 0) {
-        idx = pte_ks_load_index(vs[v].t, voff[v]);
-        int64_t sz = self->sizes[d];
-        if (idx < -sz || idx >= sz)
-          BAD("index %lld is out of bounds for dimension %d with size %lld", (long long)idx, (int)d,
-              (long long)sz);
-        if (idx < 0) idx += sz;
-      } else {
-        mask_cursor *mc = &masks[vs[v].mask_id];
-        idx = coord_of(mc->m, mask_find(mc, voff[v]), vs[v].mask_q);
-      }
-      src += idx * self->strides[d];
-    }
-    pte_ks_copy_nd((uint8_t *)out->data + doff * (int64_t)es, r_dst,
-                   (const uint8_t *)self->data + src * (int64_t)es, r_src, r_size, nrest, es);
-    int32_t i = nouter - 1;
-    for (; i >= 0; i--) {
-      if (++cnt[i] < o_size[i]) {
-        doff += o_dst[i];
-        soff += o_src[i];
-        for (int32_t v = 0; v < nv; v++) voff[v] += o_vst[v][i];
-        break;
-      }
-      doff -= o_dst[i] * (o_size[i] - 1);
-      soff -= o_src[i] * (o_size[i] - 1);
-      for (int32_t v = 0; v < nv; v++) voff[v] -= o_vst[v][i] * (o_size[i] - 1);
-      cnt[i] = 0;
-    }
-    if (i < 0) break;
-  }
+  pte_ks_index_plan plan;
+  if (!pte_ks_index_plan_init(ctx, &plan, self, items, nidx, "index")) return;
+  if (out->dim != plan.odim) BAD("out has rank %d, expected %d", (int)out->dim, (int)plan.odim);
+  if (!pte_k_resize_out(ctx, out, plan.osz, plan.odim)) return;
+  idx_copy c;
+  c.out = out;
+  c.self = self;
+  c.es = pte_dtype_size(out->dtype);
+  c.nrest = plan.nrest;
+  pte_ks_index_block(&plan, c.r_size, c.r_src);
+  int64_t res_st[PTE_MAX_RANK];
+  pte_ks_strides64(out, res_st);
+  for (int32_t k = 0; k < plan.nrest; k++) c.r_dst[k] = res_st[plan.npre + plan.bd + k];
+  if (!pte_ks_index_walk(ctx, &plan, res_st, idx_copy_block, &c, "index")) return;
   pte_k_set_return(args, nargs, 2);
 }
 
@@ -433,7 +248,18 @@ static void op_gather(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   pte_k_set_return(args, nargs, 4);
 }
 
-static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool is_src) {
+/* Adds element b into element a (same dtype): integers wrap, floats round to the dtype after
+ * each add, bool ORs (ATen's `self += src` per element). */
+static void add_elem(void *a, const void *b, int dtype) {
+  if (pte_k_is_floating(dtype))
+    pte_k_store_double(a, dtype, 0, pte_k_load_double(a, dtype, 0) + pte_k_load_double(b, dtype, 0));
+  else
+    pte_k_store_int64(a, dtype, 0, (int64_t)((uint64_t)pte_k_load_int64(a, dtype, 0) + (uint64_t)pte_k_load_int64(b, dtype, 0)));
+}
+
+/* is_src: src tensor (else a Scalar value); add: scatter_add (accumulate instead of assign). */
+static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool is_src, bool add) {
+  const char *op = add ? "scatter_add" : "scatter";
   if (!pte_k_check_nargs(ctx, nargs, 5, 6)) return;
   pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
   int64_t d;
@@ -450,23 +276,23 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
   if (!out || !same_dtype(ctx, self, out)) return;
   if (src && src->dtype != self->dtype)
-    BAD("scatter(): expected self and src to have the same dtype (%s vs %s)", pte_dtype_name(self->dtype),
+    BAD("%s(): expected self and src to have the same dtype (%s vs %s)", op, pte_dtype_name(self->dtype),
         pte_dtype_name(src->dtype));
-  if (index->dtype != PTE_DTYPE_LONG) BAD("scatter(): Expected dtype int64 for index, got %s", pte_dtype_name(index->dtype));
+  if (index->dtype != PTE_DTYPE_LONG) BAD("%s(): Expected dtype int64 for index, got %s", op, pte_dtype_name(index->dtype));
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("%s(): dim %lld out of range", op, (long long)d);
   int64_t ssz[PTE_MAX_RANK], sst[PTE_MAX_RANK], isz[PTE_MAX_RANK], ist[PTE_MAX_RANK];
   int64_t rsz[PTE_MAX_RANK], rst[PTE_MAX_RANK];
   int32_t sr = nonempty(self, ssz, sst), ir = nonempty(index, isz, ist);
-  if (sr != ir) BAD("scatter(): index tensor must have the same number of dimensions as self");
+  if (sr != ir) BAD("%s(): index tensor must have the same number of dimensions as self", op);
   if (src) {
     int32_t rr = nonempty(src, rsz, rst);
-    if (rr != sr) BAD("scatter(): src tensor must have the same number of dimensions as self");
+    if (rr != sr) BAD("%s(): src tensor must have the same number of dimensions as self", op);
   }
   if (index->numel > 0)
     for (int32_t k = 0; k < sr; k++) {
-      if (k != dim && isz[k] > ssz[k]) BAD("scatter(): index size %d exceeds self at dimension %d", (int)isz[k], (int)k);
-      if (src && isz[k] > rsz[k]) BAD("scatter(): index size %d exceeds src at dimension %d", (int)isz[k], (int)k);
+      if (k != dim && isz[k] > ssz[k]) BAD("%s(): index size %d exceeds self at dimension %d", op, (int)isz[k], (int)k);
+      if (src && isz[k] > rsz[k]) BAD("%s(): index size %d exceeds src at dimension %d", op, (int)isz[k], (int)k);
     }
   if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, index, "index")) return;
@@ -489,7 +315,7 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
     do {
       int64_t v = pte_ks_load_index(index, off[0]);
       if (v < 0 || v >= lim)
-        BAD("scatter(): index %lld is out of bounds for dimension %d with size %lld", (long long)v,
+        BAD("%s(): index %lld is out of bounds for dimension %d with size %lld", op, (long long)v,
             (int)dim, (long long)lim);
     } while (walk3_next(&w, cnt, off));
   }
@@ -504,7 +330,9 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
     do {
       int64_t v = pte_ks_load_index(index, off[0]);
       uint8_t *o = (uint8_t *)out->data + (off[1] + v * dst) * (int64_t)es;
-      copy_elem(o, src ? (const uint8_t *)src->data + off[2] * (int64_t)es : elem, es);
+      const uint8_t *from = src ? (const uint8_t *)src->data + off[2] * (int64_t)es : elem;
+      if (add) add_elem(o, from, out->dtype);
+      else copy_elem(o, from, es);
     } while (walk3_next(&w, cnt, off));
   }
   pte_k_set_return(args, nargs, 4);
@@ -512,12 +340,17 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
 
 /* aten::scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) */
 static void op_scatter_value(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  scatter_common(ctx, args, nargs, false);
+  scatter_common(ctx, args, nargs, false, false);
 }
 
 /* aten::scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) */
 static void op_scatter_src(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
-  scatter_common(ctx, args, nargs, true);
+  scatter_common(ctx, args, nargs, true, false);
+}
+
+/* aten::scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) */
+static void op_scatter_add(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  scatter_common(ctx, args, nargs, true, true);
 }
 
 /* ---- embedding ------------------------------------------------------------------------------ */
@@ -657,6 +490,7 @@ const pte_kernel pte_portable_index_kernels[] = {
     {"aten::gather.out", NULL, op_gather},
     {"aten::scatter.value_out", NULL, op_scatter_value},
     {"aten::scatter.src_out", NULL, op_scatter_src},
+    {"aten::scatter_add.out", NULL, op_scatter_add},
     {"aten::embedding.out", NULL, op_embedding},
     {"aten::upsample_nearest2d.vec_out", NULL, op_upsample_nearest2d_vec},
 };

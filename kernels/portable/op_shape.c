@@ -417,15 +417,6 @@ static void op_select_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
   pte_k_set_return(args, nargs, 3);
 }
 
-/* Clamps a slice bound the ATen way. */
-static int64_t clamp_bound(int64_t x, int64_t size) {
-  if (x < 0) {
-    x = x < -size ? 0 : x + size;
-  }
-  if (x > size) x = size;
-  return x;
-}
-
 /* aten::slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None,
  *                             SymInt step=1, *, Tensor(a!) out) */
 static void op_slice_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
@@ -443,8 +434,8 @@ static void op_slice_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   int32_t dim;
   if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
   int64_t sz = self->sizes[dim];
-  start = clamp_bound(start, sz);
-  end = clamp_bound(end, sz);
+  start = pte_ks_slice_bound(start, sz);
+  end = pte_ks_slice_bound(end, sz);
   if (end < start) end = start;
   int64_t len = end == start ? 0 : (end - start - 1) / step + 1;
   int32_t sizes[PTE_MAX_RANK];

@@ -1,7 +1,9 @@
 /* kernels/portable/portable_activation.h — activations and clamps.
  *
  * aten::sigmoid.out, tanh.out, relu.out, gelu.out (approximate "none" / "tanh"), hardtanh.out,
- * leaky_relu.out, silu.out, clamp.out, clamp.Tensor_out. Fallback kernels (key NULL).
+ * leaky_relu.out, silu.out, clamp.out, clamp.Tensor_out, elu.out (floating self, out of the same
+ * dtype family), glu.out (floating self split in halves along dim; floating out). Fallback
+ * kernels (key NULL).
  */
 #ifndef PTE_KERNELS_PORTABLE_ACTIVATION_H
 #define PTE_KERNELS_PORTABLE_ACTIVATION_H

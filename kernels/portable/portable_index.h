@@ -2,7 +2,7 @@
  *
  * aten::index.Tensor_out (int64/int32 index tensors broadcast together, bool/uint8 masks, None
  * gaps), aten::index_select.out, aten::gather.out, aten::scatter.value_out,
- * aten::scatter.src_out, aten::embedding.out, aten::upsample_nearest2d.vec_out.
+ * aten::scatter.src_out, aten::scatter_add.out, aten::embedding.out, aten::upsample_nearest2d.vec_out.
  * Out-of-range indices fail with PTE_ERR_INVALID_ARGUMENT.
  * Fallback kernels (key NULL) handling every dtype and dim order the operator allows; register
  * with pte_register_kernels(pte_portable_index_kernels, pte_portable_index_kernels_count).

@@ -3,13 +3,20 @@
 
 #include "portable/portable_activation.h"
 #include "portable/portable_binary.h"
+#include "portable/portable_bitwise.h"
 #include "portable/portable_compare.h"
 #include "portable/portable_copy.h"
 #include "portable/portable_index.h"
+#include "portable/portable_math.h"
 #include "portable/portable_nn.h"
 #include "portable/portable_reduce.h"
 #include "portable/portable_shape.h"
 #include "portable/portable_unary.h"
+#include "portable/portable_view.h"
+#include "portable/portable_rearrange.h"
+#include "portable/portable_scatter.h"
+#include "portable/portable_pad.h"
+#include "portable/portable_creation.h"
 
 typedef struct family {
   const pte_kernel *kernels;
@@ -22,6 +29,8 @@ static const family k_families[] = {
     FAMILY(binary), FAMILY(unary),  FAMILY(activation), FAMILY(compare), FAMILY(copy),
     FAMILY(shape),  FAMILY(index),  FAMILY(reduce),     FAMILY(linalg),  FAMILY(conv),
     FAMILY(pool),   FAMILY(norm),   FAMILY(softmax),
+    FAMILY(umath),   FAMILY(bitwise),
+    FAMILY(view),   FAMILY(rearrange), FAMILY(scatter), FAMILY(pad), FAMILY(creation),
 };
 
 #define N_FAMILIES (sizeof k_families / sizeof k_families[0])

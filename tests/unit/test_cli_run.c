@@ -767,6 +767,98 @@ TEST(xnnpack_delegated_programs) {
   free(r.out);
 }
 
+/* One load, N executes: first vs steady state; the per-operator profile; how much of the outputs
+ * is printed; thread counts give the same numbers. */
+TEST(num_executions_profile_print_threads) {
+  if (!env_ok()) return;
+  const char *dir = tmpdir("run_profile");
+  char p[1024], dbl[2048];
+  /* x + x over 16 ones: every value is 2 (hand-derived) */
+  snprintf(dbl, sizeof dbl, "%s/dbl16.pte", dir);
+  int32_t sixteen[1] = {16};
+  CHECK(build_double_program(dbl, sixteen, 1, NULL, PTE_SHAPE_STATIC));
+  run_result r = pte(true, "run '%s' --num-executions 5 --profile --print-output all", dbl);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  CHECK_CONTAINS(r.out, "float32[16] = [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]  min 2");
+  CHECK_CONTAINS(r.out, "execute    first ");
+  CHECK_CONTAINS(r.out, "(median of 4 executes)");
+  CHECK_CONTAINS(r.out, "profile    4 executes"); /* the first execute is left out */
+  CHECK_CONTAINS(r.out, "  aten::add.out ");
+  free(r.out);
+  r = pte(true, "run '%s' --print-output none", dbl);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK(strstr(r.out, "output 0") == NULL);
+  free(r.out);
+  r = pte(true, "run '%s' --print-output some", dbl);
+  CHECK_EQ_INT(r.rc, 2);
+  free(r.out);
+  /* JSON: one KernelCall per execute -> 4 calls of aten::add.out in the steady-state profile */
+  r = pte(false, "run '%s' --num-executions 5 --profile --json", dbl);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_int(J(j, "num_executions"), 0), 5);
+  CHECK(test_json_num(J(j, "steady_execute_ms"), -1) >= 0);
+  CHECK_EQ_INT(test_json_int(J(j, "profile.executes"), 0), 4);
+  CHECK_STR(test_json_str(J(j, "profile.rows[0].name")), "aten::add.out");
+  CHECK_EQ_INT(test_json_int(J(j, "profile.rows[0].calls"), 0), 4);
+  test_json_free(j);
+  /* the corpus XOR model: one gather per execute -> 4 calls over 4 steady-state executes */
+  char ptd[1024];
+  snprintf(ptd, sizeof ptd, "%s", cp("upstream_android_xor.ptd", p, sizeof p));
+  r = pte(false, "run '%s' --data '%s' --num-executions 5 --profile --json", cp("upstream_android_xor.pte", p, sizeof p),
+          ptd);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  j = parse_json(r.out);
+  free(r.out);
+  CHECK(j != NULL);
+  bool gather = false;
+  double pct = 0;
+  for (size_t i = 0; i < test_json_len(J(j, "profile.rows")); i++) {
+    char key[64];
+    snprintf(key, sizeof key, "profile.rows[%zu].name", i);
+    const char *name = test_json_str(J(j, key));
+    snprintf(key, sizeof key, "profile.rows[%zu].percent", i);
+    pct += test_json_num(J(j, key), 0);
+    snprintf(key, sizeof key, "profile.rows[%zu].calls", i);
+    if (name && !strcmp(name, "aten::gather.out")) gather = test_json_int(J(j, key), 0) == 4;
+  }
+  CHECK(gather);
+  CHECK_MSG(pct > 0 && pct <= 100.0 + 1e-6, "percent sum %g", pct);
+  test_json_free(j);
+  /* an XNNPACK MLP from pte synth: the same outputs on 1 and 2 threads; the delegate in the table */
+  char mlp[2048];
+  snprintf(mlp, sizeof mlp, "%s/mlp.pte", dir);
+  r = pte(true, "synth mlp -o '%s' --widths 64,96,32 --delegate xnnpack", mlp);
+  CHECK_EQ_INT(r.rc, 0);
+  free(r.out);
+  run_result a = pte(false, "run '%s' --input-fill random --threads 1 --print-output all --json", mlp);
+  run_result b = pte(false, "run '%s' --input-fill random --threads 2 --print-output all --json", mlp);
+  CHECK(a.rc == 0 && b.rc == 0);
+  test_json *ja = parse_json(a.out), *jb = parse_json(b.out);
+  free(a.out);
+  free(b.out);
+  CHECK(ja && jb);
+  CHECK_EQ_INT(test_json_len(J(ja, "outputs[0].values")), 32);
+  for (size_t i = 0; i < 32; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "outputs[0].values[%zu]", i);
+    CHECK_NEAR(test_json_num(J(ja, key), 0), test_json_num(J(jb, key), 1), 1e-5);
+  }
+  test_json_free(ja);
+  test_json_free(jb);
+  r = pte(true, "run '%s' --num-executions 20 --profile", mlp);
+  CHECK_EQ_INT(r.rc, 0);
+  CHECK_CONTAINS(r.out, "XnnpackBackend (delegate 0)");
+  CHECK_CONTAINS(r.out, "(median of 19 executes)");
+  free(r.out);
+  r = pte(true, "run '%s' --threads 0", mlp);
+  CHECK_EQ_INT(r.rc, 2);
+  CHECK_CONTAINS(r.out, "--threads needs a count from 1 to 64");
+  free(r.out);
+}
+
 /* ------------------------------------------------------------------ pte test */
 TEST(bundled_all_cases_pass) {
   if (!env_ok()) return;
@@ -869,6 +961,7 @@ int main(void) {
   RUN(dynamic_bound_input_accepts_smaller_npy);
   RUN(limits_max_memory_verify_instructions);
   RUN(inspect_reports_missing_kernels);
+  RUN(num_executions_profile_print_threads);
   RUN(channels_last_input_and_output_relayout);
   RUN(xnnpack_delegated_programs);
   RUN(bundled_all_cases_pass);

@@ -35,7 +35,7 @@ static double *iota(size_t n) {
 
 TEST(table_names) {
   const char *names[] = {"aten::index.Tensor_out", "aten::index_select.out", "aten::gather.out",
-                         "aten::scatter.value_out", "aten::scatter.src_out", "aten::embedding.out",
+                         "aten::scatter.value_out", "aten::scatter.src_out", "aten::scatter_add.out", "aten::embedding.out",
                          "aten::upsample_nearest2d.vec_out"};
   CHECK_EQ_INT(pte_portable_index_kernels_count, sizeof names / sizeof names[0]);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

@@ -664,9 +664,25 @@ TEST(sigkill_real_prepare) {
     /* spread over [0, 1.6 x the reference run]: early kills, kills while streaming, around
      * publish, and some runs that complete */
     unsigned delay = (unsigned)((dur * 16 / 10) * (unsigned)r / rounds) + rnd(&seed) % 5;
-    sleep_ms(delay);
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
+    /* wait for the delay, or less when the run completes first; a completed run also tells how
+     * long a run takes now (the reference run may have been slowed by a busy machine), so the
+     * next delays are spread over the real duration */
+    uint64_t t_spawn = now_ms();
+    bool exited = false;
+    while (now_ms() - t_spawn < delay) {
+      if (waitpid(pid, &st, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      sleep_ms(1);
+    }
+    if (exited) {
+      uint64_t took = now_ms() - t_spawn;
+      if (took < dur) dur = took < 5 ? 5 : took;
+    } else {
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+    }
     if (WIFSIGNALED(st)) killed++;
     CHECK_MSG(file_equals(in, bytes, size), "round %d: the original changed", r);
     char after[4096];

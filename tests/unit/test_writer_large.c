@@ -33,13 +33,9 @@ TEST(offsets_past_4gib) {
   const char *dir = getenv("PTE_TMP") ? getenv("PTE_TMP") : "/tmp";
   struct statvfs vfs;
   if (statvfs(dir, &vfs) != 0 || (uint64_t)vfs.f_bavail * vfs.f_frsize < ((uint64_t)5 << 30)) {
-    printf("  (less than 5 GiB free in %s: skipped)\n", dir);
-    return;
+    SKIP("less than 5 GiB free in %s", dir);
   }
-  if (sizeof(size_t) < 8) {
-    printf("  (32-bit build: skipped)\n");
-    return;
-  }
+  if (sizeof(size_t) < 8) SKIP("32-bit build");
   const char *path = test_tmp_path("large_4g.pte");
   unlink(path);
   pte_writer_options o;

@@ -624,10 +624,7 @@ TEST(prepared_weights_point_into_mapping) {
  * re-lays the panels out and gives exactly what packing the portable weights gives. */
 TEST(fingerprint_mismatch_and_repack) {
   const pte_xnn_isa best = pte_xnnpack_detect_isa();
-  if (best == PTE_XNN_ISA_SCALAR) {
-    fprintf(stderr, "  (skipped: this CPU has only the scalar kernels)\n");
-    return;
-  }
+  if (best == PTE_XNN_ISA_SCALAR) SKIP("this CPU has only the scalar kernels");
   mlp_fixture f;
   if (!mlp_make(&f, PTE_XNN_CONSTANTS_NAMED, false, "mismatch")) return;
   pte_error_info err;

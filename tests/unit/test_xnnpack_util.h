@@ -23,11 +23,11 @@ static inline bool xt_open_memory(xt_prog *p, uint8_t *file, size_t size, const 
   memset(p, 0, sizeof *p);
   p->file = file;
   p->size = size;
-  if (!p->file) return false;
+  if (!p->file) return false; /* the reader recorded the failure (test_read_corpus) or the caller does */
   pte_buffer_loader_init(&p->loader, p->file, p->size);
   pte_error_info err;
   if (pte_program_load(&p->loader.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p->prog, &err) != PTE_OK) {
-    fprintf(stderr, "  cannot load %s: %s\n", name, err.msg);
+    test_fail(__FILE__, __LINE__, "cannot load %s: %s", name, err.msg); /* a broken file fails the test */
     free(p->file);
     p->file = NULL;
     return false;

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "jsonw.h"
+#include "profile.h"
 #include "npy.h"
 #include "pte/bundled.h"
 #include "pte/headers.h"
@@ -22,7 +23,8 @@ static void help(FILE *f) {
   fprintf(f,
           "usage: pte run FILE [--method M] [--data F.ptd] [--input PATH|VALUE]... [--input-fill ones|zeros|random]\n"
           "               [--seed N] [--output-dir DIR] [--repeat N] [--loader mmap|file|buffer] [--json]\n"
-          "               [--max-memory BYTES] [--verify full|minimal] [--max-instructions N]\n"
+          "               [--num-executions N] [--print-output none|summary|all] [--profile]\n"
+          "               [--max-memory BYTES] [--verify full|minimal] [--max-instructions N] [--threads N]\n"
           "\n"
           "Loads one method of a .pte (or of the program inside a .bpte) with every kernel library pte\n"
           "ships (portable, quantized_decomposed, cortex_m, custom) and the XNNPACK backend, sets its\n"
@@ -46,9 +48,15 @@ static void help(FILE *f) {
           "  --output-dir DIR    write each output as DIR/<method>.output<i>.npy (bfloat16 is written as\n"
           "                      float32; scalar outputs as 0-d arrays)\n"
           "  --repeat N          load and execute N times (fresh load each time); report medians\n"
+          "  --num-executions N  execute N times after one load; reports the first execute and the\n"
+          "                      median of the others (steady state) separately\n"
+          "  --print-output K    none, summary (default: first values, min/max/mean) or all values\n"
+          "  --profile           time every instruction: a table per operator / delegate (calls, total,\n"
+          "                      mean, %% of execute); with --num-executions > 1 the first execute is\n"
+          "                      left out (steady state)\n"
           "  --loader KIND       how the program is read: mmap (default), file (pread), buffer (whole file\n"
           "                      read into memory first)\n"
-          PTE_CLI_LIMITS_HELP
+          PTE_CLI_LOAD_OPTIONS_HELP
           "  --json              print one JSON object (load_ms, execute_ms, inputs, outputs); on failure\n"
           "                      one object with \"ok\": false, the status and the message\n"
           "  -h, --help          this help\n"
@@ -75,7 +83,10 @@ typedef struct run_opts {
   int repeat;
   pte_cli_loader_kind loader;
   bool json;
-  pte_cli_limits limits;
+  pte_cli_load_options limits;
+  int num_executions;
+  int print_output; /* 0 none, 1 summary, 2 all */
+  bool profile;
 } run_opts;
 
 typedef enum { IN_UNSET, IN_FILE, IN_FILL, IN_LITERAL, IN_TRACED } in_kind;
@@ -426,7 +437,8 @@ static void report_tensor(out_ctx *c, size_t i, const pte_tensor *t) {
     for (int32_t d = 0; d < t->dim; d++) jw_int(w, t->sizes[d]);
     jw_arr_end(w);
     jw_kuint(w, "numel", t->numel);
-    if (t->numel <= JSON_VALUES && !pte_cli_dtype_is_complex(t->dtype)) {
+    const bool show = c->o->print_output == 2 || (c->o->print_output == 1 && t->numel <= JSON_VALUES);
+    if (show && !pte_cli_dtype_is_complex(t->dtype)) {
       jw_key(w, "values");
       jw_arr(w);
       for (size_t k = 0; k < t->numel; k++) {
@@ -457,16 +469,17 @@ static void report_tensor(out_ctx *c, size_t i, const pte_tensor *t) {
     if (saved) jw_str(w, saved);
     else jw_null(w);
     jw_obj_end(w);
-  } else {
+  } else if (c->o->print_output) {
     char shape[256];
     shape_text(t->dtype, t->sizes, t->dim, shape, sizeof shape);
     printf("output %-3zu %s = [", i, shape);
-    for (size_t k = 0; k < t->numel && k < SHOW_VALUES; k++) {
+    const size_t show = c->o->print_output == 2 ? t->numel : SHOW_VALUES;
+    for (size_t k = 0; k < t->numel && k < show; k++) {
       char v[64];
       elem_text(t->dtype, data, k, v, sizeof v);
       printf("%s%s", k ? ", " : "", v);
     }
-    printf("%s]", t->numel > SHOW_VALUES ? ", ..." : "");
+    printf("%s]", t->numel > show ? ", ..." : "");
     if (isf && finite_n) printf("  min %.7g  max %.7g  mean %.7g", mn, mx, sum / (double)finite_n);
     if (nan) printf("  (%zu NaN)", nan);
     if (saved) printf("  -> %s", saved);
@@ -506,7 +519,7 @@ static void report_scalar(out_ctx *c, size_t i, const pte_evalue *v) {
     if (saved) jw_str(w, saved);
     else jw_null(w);
     jw_obj_end(w);
-  } else {
+  } else if (c->o->print_output) {
     printf("output %-3zu %s ", i, pte_tag_name((int)v->tag));
     switch (v->tag) {
       case PTE_TAG_INT: printf("%lld", (long long)v->u.i); break;
@@ -601,8 +614,10 @@ static int usage_error(const char *fmt, const char *arg) {
 static int parse_args(int argc, char **argv, run_opts *o) {
   memset(o, 0, sizeof *o);
   o->repeat = 1;
+  o->num_executions = 1;
+  o->print_output = 1;
   o->loader = PTE_CLI_LOADER_MMAP;
-  pte_cli_limits_default(&o->limits);
+  pte_cli_options_default(&o->limits);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has_val = i + 1 < argc;
@@ -611,10 +626,25 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       return -1;
     } else if (!strcmp(a, "--json")) {
       o->json = true;
-    } else if (pte_cli_is_limits_option(a)) {
+    } else if (!strcmp(a, "--profile")) {
+      o->profile = true;
+    } else if (!strcmp(a, "--num-executions") || !strcmp(a, "--print-output")) {
+      if (!has_val) return usage_error("%s needs a value", a);
+      const char *v = argv[++i];
+      if (!strcmp(a, "--num-executions")) {
+        char *e;
+        long n = strtol(v, &e, 10);
+        if (e == v || *e || n < 1 || n > 10000000) return usage_error("--num-executions needs a count from 1 to 10000000, not '%s'", v);
+        o->num_executions = (int)n;
+      } else if (!strcmp(v, "none") || !strcmp(v, "summary") || !strcmp(v, "all")) {
+        o->print_output = !strcmp(v, "none") ? 0 : !strcmp(v, "summary") ? 1 : 2;
+      } else {
+        return usage_error("--print-output must be none, summary or all, not '%s'", v);
+      }
+    } else if (pte_cli_is_load_option(a)) {
       if (!has_val) return usage_error("%s needs a value", a);
       char why[256];
-      if (pte_cli_limits_option(&o->limits, a, argv[++i], why, sizeof why) < 0) return usage_error("%s", why);
+      if (pte_cli_options_parse(&o->limits, a, argv[++i], why, sizeof why) < 0) return usage_error("%s", why);
     } else if (!strcmp(a, "--method") || !strcmp(a, "--data") || !strcmp(a, "--input") || !strcmp(a, "--output-dir") ||
                !strcmp(a, "--repeat") || !strcmp(a, "--loader") || !strcmp(a, "--input-fill") || !strcmp(a, "--seed")) {
       if (!has_val) return usage_error("%s needs a value", a);
@@ -706,7 +736,11 @@ static int run_run(int argc, char **argv) {
   double *t_prog = calloc((size_t)o.repeat, sizeof(double));
   double *t_meth = calloc((size_t)o.repeat, sizeof(double));
   double *t_exec = calloc((size_t)o.repeat, sizeof(double));
-  if (!t_prog || !t_meth || !t_exec) {
+  double *t_steady = calloc((size_t)o.num_executions, sizeof(double));
+  pte_cli_profile prof;
+  bool prof_ready = false;
+  memset(&prof, 0, sizeof prof);
+  if (!t_prog || !t_meth || !t_exec || !t_steady) {
     rc = fail(o.path, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
     goto done;
   }
@@ -790,6 +824,15 @@ static int run_run(int argc, char **argv) {
       }
       mem_ready = true;
     }
+    if (o.profile && last) { /* the last load is profiled */
+      s = pte_cli_profile_init(&prof, &prog, method_name);
+      if (s != PTE_OK) {
+        rc = fail(o.path, s, "cannot set up the profile");
+        goto iter_done;
+      }
+      prof_ready = true;
+      o.limits.tracer = &prof.base;
+    }
     uint64_t inits0 = pte_cli_backend_inits(), destroys0 = pte_cli_backend_destroys();
     s = pte_cli_method_load(&mem, &prog, method_name, ext, &o.limits, &m, &t_meth[r], &err);
     /* handles this load created (retried attempts destroyed theirs) */
@@ -824,12 +867,23 @@ static int run_run(int argc, char **argv) {
       rc = fail(o.path, s, err.msg);
       goto iter_done;
     }
-    double t4 = pte_cli_now_ms();
-    s = pte_method_execute(m, &err);
-    t_exec[r] = pte_cli_now_ms() - t4;
-    if (s != PTE_OK) {
-      rc = fail(o.path, s, err.msg);
-      goto iter_done;
+    for (int e = 0; e < o.num_executions; e++) {
+      /* inputs again before every execute after the first: memory planning may reuse an input's
+       * memory for intermediates once the input is dead */
+      if (e > 0 && (s = set_inputs(m, ins, n_in, &err)) != PTE_OK) {
+        rc = fail(o.path, s, err.msg);
+        goto iter_done;
+      }
+      double t4 = pte_cli_now_ms();
+      s = pte_method_execute(m, &err);
+      double dt = pte_cli_now_ms() - t4;
+      if (s != PTE_OK) {
+        rc = fail(o.path, s, err.msg);
+        goto iter_done;
+      }
+      if (e == 0) t_exec[r] = dt; /* the first execute after the load */
+      else t_steady[e - 1] = dt;
+      if (e == 0 && prof_ready && o.num_executions > 1) pte_cli_profile_reset(&prof); /* steady state */
     }
 
     if (last) {
@@ -857,6 +911,10 @@ static int run_run(int argc, char **argv) {
         jw_key(&w, "execute_ms");
         jw_double(&w, te);
         jw_kbool(&w, "median", o.repeat > 1);
+        jw_kint(&w, "num_executions", o.num_executions);
+        jw_key(&w, "steady_execute_ms");
+        if (o.num_executions > 1) jw_double(&w, median(t_steady, o.num_executions - 1));
+        else jw_null(&w);
         jw_kuint(&w, "delegate_inits", delegate_inits);
       } else {
         printf("method     %s (%zu input%s, %zu output%s) of %s\n", method_name, n_in, n_in == 1 ? "" : "s", n_out,
@@ -868,7 +926,13 @@ static int run_run(int argc, char **argv) {
         char a[32], b[32], cc[32], d[32], med[64] = "";
         if (o.repeat > 1) snprintf(med, sizeof med, "  (median of %d runs)", o.repeat);
         printf("load       %s (program %s + method %s)%s\n", fmt_ms(tp + tm, a), fmt_ms(tp, b), fmt_ms(tm, cc), med);
-        printf("execute    %s%s\n", fmt_ms(te, d), med);
+        if (o.num_executions > 1) {
+          char st[32];
+          printf("execute    first %s%s, steady state %s (median of %d executes)\n", fmt_ms(te, d), med,
+                 fmt_ms(median(t_steady, o.num_executions - 1), st), o.num_executions - 1);
+        } else {
+          printf("execute    %s%s\n", fmt_ms(te, d), med);
+        }
         if (delegate_inits) printf("delegates  %llu backend init() call%s\n", (unsigned long long)delegate_inits,
                                    delegate_inits == 1 ? "" : "s");
       } else {
@@ -883,8 +947,14 @@ static int run_run(int argc, char **argv) {
       }
       if (o.json) {
         jw_arr_end(&w);
+        if (prof_ready) {
+          jw_key(&w, "profile");
+          pte_cli_profile_json(&prof, &w);
+        }
         jw_obj_end(&w);
         jw_end(&w);
+      } else if (prof_ready) {
+        pte_cli_profile_print(&prof, stdout);
       }
       if (c.write_errors) rc = PTE_EXIT_FAIL;
     }
@@ -905,6 +975,8 @@ done:
   free(t_prog);
   free(t_meth);
   free(t_exec);
+  free(t_steady);
+  if (prof_ready) pte_cli_profile_free(&prof);
   return rc;
 }
 

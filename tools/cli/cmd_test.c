@@ -32,7 +32,7 @@ static void help(FILE *f) {
           "  --loader KIND    mmap (default), file or buffer\n"
           "  --json           print one JSON object (passed, failed, per-case results)\n"
           "  -v, --verbose    also print a line for every passing case\n"
-          PTE_CLI_LIMITS_HELP
+          PTE_CLI_LOAD_OPTIONS_HELP
           "  -h, --help       this help\n"
           "\n"
           "Exit status: 0 every case passed, 1 a case failed or the file could not be loaded, 2 bad\n"
@@ -49,7 +49,7 @@ typedef struct test_opts {
   double rtol, atol;
   pte_cli_loader_kind loader;
   bool json, verbose;
-  pte_cli_limits limits;
+  pte_cli_load_options limits;
 } test_opts;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -64,7 +64,7 @@ static int parse_args(int argc, char **argv, test_opts *o) {
   memset(o, 0, sizeof *o);
   o->rtol = PTE_BUNDLED_DEFAULT_RTOL;
   o->atol = PTE_BUNDLED_DEFAULT_ATOL;
-  pte_cli_limits_default(&o->limits);
+  pte_cli_options_default(&o->limits);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -72,10 +72,10 @@ static int parse_args(int argc, char **argv, test_opts *o) {
       return -1;
     } else if (!strcmp(a, "--json")) {
       o->json = true;
-    } else if (pte_cli_is_limits_option(a)) {
+    } else if (pte_cli_is_load_option(a)) {
       if (i + 1 >= argc) return usage_error("%s needs a value", a);
       char why[256];
-      if (pte_cli_limits_option(&o->limits, a, argv[++i], why, sizeof why) < 0) return usage_error("%s", why);
+      if (pte_cli_options_parse(&o->limits, a, argv[++i], why, sizeof why) < 0) return usage_error("%s", why);
     } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
       o->verbose = true;
     } else if (!strcmp(a, "--method") || !strcmp(a, "--rtol") || !strcmp(a, "--atol") || !strcmp(a, "--loader")) {

@@ -111,7 +111,7 @@ void pte_cli_source_close(pte_cli_source *s) {
 }
 
 /* ------------------------------------------------------------------ limits */
-void pte_cli_limits_default(pte_cli_limits *l) {
+void pte_cli_options_default(pte_cli_load_options *l) {
   memset(l, 0, sizeof *l);
   l->verify = PTE_VERIFY_INTERNAL_CONSISTENCY;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -143,11 +143,12 @@ bool pte_cli_parse_bytes(const char *s, uint64_t *out) {
   return true;
 }
 
-bool pte_cli_is_limits_option(const char *opt) {
-  return !strcmp(opt, "--max-memory") || !strcmp(opt, "--verify") || !strcmp(opt, "--max-instructions");
+bool pte_cli_is_load_option(const char *opt) {
+  return !strcmp(opt, "--max-memory") || !strcmp(opt, "--verify") || !strcmp(opt, "--max-instructions") ||
+         !strcmp(opt, "--threads");
 }
 
-int pte_cli_limits_option(pte_cli_limits *l, const char *opt, const char *val, char *why, size_t why_cap) {
+int pte_cli_options_parse(pte_cli_load_options *l, const char *opt, const char *val, char *why, size_t why_cap) {
   if (!strcmp(opt, "--max-memory")) {
     if (!pte_cli_parse_bytes(val, &l->max_memory) || l->max_memory == 0) {
       snprintf(why, why_cap, "--max-memory needs a size in bytes such as 1G, 512M or 4096, not '%s'", val);
@@ -162,6 +163,16 @@ int pte_cli_limits_option(pte_cli_limits *l, const char *opt, const char *val, c
       snprintf(why, why_cap, "--verify must be full or minimal, not '%s'", val);
       return -1;
     }
+    return 1;
+  }
+  if (!strcmp(opt, "--threads")) {
+    char *e;
+    long n = strtol(val, &e, 10);
+    if (e == val || *e || n < 1 || n > 64) {
+      snprintf(why, why_cap, "--threads needs a count from 1 to 64, not '%s'", val);
+      return -1;
+    }
+    l->threads = (int)n;
     return 1;
   }
   if (!strcmp(opt, "--max-instructions")) {
@@ -190,7 +201,7 @@ static const char *human_bytes(uint64_t n, char buf[64]) {
 }
 
 /* ------------------------------------------------------------------ memory */
-pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, const pte_cli_limits *lim,
+pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, const pte_cli_load_options *lim,
                                pte_error_info *err) {
   memset(mem, 0, sizeof *mem);
   mem->n_planned = pte_method_meta_num_planned_buffers(meta);
@@ -262,14 +273,25 @@ void pte_cli_memory_free(pte_cli_memory *mem) {
 }
 
 pte_status pte_cli_method_load(pte_cli_memory *mem, const pte_program *p, const char *name,
-                               const pte_named_data_map *ext, const pte_cli_limits *lim, pte_method **out, double *ms,
+                               const pte_named_data_map *ext, const pte_cli_load_options *lim, pte_method **out, double *ms,
                                pte_error_info *err) {
   pte_method_options opts;
   memset(&opts, 0, sizeof opts);
   opts.external_data = ext;
+  pte_backend_option threads;
+  pte_backend_load_options bo = {PTE_XNNPACK_BACKEND_ID, &threads, 1};
   if (lim) {
     opts.max_instructions = lim->max_instructions;
     opts.max_planned_memory = lim->max_memory;
+    opts.tracer = lim->tracer;
+    if (lim->threads > 0) {
+      memset(&threads, 0, sizeof threads);
+      snprintf(threads.key, sizeof threads.key, "%s", PTE_XNNPACK_OPTION_NUM_THREADS);
+      threads.type = PTE_BACKEND_OPTION_INT;
+      threads.value.i = lim->threads;
+      opts.backend_options = &bo;
+      opts.n_backend_options = 1;
+    }
   }
   for (;;) {
     pte_allocator_reset(&mem->ma);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "pte/data_loader.h"
+#include "pte/event_tracer.h"
 #include "pte/io.h"
 #include "pte/method.h"
 #include "pte/program.h"
@@ -46,29 +47,33 @@ void pte_cli_source_close(pte_cli_source *s);
 /* Whole-file read into 64-byte aligned heap memory (NULL with errno on failure). */
 uint8_t *pte_cli_read_file(const char *path, size_t *size);
 
-/* Resource limits of the verbs that run methods (run, test): --max-memory BYTES (planned memory of
- * a method; default half of physical memory), --verify minimal|full (program verification; default
- * full), --max-instructions N (per execute; default 0 = the runtime's 10,000,000). The C API's own
- * defaults are unchanged: these are the CLI's. */
-typedef struct pte_cli_limits {
+/* Load options of the verbs that run methods (run, test): the resource limits --max-memory BYTES
+ * (planned memory of a method; default half of physical memory), --verify minimal|full (program
+ * verification; default full), --max-instructions N (per execute; default 0 = the runtime's
+ * 10,000,000), and --threads N (backend thread pools). The C API's own defaults are unchanged:
+ * these are the CLI's. */
+typedef struct pte_cli_load_options {
   uint64_t max_memory;
   pte_verification verify;
   uint64_t max_instructions;
-} pte_cli_limits;
+  int threads; /* --threads N: XnnpackBackend num_threads (0: the backend's default) */
+  pte_event_tracer *tracer; /* set by the verb (run --profile), not an option */
+} pte_cli_load_options;
 
-void pte_cli_limits_default(pte_cli_limits *l);
-/* Takes option `opt` with value `val` if it is one of the three: 1 taken, 0 not a limit option,
+void pte_cli_options_default(pte_cli_load_options *l);
+/* Takes option `opt` with value `val` if it is one of the four: 1 taken, 0 not a limit option,
  * -1 bad value (why says what is wrong). */
-int pte_cli_limits_option(pte_cli_limits *l, const char *opt, const char *val, char *why, size_t why_cap);
-/* True for the option names pte_cli_limits_option takes (they need a value). */
-bool pte_cli_is_limits_option(const char *opt);
+int pte_cli_options_parse(pte_cli_load_options *l, const char *opt, const char *val, char *why, size_t why_cap);
+/* True for the option names pte_cli_options_parse takes (they need a value). */
+bool pte_cli_is_load_option(const char *opt);
 /* Help lines for the three options. */
-#define PTE_CLI_LIMITS_HELP                                                                               \
+#define PTE_CLI_LOAD_OPTIONS_HELP                                                                               \
   "  --max-memory BYTES  refuse a method whose planned memory is larger (K/M/G/T suffixes, powers of\n"    \
   "                      1024; default: half of this machine's physical memory)\n"                         \
   "  --verify LEVEL      program verification: full (default; every table, index and size checked\n"     \
   "                      before use) or minimal (root offsets only; reads stay bounds-checked)\n"          \
-  "  --max-instructions N  instructions per execute before giving up (default 10000000)\n"
+  "  --max-instructions N  instructions per execute before giving up (default 10000000)\n"            \
+  "  --threads N         threads of each XNNPACK delegate (1..64; default 1: the calling thread)\n"
 
 /* "1G", "512M", "4096" -> bytes; false if malformed or overflowing. */
 bool pte_cli_parse_bytes(const char *s, uint64_t *out);
@@ -94,7 +99,7 @@ typedef struct pte_cli_memory {
  * errors of the meta queries. */
 /* Refuses (PTE_ERR_OUT_OF_RESOURCES, before allocating anything) a method whose planned buffers
  * add up to more than lim->max_memory, naming both numbers and the option that raises the limit. */
-pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, const pte_cli_limits *lim,
+pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, const pte_cli_load_options *lim,
                                pte_error_info *err);
 void pte_cli_memory_free(pte_cli_memory *mem);
 
@@ -102,7 +107,7 @@ void pte_cli_memory_free(pte_cli_memory *mem);
  * method allocator exhausted, doubles it and tries again (up to 1 GiB). *ms (may be NULL) receives
  * the duration of the successful attempt in milliseconds. */
 pte_status pte_cli_method_load(pte_cli_memory *mem, const pte_program *p, const char *name,
-                               const pte_named_data_map *ext, const pte_cli_limits *lim, pte_method **out, double *ms,
+                               const pte_named_data_map *ext, const pte_cli_load_options *lim, pte_method **out, double *ms,
                                pte_error_info *err);
 
 /* Gives every unplanned tensor output a heap buffer of its declared size (kept in mem, reused

@@ -335,3 +335,45 @@ bool pte_ks_scalar_fits(const pte_evalue *v, int dtype) {
   }
   return d >= -mx && d <= mx;
 }
+
+/* ---- outer walk --------------------------------------------------------------------------- */
+
+bool pte_ks_walk_init(pte_ks_walk *w, const int32_t *sizes, int32_t dim, uint32_t skip_mask,
+                      const int64_t *const *st, int nt) {
+  memset(w, 0, sizeof *w);
+  if (nt < 0 || nt > PTE_KS_WALK_MAX) return false;
+  w->nt = nt;
+  for (int32_t d = 0; d < dim; d++) {
+    if (skip_mask & (1u << d)) continue;
+    if (sizes[d] <= 0) return false;
+    w->sz[w->n] = sizes[d];
+    for (int k = 0; k < nt; k++) w->st[k][w->n] = st[k][d];
+    w->n++;
+  }
+  return true;
+}
+
+bool pte_ks_walk_next(pte_ks_walk *w) {
+  for (int32_t i = w->n - 1; i >= 0; i--) {
+    if (++w->cnt[i] < w->sz[i]) {
+      for (int k = 0; k < w->nt; k++) w->off[k] += w->st[k][i];
+      return true;
+    }
+    for (int k = 0; k < w->nt; k++) w->off[k] -= w->st[k][i] * (w->sz[i] - 1);
+    w->cnt[i] = 0;
+  }
+  return false;
+}
+
+int64_t pte_ks_slice_bound(int64_t x, int64_t size) {
+  if (x < 0) x = x < -size ? 0 : x + size;
+  if (x > size) x = size;
+  return x;
+}
+
+void pte_ks_bcast_strides(const pte_tensor *t, int32_t dim, int64_t *st) {
+  for (int32_t d = 0; d < dim; d++) {
+    int32_t td = d - (dim - t->dim);
+    st[d] = (td >= 0 && t->sizes[td] != 1) ? t->strides[td] : 0;
+  }
+}

@@ -67,6 +67,36 @@ void pte_ks_strides64(const pte_tensor *t, int64_t *st);
 /* Index tensor element i (logical row-major order) read as int64; t must be LONG or INT. */
 int64_t pte_ks_load_index(const pte_tensor *t, int64_t off);
 
+/* Clamps a slice bound the ATen way: negative counts from the end (below -size gives 0), then
+ * at most size. */
+int64_t pte_ks_slice_bound(int64_t x, int64_t size);
+
+/* Element strides of t broadcast (right-aligned) to a shape of rank dim: 0 for missing dims and
+ * for size-1 dims. t must be broadcastable to that shape. */
+void pte_ks_bcast_strides(const pte_tensor *t, int32_t dim, int64_t *st);
+
+/* Walk over the dimensions of a shape except those in skip_mask (bit d skips dim d), keeping
+ * per-tensor element offsets (up to PTE_KS_WALK_MAX tensors, each with its own strides):
+ *
+ *   pte_ks_walk w;
+ *   if (pte_ks_walk_init(&w, sizes, dim, 1u << d, st, 2)) {
+ *     do { ... w.off[0], w.off[1] ... } while (pte_ks_walk_next(&w));
+ *   }
+ *
+ * st[k] points at tensor k's strides indexed like sizes. Returns false (nothing to visit) if a
+ * walked size is 0. Visits one position when every dim is skipped. Row-major order. */
+#define PTE_KS_WALK_MAX 4
+typedef struct pte_ks_walk {
+  int32_t n, nt;
+  int64_t sz[PTE_MAX_RANK];
+  int64_t st[PTE_KS_WALK_MAX][PTE_MAX_RANK];
+  int64_t cnt[PTE_MAX_RANK];
+  int64_t off[PTE_KS_WALK_MAX];
+} pte_ks_walk;
+bool pte_ks_walk_init(pte_ks_walk *w, const int32_t *sizes, int32_t dim, uint32_t skip_mask,
+                      const int64_t *const *st, int nt);
+bool pte_ks_walk_next(pte_ks_walk *w);
+
 #ifdef __cplusplus
 }
 #endif
