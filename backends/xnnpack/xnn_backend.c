@@ -1,4 +1,5 @@
 /* The "XnnpackBackend" function table, registration and options. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,14 +212,8 @@ size_t pte_xnn_delegate_profile_nodes(const pte_xnn_delegate *d, pte_xnn_node_ti
   return d->n_nodes;
 }
 
-size_t pte_xnn_delegate_profile_kinds(const pte_xnn_delegate *d, pte_xnn_node_time *out, size_t cap) {
-  if (!d || !d->prof_ns) return 0;
-  uint64_t ns[256] = {0}, calls[256] = {0};
-  for (size_t i = 0; i < d->n_nodes; i++) {
-    if (d->nodes[i].fuse == PTE_XNN_FUSE_SKIP) continue; /* absorbed into another node */
-    ns[d->nodes[i].type] += d->prof_ns[i];
-    calls[d->nodes[i].type] += d->prof_calls[i];
-  }
+/* Fills out[] (at most cap) with the kinds that ran, largest time first; returns their count. */
+static size_t prof_sorted(const uint64_t *ns, const uint64_t *calls, pte_xnn_node_time *out, size_t cap) {
   size_t n = 0;
   for (unsigned t = 0; t < 256; t++) {
     if (!calls[t]) continue;
@@ -238,4 +233,39 @@ size_t pte_xnn_delegate_profile_kinds(const pte_xnn_delegate *d, pte_xnn_node_ti
     n++;
   }
   return n;
+}
+
+size_t pte_xnn_delegate_profile_kinds(const pte_xnn_delegate *d, pte_xnn_node_time *out, size_t cap) {
+  if (!d || !d->prof_ns) return 0;
+  uint64_t ns[256] = {0}, calls[256] = {0};
+  for (size_t i = 0; i < d->n_nodes; i++) {
+    if (d->nodes[i].fuse == PTE_XNN_FUSE_SKIP) continue; /* absorbed into another node */
+    ns[d->nodes[i].type] += d->prof_ns[i];
+    calls[d->nodes[i].type] += d->prof_calls[i];
+  }
+  return prof_sorted(ns, calls, out, cap);
+}
+
+/* Process-wide totals of every delegate that profiles (pte_xnnpack_profile_kinds). */
+static _Atomic uint64_t g_prof_ns[256], g_prof_calls[256];
+
+void pte_xnn_profile_global_add(unsigned type, uint64_t ns) {
+  atomic_fetch_add_explicit(&g_prof_ns[type & 255], ns, memory_order_relaxed);
+  atomic_fetch_add_explicit(&g_prof_calls[type & 255], 1, memory_order_relaxed);
+}
+
+size_t pte_xnnpack_profile_kinds(pte_xnn_node_time *out, size_t cap) {
+  uint64_t ns[256], calls[256];
+  for (unsigned t = 0; t < 256; t++) {
+    ns[t] = atomic_load_explicit(&g_prof_ns[t], memory_order_relaxed);
+    calls[t] = atomic_load_explicit(&g_prof_calls[t], memory_order_relaxed);
+  }
+  return prof_sorted(ns, calls, out, cap);
+}
+
+void pte_xnnpack_profile_reset(void) {
+  for (unsigned t = 0; t < 256; t++) {
+    atomic_store_explicit(&g_prof_ns[t], 0, memory_order_relaxed);
+    atomic_store_explicit(&g_prof_calls[t], 0, memory_order_relaxed);
+  }
 }

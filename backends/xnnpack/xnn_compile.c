@@ -1378,8 +1378,10 @@ pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size
       clock_gettime(CLOCK_MONOTONIC, &t0);
       s = pte_xnn_run_node(&x, i, err);
       clock_gettime(CLOCK_MONOTONIC, &t1);
-      d->prof_ns[i] += (uint64_t)((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
+      const uint64_t ns = (uint64_t)((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
+      d->prof_ns[i] += ns;
       d->prof_calls[i]++;
+      if (d->nodes[i].fuse != PTE_XNN_FUSE_SKIP) pte_xnn_profile_global_add(d->nodes[i].type, ns);
       if (s != PTE_OK) return s;
     }
     return PTE_OK;

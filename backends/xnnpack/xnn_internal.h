@@ -462,6 +462,9 @@ bool pte_xnn_packed_header_read(const uint8_t *p, size_t avail, pte_xnn_packed_i
 void pte_xnn_packed_relayout(const uint8_t *src, const pte_xnn_packed_info *src_info, uint8_t *dst,
                              const pte_xnn_packed_info *dst_info);
 
+/* Adds one profiled node execution to the process-wide per-kind totals. */
+void pte_xnn_profile_global_add(unsigned type, uint64_t ns);
+
 /* Init counters (pte_xnnpack_stats). */
 enum { PTE_XNN_STAT_PACKS, PTE_XNN_STAT_PACKED_BYTES, PTE_XNN_STAT_PREPARED, PTE_XNN_STAT_PREPARED_COPIES,
        PTE_XNN_STAT_REPACKS, PTE_XNN_STAT_COUNT };

@@ -202,6 +202,11 @@ void pte_xnn_delegate_profile_reset(pte_xnn_delegate *d);
 size_t pte_xnn_delegate_profile_kinds(const pte_xnn_delegate *d, pte_xnn_node_time *out, size_t cap);
 /* Totals per node in execution order (cap entries at most); returns the node count. */
 size_t pte_xnn_delegate_profile_nodes(const pte_xnn_delegate *d, pte_xnn_node_time *out, size_t cap);
+/* Process-wide totals per node kind over every delegate with profiling on (e.g. those a method
+ * created after pte_xnnpack_set_profiling_default(true)), since the last reset; same ordering
+ * and return value as pte_xnn_delegate_profile_kinds. */
+size_t pte_xnnpack_profile_kinds(pte_xnn_node_time *out, size_t cap);
+void pte_xnnpack_profile_reset(void);
 
 /* ---- Blob header ------------------------------------------------------------------------------ */
 

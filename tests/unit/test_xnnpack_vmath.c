@@ -319,6 +319,28 @@ static void fusion_case(bool keep) {
     xt_tensor_init(&to, PTE_DTYPE_FLOAT, 2, dims, ov, sizeof ov, 0);
     xt_tensor_init(&ts, PTE_DTYPE_FLOAT, 2, dims, sv, sizeof sv, 0);
     pte_evalue *args[3] = {&ti.ev, &to.ev, &ts.ev};
+    if (!keep) { /* profiling: per kind and per node, and the process-wide totals */
+      CHECK_OK(pte_xnn_delegate_set_profiling(d, true));
+      pte_xnnpack_profile_reset();
+      for (int r = 0; r < 2; r++) CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
+      pte_xnn_node_time kt[8], nt[8], gt[8];
+      CHECK_EQ_INT(pte_xnn_delegate_profile_kinds(d, kt, 8), 2); /* Add, Multiply (SiLU + clamp) */
+      CHECK_EQ_INT(pte_xnn_delegate_profile_nodes(d, nt, 8), 4);
+      CHECK_EQ_INT(pte_xnnpack_profile_kinds(gt, 8), 2);
+      for (int q = 0; q < 2; q++) {
+        CHECK(kt[q].type == PTE_XNN_NODE_ADD || kt[q].type == PTE_XNN_NODE_MULTIPLY);
+        CHECK_EQ_INT(kt[q].calls, 2);
+        CHECK_EQ_INT(gt[q].calls, 2);
+      }
+      CHECK(kt[0].ns >= kt[1].ns);
+      CHECK_STR(nt[2].name, "XNNMultiply");
+      CHECK_EQ_INT(nt[2].node, 2);
+      CHECK_EQ_INT(nt[0].calls, 2);
+      CHECK(nt[0].ns + nt[2].ns > 0);
+      pte_xnn_delegate_profile_reset(d);
+      CHECK_EQ_INT(pte_xnn_delegate_profile_kinds(d, kt, 8), 0);
+      CHECK_OK(pte_xnn_delegate_set_profiling(d, false));
+    }
     CHECK_OK(pte_xnn_delegate_execute(d, args, keep ? 3 : 2, &err));
     for (int i = 0; i < N; i++) {
       const double yd = 2.0 * (double)xv[i];
