@@ -24,6 +24,7 @@ VFNI static __m256i vx2_mask(size_t n) {
 #define VSUB(a, b) _mm256_sub_ps(a, b)
 #define VMUL(a, b) _mm256_mul_ps(a, b)
 #define VDIV(a, b) _mm256_div_ps(a, b)
+#define VRCP(d) _mm256_div_ps(_mm256_set1_ps(1.0f), d)
 #define VFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define VSQRT(a) _mm256_sqrt_ps(a)
 #define VFLOOR(a) _mm256_floor_ps(a)

@@ -22,6 +22,12 @@
 #define VSUB(a, b) _mm512_sub_ps(a, b)
 #define VMUL(a, b) _mm512_mul_ps(a, b)
 #define VDIV(a, b) _mm512_div_ps(a, b)
+/* 14-bit estimate + one Newton step: r' = r + r (1 - d r), relative error ~2^-27 */
+VFNI static __m512 v5_rcp(__m512 d) {
+  const __m512 r = _mm512_rcp14_ps(d);
+  return _mm512_fmadd_ps(_mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r, r);
+}
+#define VRCP(d) v5_rcp(d)
 #define VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define VSQRT(a) _mm512_sqrt_ps(a)
 #define VFLOOR(a) _mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)

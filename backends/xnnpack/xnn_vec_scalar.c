@@ -30,6 +30,7 @@ static inline float vsc_asf(uint32_t u) {
 #define VSUB(a, b) ((a) - (b))
 #define VMUL(a, b) ((a) * (b))
 #define VDIV(a, b) ((a) / (b))
+#define VRCP(d) (1.0f / (d))
 #define VFMA(a, b, c) ((a) * (b) + (c))
 #define VSQRT(a) sqrtf(a)
 #define VFLOOR(a) floorf(a)

@@ -7,17 +7,20 @@
  *   VNAME(x) adds the ISA suffix
  *   VLOAD(p) VSTORE(p, v) VLOADN(p, n) VSTOREN(p, n, v) (n < VN lanes, others 0 / untouched)
  *   VSET(f) VADD VSUB VMUL VDIV VFMA(a, b, c) = a * b + c  VSQRT VFLOOR VCEIL VABS VNEG
+ *   VRCP(d) 1 / d for d in [1, 2] (an estimate refined by Newton steps where that is faster)
  *   VMAXX(a, b) / VMINX(a, b): x86 semantics (b when either is NaN)
  *   VLT(a, b) mask a < b; VISNAN(a) mask; VSEL(m, a, b) = m ? a : b; VCOPYSIGN(mag, sgn)
  *   VASI(v) VASF(i) bit casts; VSETI(i) VADDI VSUBI VSLLI(i, k) VSRAI(i, k)
  *
  * Accuracy (tests/unit/test_xnnpack_vmath.c, against double-precision libm over ~1.5M inputs per
  * function plus edge values; normal-range results, float ulps; measured max / asserted bound):
- *   exp 1.03 / 2, sigmoid 2.31 / 3, tanh 2.49 / 3, ELU 1.43 / 3 (alpha 0.3; 0.84 for alpha 1),
- *   SiLU 2.94 / 4 for x >= -87.3 (below, where sigmoid is denormal: abs error <= |x| 2^-148);
- *   denormal results of exp / sigmoid: within 2^-149. abs, neg, square, sqrt, rsqrt (1 / sqrt),
- *   floor, ceil, clamp, hardswish, leaky ReLU and the binary operators are bit-identical to their
- *   scalar C definitions. NaN in, NaN out; exp overflows to +inf above ~88.72.
+ *   exp 1.03 / 2, sigmoid 2.52 / 3, tanh 2.49 / 3, ELU 1.43 / 3 (alpha 0.3; 0.84 for alpha 1),
+ *   SiLU 3.20 / 4 for x >= -87.3; denormal results of exp: within 2^-149. Sigmoid and SiLU
+ *   flush e^-|x| below FLT_MIN to 0: sigmoid results below FLT_MIN (x < -87.34) are 0
+ *   (absolute error < 2^-126), SiLU there is x * 0 (absolute error < |x| 2^-126).
+ *   abs, neg, square, sqrt, rsqrt (1 / sqrt), floor, ceil, clamp, hardswish, leaky ReLU and the
+ *   binary operators are bit-identical to their scalar C definitions. NaN in, NaN out; exp
+ *   overflows to +inf above ~88.72.
  */
 
 /* exp(x) for any x: n = round(x / ln2), r = x - n ln2 (|r| <= ln2 / 2), e^r = 1 + p(r) with the
@@ -78,10 +81,29 @@ VFNI static VT VNAME(vm_expm1_neg)(VT x) {
     }                                                                                                \
   }
 
+/* e^z for z <= 0 (sigmoid family): one-step 2^n scaling (n >= -126), degree-6 polynomial
+ * (near-minimax on [-ln2/2, ln2/2], max relative error 0.07 x 2^-24); results below FLT_MIN
+ * (z < -87.3365) are flushed to 0. */
+VFNI static VT VNAME(vm_exp_neg)(VT z0) {
+  const VT z = VMAXX(VSET(-87.3365f), z0); /* ln(FLT_MIN) = -87.33654 */
+  const VT magic = VSET(12582912.0f);
+  const VT t = VFMA(z, VSET(1.44269504088896341f), magic);
+  const VT n = VSUB(t, magic);
+  VT r = VFMA(n, VSET(-0.693145751953125f), z);
+  r = VFMA(n, VSET(-1.42860682030941723e-6f), r);
+  VT p = VFMA(r, VSET(0.00138144672f), VSET(0.00836878084f));
+  p = VFMA(p, r, VSET(0.0416683927f));
+  p = VFMA(p, r, VSET(0.166665196f));
+  p = VFMA(p, r, VSET(0.49999994f));
+  p = VFMA(VMUL(p, r), r, r); /* expm1(r) */
+  const VT s = VASF(VSLLI(VADDI(VASI(t), VSETI(127)), 23));
+  return VSEL(VLT(z0, VSET(-87.3365f)), VSET(0.0f), VFMA(p, s, s)); /* below FLT_MIN: 0 */
+}
+
 VFNI static VT VNAME(vm_sigmoid)(VT x) {
-  const VT e = VNAME(vm_exp)(VNEG(VABS(x))); /* e^-|x| in (0, 1] */
-  const VT d = VADD(VSET(1.0f), e);
-  return VDIV(VSEL(VLT(x, VSET(0.0f)), e, VSET(1.0f)), d);
+  const VT e = VNAME(vm_exp_neg)(VNEG(VABS(x))); /* e^-|x| in (0, 1]; >= 2^-126 */
+  const VT d = VADD(VSET(1.0f), e); /* in [1, 2] */
+  return VMUL(VSEL(VLT(x, VSET(0.0f)), e, VSET(1.0f)), VRCP(d));
 }
 
 VFNI static VT VNAME(vm_tanh)(VT x) {
