@@ -984,7 +984,7 @@ pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *er
   d->shared_scratch = (shared + 63) & ~(size_t)63;
   size_t need = total + d->shared_scratch + d->scratch_per_thread * (size_t)d->threads + 64;
   if (need > d->arena_cap) {
-    uint8_t *p = (uint8_t *)pte_xnn_aligned_alloc(need);
+    uint8_t *p = (uint8_t *)pte_xnn_packed_alloc(need); /* >= 4 MiB: huge pages */
     if (!p) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: cannot allocate a %zu-byte arena", need);
     pte_xnn_aligned_free(d->arena);
     d->arena = p;
