@@ -13,7 +13,14 @@
  * Also prints RESULT lines (bench/bench_result.h): per case and peer, the time per call and
  * ratio = peer time / our time, goal >= 0.9.
  *
+ * Peers name their version and the kernels they ran: OpenBLAS's openblas_get_corename() (the
+ * process clears OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, which this machine's environment sets to
+ * pin AVX2, unless --blas-coretype sets one), XNNPACK's Debian version and the ISA it picks.
+ * bench/xnnpack_fc.sh runs it twice: best vs best, then matched AVX2 rows (--isa avx2
+ * --blas-coretype Haswell --no-xnnpack: XNNPACK's kernel choice cannot be limited).
+ *
  * Usage: bench_xnnpack_fc [--quick] [--isa scalar|avx2|avx512] [--threads N] [--m M --kn K]
+ *                         [--blas-coretype NAME] [--no-xnnpack]
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -93,7 +100,31 @@ static xnn_setup_fc_t p_xsetup;
 static xnn_run_t p_xrun;
 static xnn_delete_t p_xdelete;
 
-static void load_peers(void) {
+/* The peers as they really ran: library version and the kernels (ISA) they chose. */
+static char g_blas_name[160] = "OpenBLAS", g_xnn_name[160] = "XNNPACK";
+
+/* Debian package version of `pkg` ("" when unknown). */
+static void deb_version(const char *pkg, char *buf, size_t cap) {
+  char cmd[160];
+  buf[0] = 0;
+  snprintf(cmd, sizeof cmd, "dpkg-query -W -f='${Version}' %s 2>/dev/null", pkg);
+  FILE *f = popen(cmd, "r");
+  if (!f) return;
+  if (!fgets(buf, (int)cap, f)) buf[0] = 0;
+  pclose(f);
+  buf[strcspn(buf, "\n")] = 0;
+}
+
+static void load_peers(const char *blas_coretype) {
+  /* OpenBLAS reads OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE when it is loaded: this machine's
+   * environment pins its AVX2 ("Haswell") kernels. Best vs best clears both for this process only;
+   * --blas-coretype sets the core for matched-ISA rows. */
+  if (blas_coretype) {
+    setenv("OPENBLAS_CORETYPE", blas_coretype, 1);
+  } else {
+    unsetenv("OPENBLAS_CORETYPE");
+    unsetenv("OPENBLAS_L2_SIZE");
+  }
   const char *blas[] = {"libopenblas.so.0", "libopenblas.so", "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"};
   for (size_t i = 0; i < sizeof blas / sizeof blas[0] && !p_sgemm; i++) {
     void *h = dlopen(blas[i], RTLD_NOW | RTLD_LOCAL);
@@ -102,6 +133,13 @@ static void load_peers(void) {
     p_sgemv = (sgemv_t)dlsym(h, "cblas_sgemv");
     set_threads_t st = (set_threads_t)dlsym(h, "openblas_set_num_threads");
     if (st) st(1);
+    typedef char *(*str_fn)(void);
+    str_fn core = (str_fn)dlsym(h, "openblas_get_corename"), cfg = (str_fn)dlsym(h, "openblas_get_config");
+    char ver[64];
+    deb_version("libopenblas0-pthread", ver, sizeof ver);
+    if (!ver[0]) deb_version("libopenblas0", ver, sizeof ver);
+    snprintf(g_blas_name, sizeof g_blas_name, "OpenBLAS %s (%s kernels)", ver[0] ? ver : (cfg ? cfg() : "?"),
+             core ? core() : "unknown");
   }
   const char *xl[] = {"libXNNPACK.so.0", "libXNNPACK.so"};
   for (size_t i = 0; i < sizeof xl / sizeof xl[0] && !p_xcreate; i++) {
@@ -113,6 +151,11 @@ static void load_peers(void) {
     p_xrun = (xnn_run_t)dlsym(h, "xnn_run_operator");
     p_xdelete = (xnn_delete_t)dlsym(h, "xnn_delete_operator");
     if (!init || init(NULL) != 0 || !p_xcreate || !p_xsetup || !p_xrun) p_xcreate = NULL;
+    char ver[64];
+    deb_version("libxnnpack0", ver, sizeof ver);
+    /* XNNPACK picks its microkernels at init from the CPU (cpuinfo); it cannot be limited */
+    const char *isa = __builtin_cpu_supports("avx512f") ? "avx512f" : __builtin_cpu_supports("avx2") ? "avx2" : "sse/scalar";
+    snprintf(g_xnn_name, sizeof g_xnn_name, "XNNPACK %s (%s kernels, its choice on this CPU)", ver[0] ? ver : "?", isa);
   }
 }
 
@@ -179,12 +222,22 @@ static double max_rel_diff(const float *a, const float *b, const float *bias, si
   return w;
 }
 
+static const char *blas_label(size_t m) {
+  static char buf[200];
+  snprintf(buf, sizeof buf, "%s %s", g_blas_name, m == 1 ? "sgemv" : "sgemm");
+  return buf;
+}
+
 int main(int argc, char **argv) {
   bool quick = false;
   size_t only_m = 0, only_k = 0;
   pte_xnnpack_options o = {1, PTE_XNN_ISA_AUTO};
+  const char *blas_core = NULL;
+  bool no_xnn = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (strcmp(argv[i], "--blas-coretype") == 0 && i + 1 < argc) blas_core = argv[++i];
+    else if (strcmp(argv[i], "--no-xnnpack") == 0) no_xnn = true;
     else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) o.num_threads = atoi(argv[++i]);
     else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc) only_m = (size_t)atol(argv[++i]);
     else if (strcmp(argv[i], "--kn") == 0 && i + 1 < argc) only_k = (size_t)atol(argv[++i]);
@@ -196,13 +249,14 @@ int main(int argc, char **argv) {
                                          : PTE_XNN_ISA_AUTO;
     }
   }
-  load_peers();
+  load_peers(blas_core);
+  if (no_xnn) p_xcreate = NULL;
   const int rounds = quick ? 6 : 20;
   const double batch = quick ? 0.02 : 0.05;
-  printf("# fully-connected fp32, %d thread(s), XnnpackBackend ISA %s; peers: OpenBLAS %s, XNNPACK %s\n",
+  printf("# fully-connected fp32, %d thread(s), XnnpackBackend ISA %s; peers: %s, %s\n",
          o.num_threads ? o.num_threads : 1,
          pte_xnnpack_isa_name(o.isa == PTE_XNN_ISA_AUTO ? pte_xnnpack_detect_isa() : o.isa),
-         p_sgemm ? "yes" : "not found", p_xcreate ? "yes" : "not found");
+         p_sgemm ? g_blas_name : "OpenBLAS not found", p_xcreate ? g_xnn_name : "XNNPACK not used");
   printf("%-22s %12s %12s %12s %9s %9s %9s %8s\n", "case", "ours_us", "openblas_us", "xnnpack_us", "ours_GF",
          "blas_GF", "xnn_GF", "ratio");
   size_t sizes[2] = {1024, 4096}, batches[2] = {1, 64};
@@ -283,13 +337,13 @@ int main(int argc, char **argv) {
                pte_xnnpack_isa_name(o.isa == PTE_XNN_ISA_AUTO ? pte_xnnpack_detect_isa() : o.isa));
       if (t_blas > 0)
         pte_bench_result("xnnpack_fc", rc, "fully-connected fp32, time per call", "µs", t_ours * 1e6,
-                         c.m == 1 ? "OpenBLAS cblas_sgemv" : "OpenBLAS cblas_sgemm", t_blas * 1e6, t_blas / t_ours,
+                         blas_label(c.m), t_blas * 1e6, t_blas / t_ours,
                          ">= 0.9", pte_bench_check(t_blas / t_ours >= 0.9));
       else
         pte_bench_skipped("xnnpack_fc", rc, "fully-connected fp32 vs OpenBLAS", "skipped: libopenblas not found");
       if (t_xnn > 0)
         pte_bench_result("xnnpack_fc", rc, "fully-connected fp32, time per call", "µs", t_ours * 1e6,
-                         "XNNPACK fully_connected_nc_f32", t_xnn * 1e6, t_xnn / t_ours, ">= 0.9",
+                         g_xnn_name, t_xnn * 1e6, t_xnn / t_ours, ">= 0.9",
                          pte_bench_check(t_xnn / t_ours >= 0.9));
       else
         pte_bench_skipped("xnnpack_fc", rc, "fully-connected fp32 vs XNNPACK", "skipped: libXNNPACK not found");

@@ -28,4 +28,10 @@ if [ ! -x "$bin" ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" --target bench_xnnpack_fc >/dev/null
 fi
+# best vs best (each side on its best kernels; OpenBLAS's core pin cleared inside the bench), then
+# matched rows: pte limited to AVX2 against OpenBLAS on its AVX2 (Haswell) kernels
 "$bin" "$@"
+if grep -q avx512f /proc/cpuinfo 2>/dev/null; then
+  echo "# matched ISA: both on AVX2"
+  "$bin" --isa avx2 --blas-coretype Haswell --no-xnnpack "$@"
+fi

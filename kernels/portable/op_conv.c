@@ -26,53 +26,11 @@
 #pragma GCC optimize("O3")
 #endif
 
-typedef struct conv_geom {
-  int64_t N, Cin, H, W;      /* input (H = 1 for 1-D) */
-  int64_t Cout, OH, OW;      /* output */
-  int64_t kH, kW;            /* kernel */
-  int64_t sH, sW, pH, pW, dH, dW, opH, opW;
-  int64_t groups, Cin_g, Cout_g;
-  int64_t si[4], sw[4], so[4]; /* (n|o, c|i, h, w) strides of input, weight, out */
-  bool one_d, transposed;
-} conv_geom;
+typedef pte_nn_conv_geom conv_geom;
 
 static int64_t wrap_u64(uint64_t v) {
   if (v <= (uint64_t)INT64_MAX) return (int64_t)v;
   return -(int64_t)(~v) - 1;
-}
-
-/* Strides of a 3-D/4-D tensor viewed as 4-D (a 1-D conv tensor gets a size-1 H of stride 0). */
-static void view4(const pte_tensor *t, int64_t st[4]) {
-  if (t->dim == 3) {
-    st[0] = t->strides[0];
-    st[1] = t->strides[1];
-    st[2] = 0;
-    st[3] = t->strides[2];
-  } else {
-    for (int i = 0; i < 4; i++) st[i] = t->strides[i];
-  }
-}
-
-/* Reads a SymInt[] parameter with 1 or nsp values into (h, w); for 1-D h gets `h_default`. */
-static bool read_param(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t i,
-                       const char *what, bool one_d, int64_t h_default, int64_t *h, int64_t *w) {
-  size_t n = 0;
-  const int64_t *v = pte_k_arg_int_list(ctx, args, nargs, i, &n);
-  if (!v) return false;
-  size_t nsp = one_d ? 1 : 2;
-  if (n != 1 && n != nsp) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "convolution: %s must have 1 or %zu values, got %zu",
-                    what, nsp, n);
-    return false;
-  }
-  if (one_d) {
-    *h = h_default;
-    *w = v[0];
-  } else {
-    *h = v[0];
-    *w = n == 2 ? v[1] : v[0];
-  }
-  return true;
 }
 
 /* ---- float32 / float64 implicit GEMM ------------------------------------------------------ */
@@ -440,43 +398,10 @@ static void op_convolution(pte_kernel_context *ctx, pte_evalue **args, size_t na
   bool ok;
   pte_tensor *bias = pte_k_arg_opt_tensor(ctx, args, nargs, 2, &ok);
   if (!in || !w || !ok) return;
-  if (in->dim == 5) {
-    pte_kernel_fail(ctx, PTE_ERR_NOT_SUPPORTED, "convolution: 3-D convolution is not supported");
-    return;
-  }
-  if (in->dim != 3 && in->dim != 4) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "convolution: expected 3-D or 4-D input, got %d-D",
-                    (int)in->dim);
-    return;
-  }
-  if (w->dim != in->dim) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "convolution: weight must be %d-D, got %d-D",
-                    (int)in->dim, (int)w->dim);
-    return;
-  }
   conv_geom g;
-  memset(&g, 0, sizeof g);
-  g.one_d = in->dim == 3;
-  if (!read_param(ctx, args, nargs, 3, "stride", g.one_d, 1, &g.sH, &g.sW) ||
-      !read_param(ctx, args, nargs, 4, "padding", g.one_d, 0, &g.pH, &g.pW) ||
-      !read_param(ctx, args, nargs, 5, "dilation", g.one_d, 1, &g.dH, &g.dW) ||
-      !pte_k_arg_bool(ctx, args, nargs, 6, &g.transposed) ||
-      !read_param(ctx, args, nargs, 7, "output_padding", g.one_d, 0, &g.opH, &g.opW) ||
-      !pte_k_arg_int(ctx, args, nargs, 8, &g.groups))
-    return;
+  if (!pte_nn_conv_geom_read(ctx, "convolution", args, nargs, 3, in, w, &g)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 9);
   if (!out) return;
-  if (g.sH <= 0 || g.sW <= 0 || g.dH <= 0 || g.dW <= 0 || g.pH < 0 || g.pW < 0 || g.opH < 0 ||
-      g.opW < 0 || g.sH > INT32_MAX || g.sW > INT32_MAX || g.dH > INT32_MAX || g.dW > INT32_MAX ||
-      g.pH > INT32_MAX || g.pW > INT32_MAX) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
-                    "convolution: stride and dilation must be > 0, padding >= 0");
-    return;
-  }
-  if (g.groups <= 0 || g.groups > INT32_MAX) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "convolution: groups must be > 0");
-    return;
-  }
   /* dtypes: one floating or integer dtype throughout */
   const int dt = in->dtype;
   if (!pte_k_is_floating(dt) && !pte_k_is_integral(dt)) {
@@ -487,51 +412,6 @@ static void op_convolution(pte_kernel_context *ctx, pte_evalue **args, size_t na
   if (w->dtype != dt || out->dtype != dt || (bias && bias->dtype != dt)) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "convolution: input, weight, bias and out must "
                     "share one dtype");
-    return;
-  }
-  g.N = in->sizes[0];
-  g.Cin = in->sizes[1];
-  g.H = g.one_d ? 1 : in->sizes[2];
-  g.W = in->sizes[in->dim - 1];
-  g.kH = g.one_d ? 1 : w->sizes[2];
-  g.kW = w->sizes[w->dim - 1];
-  if (!g.transposed) {
-    g.Cout = w->sizes[0];
-    g.Cin_g = w->sizes[1];
-    if (g.Cin_g * g.groups != g.Cin || g.Cout % g.groups != 0) {
-      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
-                      "convolution: weight [%d,%d,...] does not match %d input channels in %d groups",
-                      (int)w->sizes[0], (int)w->sizes[1], (int)g.Cin, (int)g.groups);
-      return;
-    }
-    g.Cout_g = g.Cout / g.groups;
-    g.OH = (g.H + 2 * g.pH - g.dH * (g.kH - 1) - 1) / g.sH + 1;
-    g.OW = (g.W + 2 * g.pW - g.dW * (g.kW - 1) - 1) / g.sW + 1;
-    if (g.H + 2 * g.pH < g.dH * (g.kH - 1) + 1 || g.W + 2 * g.pW < g.dW * (g.kW - 1) + 1) g.OH = 0;
-  } else {
-    if (w->sizes[0] != g.Cin || g.Cin % g.groups != 0) {
-      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
-                      "convolution: transposed weight [%d,...] does not match %d input channels",
-                      (int)w->sizes[0], (int)g.Cin);
-      return;
-    }
-    if ((g.opH >= g.sH && g.opH >= g.dH) || (g.opW >= g.sW && g.opW >= g.dW)) {
-      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
-                      "convolution: output padding must be smaller than either stride or dilation");
-      return;
-    }
-    g.Cin_g = g.Cin / g.groups;
-    g.Cout_g = w->sizes[1];
-    g.Cout = g.Cout_g * g.groups;
-    g.OH = (g.H - 1) * g.sH - 2 * g.pH + g.dH * (g.kH - 1) + g.opH + 1;
-    g.OW = (g.W - 1) * g.sW - 2 * g.pW + g.dW * (g.kW - 1) + g.opW + 1;
-  }
-  if (g.kH <= 0 || g.kW <= 0 || g.Cin == 0 || g.H <= 0 || g.W <= 0) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "convolution: empty kernel or input");
-    return;
-  }
-  if (g.OH < 1 || g.OW < 1 || g.OH > INT32_MAX || g.OW > INT32_MAX) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "convolution: output size is too small");
     return;
   }
   if (bias && (int64_t)bias->numel != g.Cout) {
@@ -549,9 +429,9 @@ static void op_convolution(pte_kernel_context *ctx, pte_evalue **args, size_t na
   if (!pte_k_check_data(ctx, in, "input") || !pte_k_check_data(ctx, w, "weight") ||
       (bias && !pte_k_check_data(ctx, bias, "bias")))
     return;
-  view4(in, g.si);
-  view4(w, g.sw);
-  view4(out, g.so);
+  pte_nn_view4(in, g.si);
+  pte_nn_view4(w, g.sw);
+  pte_nn_view4(out, g.so);
   if (out->numel == 0) {
     pte_k_set_return(args, nargs, 9);
     return;

@@ -274,6 +274,142 @@ static void op_batch_norm_no_training(pte_kernel_context *ctx, pte_evalue **args
   pte_nn_set_returns(args, nargs, 7, 3);
 }
 
+/* ---- _native_batch_norm_legit (training statistics) ---------------------------------------- */
+
+/* Batch statistics per channel (biased variance over N and the spatial dims), normalises with
+ * them, writes save_mean / save_invstd ([C]) and, when given, updates the running stats:
+ * running = (1 - momentum) * running + momentum * stat (variance unbiased: * n / (n - 1)). */
+static void bn_train(pte_kernel_context *ctx, const char *op, const pte_tensor *in, const pte_tensor *w,
+                     const pte_tensor *b, pte_tensor *rm, pte_tensor *rv, double momentum, double eps,
+                     pte_tensor *out, pte_tensor *sm, pte_tensor *si) {
+  if (in->dim < 2) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: input must be at least 2-D, got rank %d", op, (int)in->dim);
+    return;
+  }
+  const int64_t C = in->sizes[1];
+  if (!check_floating(ctx, in, "input") || !check_channel_vec(ctx, w, C, "weight") ||
+      !check_channel_vec(ctx, b, C, "bias") || !check_channel_vec(ctx, rm, C, "running_mean") ||
+      !check_channel_vec(ctx, rv, C, "running_var") || !check_floating(ctx, sm, "save_mean") ||
+      !check_floating(ctx, si, "save_invstd"))
+    return;
+  if ((rm == NULL) != (rv == NULL)) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: running_mean and running_var must both be given or both be None", op);
+    return;
+  }
+  if (out->dtype != in->dtype) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: out dtype %s != input dtype %s", op,
+                    pte_dtype_name(out->dtype), pte_dtype_name(in->dtype));
+    return;
+  }
+  int32_t csz[1] = {(int32_t)C};
+  if (!pte_k_resize_like(ctx, out, in) || !pte_k_resize_out(ctx, sm, csz, 1) ||
+      !pte_k_resize_out(ctx, si, csz, 1) || !pte_k_check_data(ctx, in, "input"))
+    return;
+  const int64_t Nb = in->sizes[0];
+  int64_t S = 1;
+  for (int32_t d = 2; d < in->dim; d++) S *= in->sizes[d];
+  const int64_t cnt = Nb * S;
+  span sin = make_span(in, 2, in->dim), sout = make_span(out, 2, out->dim);
+  for (int64_t c = 0; c < C; c++) {
+    double sum = 0.0, q = 0.0;
+    for (int64_t n = 0; n < Nb; n++) {
+      int64_t bi = n * in->strides[0] + c * in->strides[1];
+      for (int64_t j = 0; j < S; j++) sum += pte_k_load_double(in->data, in->dtype, bi + span_off(&sin, j));
+    }
+    const double mean = cnt ? sum / (double)cnt : NAN;
+    for (int64_t n = 0; n < Nb; n++) {
+      int64_t bi = n * in->strides[0] + c * in->strides[1];
+      for (int64_t j = 0; j < S; j++) {
+        double d = pte_k_load_double(in->data, in->dtype, bi + span_off(&sin, j)) - mean;
+        q += d * d;
+      }
+    }
+    const double var = cnt ? q / (double)cnt : NAN, invstd = 1.0 / sqrt(var + eps);
+    const double scale = param(w, c, 1.0) * invstd, shift = param(b, c, 0.0) - mean * scale;
+    for (int64_t n = 0; n < Nb; n++) {
+      int64_t bi = n * in->strides[0] + c * in->strides[1];
+      int64_t bo = n * out->strides[0] + c * out->strides[1];
+      for (int64_t j = 0; j < S; j++) {
+        double v = pte_k_load_double(in->data, in->dtype, bi + span_off(&sin, j));
+        pte_k_store_double(out->data, out->dtype, bo + span_off(&sout, j), v * scale + shift);
+      }
+    }
+    pte_k_store_double(sm->data, sm->dtype, c * sm->strides[0], mean);
+    pte_k_store_double(si->data, si->dtype, c * si->strides[0], invstd);
+    if (rm) {
+      const int64_t om = c * rm->strides[0], ov = c * rv->strides[0];
+      const double unbiased = q / (double)(cnt - 1);
+      pte_k_store_double(rm->data, rm->dtype, om,
+                         (1.0 - momentum) * pte_k_load_double(rm->data, rm->dtype, om) + momentum * mean);
+      pte_k_store_double(rv->data, rv->dtype, ov,
+                         (1.0 - momentum) * pte_k_load_double(rv->data, rv->dtype, ov) + momentum * unbiased);
+    }
+  }
+}
+
+/* aten::_native_batch_norm_legit.out(Tensor input, Tensor? weight, Tensor? bias,
+ *     Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps, *,
+ *     Tensor(d!) out, Tensor(e!) save_mean, Tensor(f!) save_invstd)
+ * training: batch statistics + running stats update; otherwise exactly
+ * _native_batch_norm_legit_no_training (running stats, empty save_mean / save_invstd). */
+static void op_batch_norm_legit(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_nn_check_nargs(ctx, nargs, 11, 3)) return;
+  pte_tensor *in = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *w, *b;
+  if (!in || !read_opt(ctx, args, nargs, 1, &w) || !read_opt(ctx, args, nargs, 2, &b)) return;
+  pte_tensor *rm = pte_k_arg_tensor(ctx, args, nargs, 3);
+  pte_tensor *rv = pte_k_arg_tensor(ctx, args, nargs, 4);
+  bool training;
+  double momentum, eps;
+  if (!rm || !rv || !pte_k_arg_bool(ctx, args, nargs, 5, &training) ||
+      !pte_k_arg_double(ctx, args, nargs, 6, &momentum) || !pte_k_arg_double(ctx, args, nargs, 7, &eps))
+    return;
+  if (!training) {
+    pte_evalue *a2[13];
+    size_t n2 = 0;
+    for (size_t i = 0; i < nargs; i++)
+      if (i != 5) a2[n2++] = args[i];
+    op_batch_norm_no_training(ctx, a2, n2);
+    return;
+  }
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 8);
+  pte_tensor *sm = pte_k_arg_tensor(ctx, args, nargs, 9);
+  pte_tensor *si = pte_k_arg_tensor(ctx, args, nargs, 10);
+  if (!out || !sm || !si) return;
+  if (!pte_k_check_data(ctx, rm, "running_mean") || !pte_k_check_data(ctx, rv, "running_var")) return;
+  bn_train(ctx, "_native_batch_norm_legit", in, w, b, rm, rv, momentum, eps, out, sm, si);
+  if (ctx->failure == PTE_OK) pte_nn_set_returns(args, nargs, 8, 3);
+}
+
+/* aten::_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias,
+ *     bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean,
+ *     Tensor(c!) save_invstd)
+ * Batch statistics only: with training=False there are no statistics to normalise with (ATen needs
+ * running stats in evaluation mode), which is an error. */
+static void op_batch_norm_no_stats(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_nn_check_nargs(ctx, nargs, 9, 3)) return;
+  pte_tensor *in = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *w, *b;
+  if (!in || !read_opt(ctx, args, nargs, 1, &w) || !read_opt(ctx, args, nargs, 2, &b)) return;
+  bool training;
+  double momentum, eps;
+  if (!pte_k_arg_bool(ctx, args, nargs, 3, &training) || !pte_k_arg_double(ctx, args, nargs, 4, &momentum) ||
+      !pte_k_arg_double(ctx, args, nargs, 5, &eps))
+    return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 6);
+  pte_tensor *sm = pte_k_arg_tensor(ctx, args, nargs, 7);
+  pte_tensor *si = pte_k_arg_tensor(ctx, args, nargs, 8);
+  if (!out || !sm || !si) return;
+  if (!training) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
+                    "_native_batch_norm_legit.no_stats: training=False needs running_mean/running_var "
+                    "(use _native_batch_norm_legit_no_training)");
+    return;
+  }
+  bn_train(ctx, "_native_batch_norm_legit.no_stats", in, w, b, NULL, NULL, momentum, eps, out, sm, si);
+  if (ctx->failure == PTE_OK) pte_nn_set_returns(args, nargs, 6, 3);
+}
+
 /* ---- native_group_norm -------------------------------------------------------------------- */
 
 static void op_group_norm(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
@@ -360,6 +496,8 @@ const pte_kernel pte_portable_norm_kernels[] = {
     {"aten::native_layer_norm.out", NULL, op_layer_norm},
     {"aten::_native_batch_norm_legit_no_training.out", NULL, op_batch_norm_no_training},
     {"aten::native_group_norm.out", NULL, op_group_norm},
+    {"aten::_native_batch_norm_legit.out", NULL, op_batch_norm_legit},
+    {"aten::_native_batch_norm_legit.no_stats_out", NULL, op_batch_norm_no_stats},
 };
 const size_t pte_portable_norm_kernels_count =
     sizeof pte_portable_norm_kernels / sizeof pte_portable_norm_kernels[0];

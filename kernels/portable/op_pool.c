@@ -7,6 +7,7 @@
  *       Tensor(a!) out)
  *   aten::_adaptive_avg_pool2d.out / aten::adaptive_avg_pool2d.out(Tensor self,
  *       SymInt[2] output_size, *, Tensor(a!) out)
+ *   aten::max_pool2d_with_indices_backward.grad_input (see below)
  *
  * Input is [C, H, W] or [N, C, H, W] in any dim order (NCHW, channels-last, ...): every access
  * goes through the strides. Output sizes follow ATen's pooling_output_shape (ceil_mode windows
@@ -385,7 +386,93 @@ static void op_adaptive_avg_pool2d(pte_kernel_context *ctx, pte_evalue **args, s
   pte_k_set_return(args, nargs, 2);
 }
 
+/* ---- max_pool2d_with_indices_backward ------------------------------------------------------ */
+
+/* aten::max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self,
+ *     int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode,
+ *     Tensor indices, *, Tensor(a!) grad_input)
+ * grad_input is zero except that each grad_output element is added at the flat position its
+ * index names within its (n, c) plane (windows may overlap, so positions can collect several). */
+static bool same_pool_shape(const pte_tensor *t, const pool_geom *g) {
+  int32_t n = 0;
+  if (t->dim != (g->batched ? 4 : 3)) return false;
+  if (g->batched && t->sizes[n++] != g->nb) return false;
+  return t->sizes[n] == g->C && t->sizes[n + 1] == g->OH && t->sizes[n + 2] == g->OW;
+}
+
+static void op_max_pool2d_backward(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  static const char op[] = "max_pool2d_with_indices_backward";
+  if (!pte_nn_check_nargs(ctx, nargs, 9, 1)) return;
+  pte_tensor *gy = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *in = pte_k_arg_tensor(ctx, args, nargs, 1);
+  if (!gy || !in) return;
+  pool_geom g;
+  bool ceil_mode, sempty;
+  if (!read_pair(ctx, args, nargs, 2, "kernel_size", false, &g.kH, &g.kW, NULL) ||
+      !read_pair(ctx, args, nargs, 3, "stride", true, &g.sH, &g.sW, &sempty) ||
+      !read_pair(ctx, args, nargs, 4, "padding", false, &g.pH, &g.pW, NULL) ||
+      !read_pair(ctx, args, nargs, 5, "dilation", false, &g.dH, &g.dW, NULL) ||
+      !pte_k_arg_bool(ctx, args, nargs, 6, &ceil_mode))
+    return;
+  if (sempty) {
+    g.sH = g.kH;
+    g.sW = g.kW;
+  }
+  pte_tensor *idx = pte_k_arg_tensor(ctx, args, nargs, 7);
+  pte_tensor *gx = pte_k_arg_tensor(ctx, args, nargs, 8);
+  if (!idx || !gx) return;
+  if (!input_geom(ctx, in, &g) || !check_params(ctx, &g, ceil_mode)) return;
+  if (!pte_k_is_floating(in->dtype) || gy->dtype != in->dtype || gx->dtype != in->dtype) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
+                    "%s: self, grad_output and grad_input must share one floating dtype, got %s, %s, %s", op,
+                    pte_dtype_name(in->dtype), pte_dtype_name(gy->dtype), pte_dtype_name(gx->dtype));
+    return;
+  }
+  if (idx->dtype != PTE_DTYPE_LONG) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: indices must be int64, got %s", op, pte_dtype_name(idx->dtype));
+    return;
+  }
+  if (!same_pool_shape(gy, &g) || !same_pool_shape(idx, &g)) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: grad_output and indices must have the pooled shape (C=%lld, %lldx%lld)",
+                    op, (long long)g.C, (long long)g.OH, (long long)g.OW);
+    return;
+  }
+  if (gx->dim != in->dim) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: grad_input must have rank %d", op, (int)in->dim);
+    return;
+  }
+  if (!pte_k_resize_like(ctx, gx, in) || !pte_k_check_data(ctx, gy, "grad_output") ||
+      !pte_k_check_data(ctx, idx, "indices"))
+    return;
+  int64_t sy[4], sx[4], sg[4];
+  nchw_strides(gy, sy);
+  nchw_strides(idx, sx);
+  nchw_strides(gx, sg);
+  const int dt = in->dtype;
+  const int64_t *ip = (const int64_t *)idx->data;
+  for (int64_t n = 0; n < g.nb; n++)
+    for (int64_t c = 0; c < g.C; c++) {
+      const int64_t bg = n * sg[0] + c * sg[1];
+      for (int64_t h = 0; h < g.H; h++)
+        for (int64_t w = 0; w < g.W; w++) pte_k_store_double(gx->data, dt, bg + h * sg[2] + w * sg[3], 0.0);
+      for (int64_t oh = 0; oh < g.OH; oh++)
+        for (int64_t ow = 0; ow < g.OW; ow++) {
+          const int64_t k = ip[n * sx[0] + c * sx[1] + oh * sx[2] + ow * sx[3]];
+          if (k < 0 || k >= g.H * g.W) {
+            pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: index %lld out of range for a %lldx%lld plane", op,
+                            (long long)k, (long long)g.H, (long long)g.W);
+            return;
+          }
+          const int64_t o = bg + (k / g.W) * sg[2] + (k % g.W) * sg[3];
+          const double v = pte_k_load_double(gy->data, dt, n * sy[0] + c * sy[1] + oh * sy[2] + ow * sy[3]);
+          pte_k_store_double(gx->data, dt, o, pte_k_load_double(gx->data, dt, o) + v);
+        }
+    }
+  pte_nn_set_returns(args, nargs, 8, 1);
+}
+
 const pte_kernel pte_portable_pool_kernels[] = {
+    {"aten::max_pool2d_with_indices_backward.grad_input", NULL, op_max_pool2d_backward},
     {"aten::max_pool2d_with_indices.out", NULL, op_max_pool2d_with_indices},
     {"aten::avg_pool2d.out", NULL, op_avg_pool2d},
     {"aten::_adaptive_avg_pool2d.out", NULL, op_adaptive_avg_pool2d},

@@ -12,6 +12,7 @@
 
 #include "portable/portable_reduce.h"
 #include "portable/util/kutil.h"
+#include "portable/util/kutil_reduce.h"
 #include "portable/util/kutil_shape.h"
 
 #define FAIL(status, ...)                          \
@@ -20,213 +21,46 @@
     return;                                        \
   } while (0)
 #define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+/* BAD for helpers returning bool */
+#define BADF(...)                                                \
+  do {                                                           \
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__); \
+    return false;                                                \
+  } while (0)
 
-/* ---- plan --------------------------------------------------------------------------------- */
-
-typedef struct rplan {
-  int32_t nk;                 /* kept dims (size > 1), logical order */
-  int64_t ksz[PTE_MAX_RANK];
-  int64_t kin[PTE_MAX_RANK];  /* self stride */
-  int64_t kout[2][PTE_MAX_RANK];
-  int64_t kcount;             /* number of output elements */
-  int32_t nr;                 /* reduced dims (size > 1, merged), logical order */
-  int64_t rsz[PTE_MAX_RANK];
-  int64_t rin[PTE_MAX_RANK];
-  int64_t rcount;             /* elements per reduction */
-} rplan;
-
-/* Reads the reduced-dims set. dims == NULL means every dim. Fails on out-of-range or repeated
- * dims. For a 0-dim self the only valid dims are 0 and -1 and the mask stays empty. */
-static bool red_mask(pte_kernel_context *ctx, const pte_tensor *self, const int64_t *dims, size_t n,
-                     uint32_t *mask) {
-  *mask = 0;
-  if (!dims) {
-    for (int32_t d = 0; d < self->dim; d++) *mask |= 1u << d;
-    return true;
-  }
-  uint32_t seen = 0;
-  for (size_t i = 0; i < n; i++) {
-    int32_t d;
-    if (!pte_ks_wrap_dim(dims[i], self->dim, &d)) {
-      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "dim %lld out of range for rank %d",
-                      (long long)dims[i], (int)self->dim);
-      return false;
-    }
-    if (seen & (1u << d)) {
-      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "dim %d appears multiple times in the list of dims", (int)d);
-      return false;
-    }
-    seen |= 1u << d;
-  }
-  if (self->dim > 0) *mask = seen;
-  return true;
-}
-
-/* Output shape of a reduction over mask. */
-static int32_t red_out_sizes(const pte_tensor *self, uint32_t mask, bool keepdim, int32_t *sizes) {
-  int32_t n = 0;
-  for (int32_t d = 0; d < self->dim; d++) {
-    if ((mask >> d) & 1u) {
-      if (keepdim) sizes[n++] = 1;
-    } else {
-      sizes[n++] = self->sizes[d];
-    }
-  }
-  return n;
-}
-
-/* Checks rank, resizes out to the reduction shape. */
-static bool red_resize(pte_kernel_context *ctx, const pte_tensor *self, uint32_t mask, bool keepdim,
-                       pte_tensor *out) {
-  int32_t sizes[PTE_MAX_RANK];
-  int32_t n = red_out_sizes(self, mask, keepdim, sizes);
-  if (out->dim != n) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "out has rank %d, expected %d", (int)out->dim, (int)n);
-    return false;
-  }
-  return pte_k_resize_out(ctx, out, sizes, n);
-}
-
-static void rplan_init(rplan *p, const pte_tensor *self, uint32_t mask, bool keepdim,
-                       const pte_tensor *out0, const pte_tensor *out1) {
-  p->nk = p->nr = 0;
-  p->kcount = p->rcount = 1;
-  int32_t od = 0;
-  for (int32_t d = 0; d < self->dim; d++) {
-    int64_t sz = self->sizes[d];
-    if ((mask >> d) & 1u) {
-      if (keepdim) od++;
-      p->rcount *= sz;
-      if (sz == 1) continue;
-      if (p->nr > 0 && p->rin[p->nr - 1] == self->strides[d] * sz) {
-        p->rsz[p->nr - 1] *= sz;
-        p->rin[p->nr - 1] = self->strides[d];
-      } else {
-        p->rsz[p->nr] = sz;
-        p->rin[p->nr] = self->strides[d];
-        p->nr++;
-      }
-    } else {
-      p->kcount *= sz;
-      if (sz != 1) {
-        p->ksz[p->nk] = sz;
-        p->kin[p->nk] = self->strides[d];
-        p->kout[0][p->nk] = out0->strides[od];
-        p->kout[1][p->nk] = out1 ? out1->strides[od] : 0;
-        p->nk++;
-      }
-      od++;
-    }
-  }
-}
-
-/* Outer walk over output elements. */
-typedef struct kwalk {
-  int64_t cnt[PTE_MAX_RANK];
-  int64_t in, out0, out1;
-} kwalk;
-
-static void kwalk_start(kwalk *w) {
-  memset(w->cnt, 0, sizeof w->cnt);
-  w->in = w->out0 = w->out1 = 0;
-}
-
-static void kwalk_next(const rplan *p, kwalk *w) {
-  for (int32_t i = p->nk - 1; i >= 0; i--) {
-    if (++w->cnt[i] < p->ksz[i]) {
-      w->in += p->kin[i];
-      w->out0 += p->kout[0][i];
-      w->out1 += p->kout[1][i];
-      return;
-    }
-    w->in -= p->kin[i] * (p->ksz[i] - 1);
-    w->out0 -= p->kout[0][i] * (p->ksz[i] - 1);
-    w->out1 -= p->kout[1][i] * (p->ksz[i] - 1);
-    w->cnt[i] = 0;
-  }
-}
-
-/* Inner walk over the reduced elements, in runs of the innermost reduced dim. */
-typedef struct rwalk {
-  int64_t cnt[PTE_MAX_RANK];
-  int64_t off;
-  int64_t len, st; /* run */
-} rwalk;
-
-static void rwalk_start(const rplan *p, rwalk *r, int64_t base) {
-  memset(r->cnt, 0, sizeof r->cnt);
-  r->off = base;
-  r->len = p->nr ? p->rsz[p->nr - 1] : 1;
-  r->st = p->nr ? p->rin[p->nr - 1] : 0;
-}
-
-static bool rwalk_next(const rplan *p, rwalk *r) {
-  for (int32_t i = p->nr - 2; i >= 0; i--) {
-    if (++r->cnt[i] < p->rsz[i]) {
-      r->off += p->rin[i];
-      return true;
-    }
-    r->off -= p->rin[i] * (p->rsz[i] - 1);
-    r->cnt[i] = 0;
-  }
-  return false;
-}
+typedef pte_kr_plan rplan;
+typedef pte_kr_kwalk kwalk;
+typedef pte_kr_rwalk rwalk;
+#define rplan_init pte_kr_plan_init
+#define kwalk_start pte_kr_kwalk_start
+#define kwalk_next pte_kr_kwalk_next
+#define rwalk_start pte_kr_rwalk_start
+#define rwalk_next pte_kr_rwalk_next
+#define arg_opt_dtype pte_kr_arg_opt_dtype
+#define arg_opt_dims pte_kr_arg_opt_dims
 
 static bool int_like(int dtype) { return pte_k_is_integral(dtype) || dtype == PTE_DTYPE_BOOL; }
 
-/* Reads an optional ScalarType argument (Int EValue or None); -1 for None. */
-static bool arg_opt_dtype(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t i, int *dt) {
-  *dt = -1;
-  if (pte_k_arg_is_none(args, nargs, i)) return true;
-  int64_t v;
-  if (!pte_k_arg_int(ctx, args, nargs, i, &v)) return false;
-  if (v < 0 || v >= PTE_DTYPE_NUM) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "invalid dtype %lld", (long long)v);
-    return false;
-  }
-  *dt = (int)v;
-  return true;
-}
-
-/* Reads an optional int[] dim argument: *dims NULL for None. */
-static bool arg_opt_dims(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t i,
-                         const int64_t **dims, size_t *n) {
-  *dims = NULL;
-  *n = 0;
-  if (pte_k_arg_is_none(args, nargs, i)) return true;
-  *dims = pte_k_arg_int_list(ctx, args, nargs, i, n);
-  return *dims != NULL;
-}
-
 /* ---- sum / mean ------------------------------------------------------------------------------ */
 
-static void sum_mean(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool mean) {
-  if (!pte_k_check_nargs(ctx, nargs, 5, 6)) return;
-  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
-  const int64_t *dims;
-  size_t n;
-  bool keepdim;
-  int dt;
-  if (!self || !arg_opt_dims(ctx, args, nargs, 1, &dims, &n) ||
-      !pte_k_arg_bool(ctx, args, nargs, 2, &keepdim) || !arg_opt_dtype(ctx, args, nargs, 3, &dt))
-    return;
-  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
-  if (!out) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("unsupported input dtype %s", pte_dtype_name(self->dtype));
-  if (!pte_k_dtype_supported(out->dtype)) BAD("unsupported out dtype %s", pte_dtype_name(out->dtype));
+/* sum / mean over dims (NULL or empty: every dim) into out; false after a recorded failure. */
+static bool sum_mean_core(pte_kernel_context *ctx, const pte_tensor *self, const int64_t *dims, size_t n,
+                          bool keepdim, int dt, pte_tensor *out, bool mean) {
+  if (!pte_k_dtype_supported(self->dtype)) BADF("unsupported input dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(out->dtype)) BADF("unsupported out dtype %s", pte_dtype_name(out->dtype));
   if (dt >= 0 && dt != out->dtype)
-    BAD("dtype argument %s does not match out dtype %s", pte_dtype_name(dt), pte_dtype_name(out->dtype));
+    BADF("dtype argument %s does not match out dtype %s", pte_dtype_name(dt), pte_dtype_name(out->dtype));
   if (mean) {
-    if (!pte_k_is_floating(out->dtype)) BAD("mean(): out dtype must be floating, got %s", pte_dtype_name(out->dtype));
+    if (!pte_k_is_floating(out->dtype)) BADF("mean(): out dtype must be floating, got %s", pte_dtype_name(out->dtype));
     if (dt < 0 && !pte_k_is_floating(self->dtype))
-      BAD("mean(): could not infer output dtype. Input dtype must be floating point, got %s",
+      BADF("mean(): could not infer output dtype. Input dtype must be floating point, got %s",
           pte_dtype_name(self->dtype));
   }
   /* an empty dim list means every dim */
   if (dims && n == 0) dims = NULL;
   uint32_t mask;
-  if (!red_mask(ctx, self, dims, n, &mask)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !red_resize(ctx, self, mask, keepdim, out)) return;
+  if (!pte_kr_mask(ctx, mean ? "mean" : "sum", self, dims, n, &mask)) return false;
+  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, mean ? "mean" : "sum", "out", self, mask, keepdim, out)) return false;
   rplan p;
   rplan_init(&p, self, mask, keepdim, out, NULL);
   int idt = self->dtype, odt = out->dtype;
@@ -270,6 +104,21 @@ static void sum_mean(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, b
       pte_k_store_int64(out->data, odt, w.out0, (int64_t)acc);
     }
   }
+  return true;
+}
+
+static void sum_mean(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool mean) {
+  if (!pte_k_check_nargs(ctx, nargs, 5, 6)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  const int64_t *dims;
+  size_t n;
+  bool keepdim;
+  int dt;
+  if (!self || !arg_opt_dims(ctx, args, nargs, 1, &dims, &n) ||
+      !pte_k_arg_bool(ctx, args, nargs, 2, &keepdim) || !arg_opt_dtype(ctx, args, nargs, 3, &dt))
+    return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
+  if (!out || !sum_mean_core(ctx, self, dims, n, keepdim, dt, out, mean)) return;
   pte_k_set_return(args, nargs, 4);
 }
 
@@ -283,6 +132,84 @@ static void op_sum(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
  *                Tensor(a!) out) */
 static void op_mean(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   sum_mean(ctx, args, nargs, true);
+}
+
+/* aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out): mean of every
+ * element (0-dim out). */
+static void op_mean_dtype(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int dt;
+  if (!self || !arg_opt_dtype(ctx, args, nargs, 1, &dt)) return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!out || !sum_mean_core(ctx, self, NULL, 0, false, dt, out, true)) return;
+  pte_k_set_return(args, nargs, 2);
+}
+
+/* ---- prod ------------------------------------------------------------------------------------ */
+
+/* Product over mask into out. Out dtype: dtype if given, else int64 for integral/bool self, else
+ * self's dtype. Floating products are computed in double, integral ones in wrapping 64-bit. */
+static void prod_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t out_idx,
+                        const pte_tensor *self, const int64_t *dim, bool keepdim, int dt, pte_tensor *out) {
+  if (!pte_k_dtype_supported(self->dtype)) BAD("prod: unsupported input dtype %s", pte_dtype_name(self->dtype));
+  int want = dt >= 0 ? dt : int_like(self->dtype) ? PTE_DTYPE_LONG : self->dtype;
+  if (!pte_k_dtype_supported(want)) BAD("prod: unsupported dtype argument %s", pte_dtype_name(want));
+  if (out->dtype != want)
+    BAD("prod: expected out dtype %s, got %s", pte_dtype_name(want), pte_dtype_name(out->dtype));
+  uint32_t mask;
+  if (!pte_kr_mask(ctx, "prod", self, dim, 1, &mask)) return;
+  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, "prod", "out", self, mask, keepdim, out)) return;
+  rplan p;
+  rplan_init(&p, self, mask, keepdim, out, NULL);
+  int idt = self->dtype, odt = out->dtype;
+  kwalk w;
+  kwalk_start(&w);
+  for (int64_t e = 0; e < p.kcount; e++, kwalk_next(&p, &w)) {
+    rwalk r;
+    rwalk_start(&p, &r, w.in);
+    if (pte_k_is_floating(odt)) {
+      double acc = 1;
+      if (p.rcount > 0) do {
+          for (int64_t j = 0; j < r.len; j++) acc *= pte_k_load_double(self->data, idt, r.off + j * r.st);
+        } while (rwalk_next(&p, &r));
+      pte_k_store_double(out->data, odt, w.out0, acc);
+    } else {
+      uint64_t acc = 1;
+      if (p.rcount > 0) do {
+          for (int64_t j = 0; j < r.len; j++) acc *= (uint64_t)pte_k_load_int64(self->data, idt, r.off + j * r.st);
+        } while (rwalk_next(&p, &r));
+      pte_k_store_int64(out->data, odt, w.out0, (int64_t)acc);
+    }
+  }
+  pte_k_set_return(args, nargs, out_idx);
+}
+
+/* aten::prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) */
+static void op_prod(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int dt;
+  if (!self || !arg_opt_dtype(ctx, args, nargs, 1, &dt)) return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
+  if (!out) return;
+  prod_common(ctx, args, nargs, 2, self, NULL, false, dt, out);
+}
+
+/* aten::prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None,
+ *                    Tensor(a!) out) */
+static void op_prod_int(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  if (!pte_k_check_nargs(ctx, nargs, 5, 6)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  int64_t d;
+  bool keepdim;
+  int dt;
+  if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d) || !pte_k_arg_bool(ctx, args, nargs, 2, &keepdim) ||
+      !arg_opt_dtype(ctx, args, nargs, 3, &dt))
+    return;
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
+  if (!out) return;
+  prod_common(ctx, args, nargs, 4, self, &d, keepdim, dt, out);
 }
 
 /* ---- extrema --------------------------------------------------------------------------------- */
@@ -338,16 +265,6 @@ static void extreme(const rplan *p, const pte_tensor *self, int64_t base, bool i
   *best_idx = bi;
 }
 
-/* Fails if a reduced dim has size 0 (nothing to take the max of). */
-static bool check_nonempty_red(pte_kernel_context *ctx, const pte_tensor *self, uint32_t mask, const char *op) {
-  for (int32_t d = 0; d < self->dim; d++)
-    if (((mask >> d) & 1u) && self->sizes[d] == 0) {
-      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s(): expected reduction dim %d to have non-zero size", op, (int)d);
-      return false;
-    }
-  return true;
-}
-
 static void amax_amin(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool is_max) {
   if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
   pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
@@ -361,9 +278,9 @@ static void amax_amin(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, 
   if (out->dtype != self->dtype)
     BAD("expected out dtype %s, got %s", pte_dtype_name(self->dtype), pte_dtype_name(out->dtype));
   uint32_t mask;
-  if (!red_mask(ctx, self, n ? dims : NULL, n, &mask)) return;
-  if (!check_nonempty_red(ctx, self, mask, is_max ? "amax" : "amin")) return;
-  if (!pte_k_check_data(ctx, self, "self") || !red_resize(ctx, self, mask, keepdim, out)) return;
+  if (!pte_kr_mask(ctx, is_max ? "amax" : "amin", self, n ? dims : NULL, n, &mask)) return;
+  if (!pte_kr_check_nonempty(ctx, self, mask, is_max ? "amax" : "amin")) return;
+  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, is_max ? "amax" : "amin", "out", self, mask, keepdim, out)) return;
   rplan p;
   rplan_init(&p, self, mask, keepdim, out, NULL);
   size_t es = pte_dtype_size(out->dtype);
@@ -395,11 +312,11 @@ static void argmax_argmin(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   if (!pte_k_dtype_supported(self->dtype)) BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
   if (out->dtype != PTE_DTYPE_LONG) BAD("expected out dtype int64, got %s", pte_dtype_name(out->dtype));
   uint32_t mask;
-  if (!red_mask(ctx, self, has_dim ? &d : NULL, 1, &mask)) return;
+  if (!pte_kr_mask(ctx, is_max ? "argmax" : "argmin", self, has_dim ? &d : NULL, 1, &mask)) return;
   const char *name = is_max ? "argmax" : "argmin";
   if (self->numel == 0 && !has_dim) BAD("%s(): expected a non-empty tensor when dim is None", name);
-  if (!check_nonempty_red(ctx, self, mask, name)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !red_resize(ctx, self, mask, keepdim, out)) return;
+  if (!pte_kr_check_nonempty(ctx, self, mask, name)) return;
+  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, is_max ? "argmax" : "argmin", "out", self, mask, keepdim, out)) return;
   rplan p;
   rplan_init(&p, self, mask, keepdim, out, NULL);
   kwalk w;
@@ -444,10 +361,10 @@ static void max_min_dim(pte_kernel_context *ctx, pte_evalue **args, size_t nargs
     BAD("expected values dtype %s, got %s", pte_dtype_name(self->dtype), pte_dtype_name(vals->dtype));
   if (idxs->dtype != PTE_DTYPE_LONG) BAD("expected indices dtype int64, got %s", pte_dtype_name(idxs->dtype));
   uint32_t mask;
-  if (!red_mask(ctx, self, &d, 1, &mask)) return;
-  if (!check_nonempty_red(ctx, self, mask, is_max ? "max" : "min")) return;
-  if (!pte_k_check_data(ctx, self, "self") || !red_resize(ctx, self, mask, keepdim, vals) ||
-      !red_resize(ctx, self, mask, keepdim, idxs))
+  if (!pte_kr_mask(ctx, is_max ? "max" : "min", self, &d, 1, &mask)) return;
+  if (!pte_kr_check_nonempty(ctx, self, mask, is_max ? "max" : "min")) return;
+  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, is_max ? "max" : "min", "values", self, mask, keepdim, vals) ||
+      !pte_kr_resize(ctx, is_max ? "max" : "min", "indices", self, mask, keepdim, idxs))
     return;
   rplan p;
   rplan_init(&p, self, mask, keepdim, vals, idxs);
@@ -470,6 +387,39 @@ static void op_max_dim(pte_kernel_context *ctx, pte_evalue **args, size_t nargs)
  *                   Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) */
 static void op_min_dim(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) { max_min_dim(ctx, args, nargs, false); }
 
+/* max.unary_out / min.unary_out: the extreme of every element into a 0-dim out (first NaN wins),
+ * converted to out's dtype (which self's dtype must be castable to). */
+static void max_min_unary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, bool is_max) {
+  const char *name = is_max ? "max" : "min";
+  if (!pte_k_check_nargs(ctx, nargs, 2, 3)) return;
+  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 1);
+  if (!self || !out) return;
+  if (!pte_k_dtype_supported(self->dtype)) BAD("%s: unsupported dtype %s", name, pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(out->dtype) || !pte_k_can_cast(self->dtype, out->dtype))
+    BAD("%s: cannot cast self dtype %s to out dtype %s", name, pte_dtype_name(self->dtype),
+        pte_dtype_name(out->dtype));
+  if (self->numel == 0)
+    BAD("%s(): Expected reduction dim to be specified for input.numel() == 0 (self is empty)", name);
+  if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, NULL, 0)) return;
+  uint32_t mask;
+  if (!pte_kr_mask(ctx, name, self, NULL, 0, &mask)) return;
+  rplan p;
+  rplan_init(&p, self, mask, false, out, NULL);
+  int64_t bo, bi;
+  extreme(&p, self, 0, is_max, &bo, &bi);
+  if (int_like(self->dtype))
+    pte_k_store_int64(out->data, out->dtype, 0, pte_k_load_int64(self->data, self->dtype, bo));
+  else
+    pte_k_store_double(out->data, out->dtype, 0, pte_k_load_double(self->data, self->dtype, bo));
+  pte_k_set_return(args, nargs, 1);
+}
+
+/* aten::max.unary_out(Tensor self, *, Tensor(a!) out) */
+static void op_max_unary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) { max_min_unary(ctx, args, nargs, true); }
+/* aten::min.unary_out(Tensor self, *, Tensor(a!) out) */
+static void op_min_unary(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) { max_min_unary(ctx, args, nargs, false); }
+
 /* ---- any ------------------------------------------------------------------------------------- */
 
 /* any over mask (or, when elementwise, per element); out is BOOL or BYTE. */
@@ -480,8 +430,8 @@ static void any_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
   if (out->dtype != PTE_DTYPE_BOOL && out->dtype != PTE_DTYPE_BYTE)
     BAD("any(): out dtype must be bool or uint8, got %s", pte_dtype_name(out->dtype));
   uint32_t mask = 0;
-  if (!elementwise && !red_mask(ctx, self, dims, n, &mask)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !red_resize(ctx, self, mask, keepdim || elementwise, out)) return;
+  if (!elementwise && !pte_kr_mask(ctx, "any", self, dims, n, &mask)) return;
+  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, "any", "out", self, mask, keepdim || elementwise, out)) return;
   rplan p;
   rplan_init(&p, self, mask, keepdim || elementwise, out, NULL);
   int dt = self->dtype;
@@ -605,6 +555,11 @@ const pte_kernel pte_portable_reduce_kernels[] = {
     {"aten::max.dim_max", NULL, op_max_dim},
     {"aten::min.dim_min", NULL, op_min_dim},
     {"aten::cumsum.out", NULL, op_cumsum},
+    {"aten::mean.dtype_out", NULL, op_mean_dtype},
+    {"aten::prod.out", NULL, op_prod},
+    {"aten::prod.int_out", NULL, op_prod_int},
+    {"aten::max.unary_out", NULL, op_max_unary},
+    {"aten::min.unary_out", NULL, op_min_unary},
 };
 const size_t pte_portable_reduce_kernels_count =
     sizeof pte_portable_reduce_kernels / sizeof pte_portable_reduce_kernels[0];

@@ -2,7 +2,8 @@
  *
  * aten::sum.IntList_out, aten::mean.out, aten::amax.out, aten::amin.out, aten::argmax.out,
  * aten::argmin.out, aten::any.out, aten::any.all_out, aten::any.dims_out, aten::max.dim_max,
- * aten::min.dim_min, aten::cumsum.out.
+ * aten::min.dim_min, aten::cumsum.out, aten::mean.dtype_out, aten::prod.out, aten::prod.int_out,
+ * aten::max.unary_out, aten::min.unary_out.
  * Fallback kernels (key NULL) handling every dtype and dim order the operator allows; register
  * with pte_register_kernels(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count).
  */
@@ -15,5 +16,9 @@
 
 extern const pte_kernel pte_portable_reduce_kernels[];
 extern const size_t pte_portable_reduce_kernels_count;
+
+/* aten::var.out, aten::var.correction_out, aten::var_mean.correction_out (op_var.c). */
+extern const pte_kernel pte_portable_var_kernels[];
+extern const size_t pte_portable_var_kernels_count;
 
 #endif

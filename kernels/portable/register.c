@@ -31,6 +31,8 @@ static const family k_families[] = {
     FAMILY(pool),   FAMILY(norm),   FAMILY(softmax),
     FAMILY(umath),   FAMILY(bitwise),
     FAMILY(view),   FAMILY(rearrange), FAMILY(scatter), FAMILY(pad), FAMILY(creation),
+    FAMILY(var),    FAMILY(distance), FAMILY(upsample), FAMILY(grid_sample),
+    FAMILY(conv_backward),
 };
 
 #define N_FAMILIES (sizeof k_families / sizeof k_families[0])

@@ -530,7 +530,7 @@ static bool build_op_program(const char *path, const char *op_name, const int32_
   pte_error_info e;
   memset(&e, 0, sizeof e);
   uint32_t m, op, chain;
-  int32_t x, y, one;
+  int32_t x = -1, y = -1, one = -1;
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
@@ -859,6 +859,64 @@ TEST(num_executions_profile_print_threads) {
   free(r.out);
 }
 
+/* --etdump: an ETDump flatbuffer that flatc decodes with schema/etdump.fbs (upstream's slots): one
+ * RunData per execute, each with its Method::execute scope and one DELEGATE_CALL. */
+TEST(etdump_decodes_with_flatc) {
+  if (!env_ok()) return;
+  const char *flatc = getenv("PTE_FLATC"), *schema = getenv("PTE_SCHEMA_DIR");
+  CHECK_MSG(schema, "PTE_SCHEMA_DIR unset");
+  const char *dir = tmpdir("run_etdump");
+  char mlp[2048], dump[2048];
+  snprintf(mlp, sizeof mlp, "%s/mlp.pte", dir);
+  snprintf(dump, sizeof dump, "%s/run.etdp", dir);
+  run_result r = pte(true, "synth mlp -o '%s' --widths 16,16 --delegate xnnpack", mlp);
+  CHECK_EQ_INT(r.rc, 0);
+  free(r.out);
+  r = pte(true, "run '%s' --num-executions 3 --etdump '%s' --print-output none", mlp, dump);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  free(r.out);
+  size_t n = 0;
+  uint8_t *bytes = test_read_file(dump, &n);
+  CHECK(bytes && n > 8 && memcmp(bytes + 4, "ED00", 4) == 0);
+  free(bytes);
+  if (!flatc || !*flatc) SKIP("flatc not installed (.ci/run installs it)");
+  r = pte(true, "run '%s' --etdump /nonexistent-dir/x.etdp", mlp);
+  CHECK_EQ_INT(r.rc, 1);
+  CHECK_CONTAINS(r.out, "AccessFailed");
+  free(r.out);
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --json --strict-json --raw-binary '%s/etdump.fbs' -- '%s' 2>&1 && cat run.json", dir,
+           flatc, schema, dump);
+  int code = -1;
+  char *json = test_run_capture(cmd, &code);
+  CHECK_MSG(code == 0 && json, "flatc: %s", json ? json : "");
+  test_json *j = parse_json(json);
+  free(json);
+  CHECK(j != NULL);
+  CHECK_EQ_INT(test_json_len(J(j, "run_data")), 3);
+  for (int k = 0; k < 3; k++) {
+    char key[96];
+    snprintf(key, sizeof key, "run_data[%d].name", k);
+    CHECK_STR(test_json_str(J(j, key)), "forward");
+    snprintf(key, sizeof key, "run_data[%d].events", k);
+    size_t ne = test_json_len(J(j, key)), execs = 0, calls = 0;
+    for (size_t e = 0; e < ne; e++) {
+      char kn[128], ks[128], ke[128];
+      snprintf(kn, sizeof kn, "run_data[%d].events[%zu].profile_event.name", k, e);
+      snprintf(ks, sizeof ks, "run_data[%d].events[%zu].profile_event.start_time", k, e);
+      snprintf(ke, sizeof ke, "run_data[%d].events[%zu].profile_event.end_time", k, e);
+      const char *name = test_json_str(J(j, kn));
+      CHECK(name != NULL);
+      CHECK(test_json_num(J(j, ke), 0) >= test_json_num(J(j, ks), 1));
+      if (!strcmp(name, "Method::execute")) execs++;
+      if (!strcmp(name, "DELEGATE_CALL")) calls++;
+    }
+    CHECK_EQ_INT(execs, 1);
+    CHECK_EQ_INT(calls, 1);
+  }
+  test_json_free(j);
+}
+
 /* ------------------------------------------------------------------ pte test */
 TEST(bundled_all_cases_pass) {
   if (!env_ok()) return;
@@ -962,6 +1020,7 @@ int main(void) {
   RUN(limits_max_memory_verify_instructions);
   RUN(inspect_reports_missing_kernels);
   RUN(num_executions_profile_print_threads);
+  RUN(etdump_decodes_with_flatc);
   RUN(channels_last_input_and_output_relayout);
   RUN(xnnpack_delegated_programs);
   RUN(bundled_all_cases_pass);

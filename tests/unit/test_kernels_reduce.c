@@ -33,7 +33,9 @@ static pte_tensor *scalar_out(int dtype) { return ktest_tensor(dtype, 0, NULL, N
 TEST(table_names) {
   const char *names[] = {"aten::sum.IntList_out", "aten::mean.out", "aten::amax.out", "aten::amin.out",
                          "aten::argmax.out", "aten::argmin.out", "aten::any.out", "aten::any.all_out",
-                         "aten::any.dims_out", "aten::max.dim_max", "aten::min.dim_min", "aten::cumsum.out"};
+                         "aten::any.dims_out", "aten::max.dim_max", "aten::min.dim_min", "aten::cumsum.out",
+                         "aten::mean.dtype_out", "aten::prod.out", "aten::prod.int_out", "aten::max.unary_out",
+                         "aten::min.unary_out"};
   CHECK_EQ_INT(pte_portable_reduce_kernels_count, sizeof names / sizeof names[0]);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     CHECK_MSG(ktest_find(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, names[i]), "%s", names[i]);

@@ -933,7 +933,7 @@ static pte_status qd8_blob(size_t m, size_t k, size_t n, const int8_t *w, const 
   if (!b) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
   uint32_t xd[2] = {(uint32_t)m, (uint32_t)k}, wd[2] = {(uint32_t)n, (uint32_t)k}, bd[1] = {(uint32_t)n},
            yd[2] = {(uint32_t)m, (uint32_t)n};
-  uint32_t x, xq, wv, bv, y;
+  uint32_t x, xq = 0, wv = 0, bv = 0, y = 0;
   pte_xnn_tensor_desc t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = xd, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT, t.external_id = 0;
@@ -1013,7 +1013,7 @@ static pte_status add_blob(const float *wdata, pte_xnn_blob *out, pte_error_info
   pte_xnn_builder *b = pte_xnn_builder_new();
   if (!b) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
   uint32_t xd[2] = {1, 40}, wd[2] = {24, 40};
-  uint32_t x, wv, y;
+  uint32_t x, wv = 0, y = 0;
   pte_xnn_tensor_desc t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = xd, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT, t.external_id = 0;

@@ -23,7 +23,7 @@ static void help(FILE *f) {
   fprintf(f,
           "usage: pte run FILE [--method M] [--data F.ptd] [--input PATH|VALUE]... [--input-fill ones|zeros|random]\n"
           "               [--seed N] [--output-dir DIR] [--repeat N] [--loader mmap|file|buffer] [--json]\n"
-          "               [--num-executions N] [--print-output none|summary|all] [--profile]\n"
+          "               [--num-executions N] [--print-output none|summary|all] [--profile] [--etdump F]\n"
           "               [--max-memory BYTES] [--verify full|minimal] [--max-instructions N] [--threads N]\n"
           "\n"
           "Loads one method of a .pte (or of the program inside a .bpte) with every kernel library pte\n"
@@ -54,6 +54,8 @@ static void help(FILE *f) {
           "  --profile           time every instruction: a table per operator / delegate (calls, total,\n"
           "                      mean, %% of execute); with --num-executions > 1 the first execute is\n"
           "                      left out (steady state)\n"
+          "  --etdump FILE       write every timed scope of every execute of the last load as an ETDump\n"
+          "                      (upstream's devtools format, identifier ED00; schema/etdump.fbs)\n"
           "  --loader KIND       how the program is read: mmap (default), file (pread), buffer (whole file\n"
           "                      read into memory first)\n"
           PTE_CLI_LOAD_OPTIONS_HELP
@@ -87,6 +89,7 @@ typedef struct run_opts {
   int num_executions;
   int print_output; /* 0 none, 1 summary, 2 all */
   bool profile;
+  const char *etdump;
 } run_opts;
 
 typedef enum { IN_UNSET, IN_FILE, IN_FILL, IN_LITERAL, IN_TRACED } in_kind;
@@ -628,10 +631,12 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       o->json = true;
     } else if (!strcmp(a, "--profile")) {
       o->profile = true;
-    } else if (!strcmp(a, "--num-executions") || !strcmp(a, "--print-output")) {
+    } else if (!strcmp(a, "--num-executions") || !strcmp(a, "--print-output") || !strcmp(a, "--etdump")) {
       if (!has_val) return usage_error("%s needs a value", a);
       const char *v = argv[++i];
-      if (!strcmp(a, "--num-executions")) {
+      if (!strcmp(a, "--etdump")) {
+        o->etdump = v;
+      } else if (!strcmp(a, "--num-executions")) {
         char *e;
         long n = strtol(v, &e, 10);
         if (e == v || *e || n < 1 || n > 10000000) return usage_error("--num-executions needs a count from 1 to 10000000, not '%s'", v);
@@ -824,13 +829,14 @@ static int run_run(int argc, char **argv) {
       }
       mem_ready = true;
     }
-    if (o.profile && last) { /* the last load is profiled */
+    if ((o.profile || o.etdump) && last) { /* the last load is profiled */
       s = pte_cli_profile_init(&prof, &prog, method_name);
       if (s != PTE_OK) {
         rc = fail(o.path, s, "cannot set up the profile");
         goto iter_done;
       }
       prof_ready = true;
+      prof.record = o.etdump != NULL;
       o.limits.tracer = &prof.base;
     }
     uint64_t inits0 = pte_cli_backend_inits(), destroys0 = pte_cli_backend_destroys();
@@ -945,15 +951,23 @@ static int run_run(int argc, char **argv) {
         if (v->tag == PTE_TAG_TENSOR) report_tensor(&c, i, v->u.tensor);
         else report_scalar(&c, i, v);
       }
+      if (o.etdump) {
+        s = pte_cli_profile_write_etdump(&prof, method_name, o.etdump, &err);
+        if (s != PTE_OK) {
+          rc = fail(o.etdump, s, err.msg);
+          if (o.json) o.json = false, c.w = NULL; /* the guard prints the error object */
+          goto iter_done;
+        }
+      }
       if (o.json) {
         jw_arr_end(&w);
-        if (prof_ready) {
+        if (prof_ready && o.profile) {
           jw_key(&w, "profile");
           pte_cli_profile_json(&prof, &w);
         }
         jw_obj_end(&w);
         jw_end(&w);
-      } else if (prof_ready) {
+      } else if (prof_ready && o.profile) {
         pte_cli_profile_print(&prof, stdout);
       }
       if (c.write_errors) rc = PTE_EXIT_FAIL;

@@ -290,7 +290,7 @@ static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image
   if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::max_pool2d_with_indices", "out", &S->op_pool, &S->err);
   if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::view_copy", "out", &S->op_view, &S->err);
   int32_t isz[4] = {batch, ch[0], image, image};
-  int32_t x, in;
+  int32_t x = -1, in;
   if (s == PTE_OK) s = act(S, isz, 4, &x);
   in = x;
   int32_t hw = image;
@@ -321,7 +321,7 @@ static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image
     if (s == PTE_OK) s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_relu, rargs, 3, NULL, &S->err);
     hw /= 2;
     int32_t psz[4] = {batch, cout, hw, hw};
-    int32_t p, idx;
+    int32_t p = -1, idx = -1;
     if (s == PTE_OK) s = act(S, psz, 4, &p);
     if (s == PTE_OK) {
       pte_wr_tensor t;
@@ -338,7 +338,7 @@ static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image
   }
   int32_t flat = ch[n - 1] * hw * hw;
   int64_t fsz[2] = {batch, flat};
-  int32_t l_fsz, v, y;
+  int32_t l_fsz = -1, v = -1, y;
   int32_t vsz[2] = {batch, flat};
   if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, fsz, 2, &l_fsz, &S->err);
   if (s == PTE_OK) s = act(S, vsz, 2, &v);
@@ -483,7 +483,7 @@ static pte_status xnn_cnn_graph(synth *S, pte_xnn_builder *b, const int32_t *ch,
   const uint32_t N = (uint32_t)batch;
   uint32_t hw = (uint32_t)image;
   uint32_t d_in[4] = {N, (uint32_t)ch[0], hw, hw}, d_t[4] = {N, hw, hw, (uint32_t)ch[0]};
-  uint32_t x, t;
+  uint32_t x, t = -1;
   pte_status s = xval(S, b, 4, d_in, 0, true, &x);
   if (s == PTE_OK) s = xval(S, b, 4, d_t, -1, false, &t);
   pte_xnn_node_desc nd;
@@ -498,7 +498,7 @@ static pte_status xnn_cnn_graph(synth *S, pte_xnn_builder *b, const int32_t *ch,
   for (size_t i = 0; i + 1 < n && s == PTE_OK; i++) {
     uint32_t cin = (uint32_t)ch[i], cout = (uint32_t)ch[i + 1];
     uint32_t gw[4] = {cout, cin, 3, 3}, gb[1] = {cout}, d_c[4] = {N, hw, hw, cout};
-    uint32_t W, B, c, p;
+    uint32_t W, B, c, p = -1;
     s = xconst(S, b, 4, gw, ohwi, cin * 9, &W);
     if (s == PTE_OK) s = xconst(S, b, 1, gb, NULL, cin * 9, &B);
     if (s == PTE_OK) s = xval(S, b, 4, d_c, -1, false, &c);
@@ -534,7 +534,7 @@ static pte_status xnn_cnn_graph(synth *S, pte_xnn_builder *b, const int32_t *ch,
     x = p;
   }
   const uint32_t cl = (uint32_t)ch[n - 1], flat = cl * hw * hw;
-  uint32_t d_back[4] = {N, cl, hw, hw}, d_flat[2] = {N, flat}, back, v, y;
+  uint32_t d_back[4] = {N, cl, hw, hw}, d_flat[2] = {N, flat}, back = -1, v = -1, y;
   if (s == PTE_OK) s = xval(S, b, 4, d_back, -1, false, &back);
   memset(&nd, 0, sizeof nd);
   nd.type = PTE_XNN_NODE_STATIC_TRANSPOSE;
@@ -576,7 +576,7 @@ static pte_status xnn_module(synth *S, pte_xnn_builder *b, bool share, uint32_t 
 static pte_status build_delegated(synth *S, pte_xnn_builder *b, const int32_t *in_sz, size_t in_dim,
                                   const int32_t *out_sz, size_t out_dim) {
   uint32_t module;
-  int32_t x, y;
+  int32_t x = -1, y = -1;
   pte_status s = xnn_module(S, b, false, &module);
   if (s == PTE_OK) s = act(S, in_sz, in_dim, &x);
   if (s == PTE_OK) s = act(S, out_sz, out_dim, &y);
@@ -599,12 +599,12 @@ static pte_status build_denoise(synth *S, pte_xnn_builder *b, int32_t width, int
   pte_status s = xnn_mlp_graph(S, b, widths, 3, batch);
   if (s == PTE_OK) s = xnn_module(S, b, share, &module);
   if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::sub", "out", &op_sub, &S->err);
-  int32_t sz[2] = {batch, width}, x, in, one;
+  int32_t sz[2] = {batch, width}, x = -1, in, one;
   if (s == PTE_OK) s = int_value(S, 1, &one);
   if (s == PTE_OK) s = act(S, sz, 2, &x);
   in = x;
   for (uint32_t t = 0; t < steps && s == PTE_OK; t++) {
-    int32_t eps, nx;
+    int32_t eps, nx = -1;
     s = act(S, sz, 2, &eps);
     if (s == PTE_OK) s = act(S, sz, 2, &nx);
     int32_t dargs[2] = {x, eps};

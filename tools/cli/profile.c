@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "format/flatbuf.h"
+#include "pte_gen/etdump_gen.h"
 #include "pte_gen/program_gen.h"
 
 static uint64_t now_ns(void) {
@@ -28,8 +29,28 @@ static uint64_t pr_begin(pte_event_tracer *t, const char *name, int32_t chain, i
     if (k < end) idx = (int64_t)k;
   }
   if (p->depth >= 8) return 0;
-  p->open_start[p->depth] = now_ns();
+  if (p->record) {
+    if (p->n_events == p->cap_events) {
+      size_t cap = p->cap_events ? 2 * p->cap_events : 1024;
+      void *ne = realloc(p->events, cap * sizeof *p->events);
+      if (!ne) p->oom = true;
+      else p->events = ne, p->cap_events = cap;
+    }
+    if (p->n_events < p->cap_events) {
+      struct pte_cli_profile_event *ev = &p->events[p->n_events];
+      ev->name = name;
+      ev->chain = chain;
+      ev->instr = instr;
+      ev->run = p->runs ? p->runs - 1 : 0;
+      ev->start = ev->end = 0;
+      p->open_event[p->depth] = p->n_events++;
+    } else {
+      p->open_event[p->depth] = (size_t)-1;
+    }
+  }
   p->open_instr[p->depth] = idx;
+  p->open_start[p->depth] = now_ns();
+  if (p->record && p->open_event[p->depth] != (size_t)-1) p->events[p->open_event[p->depth]].start = p->open_start[p->depth];
   return (uint64_t)++p->depth;
 }
 
@@ -37,7 +58,9 @@ static void pr_end(pte_event_tracer *t, uint64_t token) {
   pte_cli_profile *p = (pte_cli_profile *)t;
   if (token == 0 || (int)token != p->depth) return;
   p->depth--;
-  uint64_t d = now_ns() - p->open_start[p->depth];
+  const uint64_t end = now_ns();
+  uint64_t d = end - p->open_start[p->depth];
+  if (p->record && p->open_event[p->depth] != (size_t)-1) p->events[p->open_event[p->depth]].end = end;
   int64_t idx = p->open_instr[p->depth];
   if (idx == -1) {
     p->execute_ns += d;
@@ -49,7 +72,12 @@ static void pr_end(pte_event_tracer *t, uint64_t token) {
   }
 }
 
-static const pte_event_tracer_vtable k_vt = {NULL, pr_begin, pr_end, NULL};
+static void pr_block(pte_event_tracer *t, const char *name) {
+  (void)name; /* "Execute": a new run */
+  ((pte_cli_profile *)t)->runs++;
+}
+
+static const pte_event_tracer_vtable k_vt = {pr_block, pr_begin, pr_end, NULL};
 
 static size_t row_for(pte_cli_profile *p, const char *name) {
   for (size_t i = 0; i < p->n_rows; i++)
@@ -116,6 +144,7 @@ pte_status pte_cli_profile_init(pte_cli_profile *p, const pte_program *prog, con
 }
 
 void pte_cli_profile_free(pte_cli_profile *p) {
+  free(p->events);
   free(p->chain_first);
   free(p->row_of);
   free(p->rows);
@@ -184,4 +213,73 @@ void pte_cli_profile_json(const pte_cli_profile *p, jsonw *w) {
   jw_arr_end(w);
   jw_obj_end(w);
   free(s);
+}
+
+/* ------------------------------------------------------------------ ETDump */
+
+static void *heap_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+  (void)ctx;
+  (void)old_size;
+  if (new_size == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, new_size);
+}
+
+pte_status pte_cli_profile_write_etdump(const pte_cli_profile *p, const char *method, const char *path,
+                                        pte_error_info *err) {
+  if (p->oom) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory while recording events");
+  pte_fb_builder b;
+  pte_fb_builder_init(&b, heap_realloc, NULL);
+  const uint32_t runs = p->runs ? p->runs : 1;
+  pte_fb_ref *run_refs = (pte_fb_ref *)calloc(runs, sizeof *run_refs);
+  pte_fb_ref *ev_refs = (pte_fb_ref *)calloc(p->n_events + 1, sizeof *ev_refs);
+  pte_status s = run_refs && ev_refs ? PTE_OK : PTE_ERR_MEMORY_ALLOCATION_FAILED;
+  const pte_fb_ref method_name = s == PTE_OK ? pte_fb_create_string(&b, method, strlen(method)) : 0;
+  for (uint32_t r = 0; s == PTE_OK && r < runs; r++) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_events; i++) {
+      const struct pte_cli_profile_event *e = &p->events[i];
+      if (e->run != r) continue;
+      pte_fb_ref name = pte_fb_create_string(&b, e->name, strlen(e->name));
+      pte_ed_ProfileEvent_start(&b);
+      pte_ed_ProfileEvent_add_name(&b, name);
+      pte_ed_ProfileEvent_add_chain_index(&b, e->chain >= 0 ? e->chain : 0);
+      pte_ed_ProfileEvent_add_instruction_id(&b, e->instr >= 0 && e->instr <= INT32_MAX ? (int32_t)e->instr : -1);
+      pte_ed_ProfileEvent_add_start_time(&b, e->start);
+      pte_ed_ProfileEvent_add_end_time(&b, e->end);
+      pte_fb_ref pe = pte_ed_ProfileEvent_end(&b);
+      pte_ed_Event_start(&b);
+      pte_ed_Event_add_profile_event(&b, pe);
+      ev_refs[n++] = pte_ed_Event_end(&b);
+    }
+    pte_fb_ref evs = pte_fb_create_vec_refs(&b, ev_refs, n);
+    pte_ed_RunData_start(&b);
+    pte_ed_RunData_add_name(&b, method_name);
+    pte_ed_RunData_add_events(&b, evs);
+    run_refs[r] = pte_ed_RunData_end(&b);
+  }
+  const uint8_t *out = NULL;
+  size_t out_size = 0;
+  if (s == PTE_OK) {
+    pte_fb_ref rv = pte_fb_create_vec_refs(&b, run_refs, runs);
+    pte_ed_ETDump_start(&b);
+    pte_ed_ETDump_add_version(&b, 0);
+    pte_ed_ETDump_add_run_data(&b, rv);
+    pte_fb_ref root = pte_ed_ETDump_end(&b);
+    s = pte_fb_finish(&b, root, "ED00", 8, &out, &out_size);
+  }
+  if (s != PTE_OK) {
+    pte_error_set(err, s, "cannot build the ETDump");
+  } else {
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(out, 1, out_size, f) == out_size;
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok) s = pte_error_set(err, PTE_ERR_ACCESS_FAILED, "cannot write '%s'", path);
+  }
+  free(run_refs);
+  free(ev_refs);
+  pte_fb_builder_free(&b);
+  return s;
 }

@@ -28,6 +28,19 @@ typedef struct pte_cli_profile {
   int64_t open_instr[8];
   int depth;
   uint64_t execute_ns, executes;
+  /* --etdump: every scope as it happened (record = true) */
+  bool record;
+  struct pte_cli_profile_event {
+    const char *name; /* the runtime's scope name ("OPERATOR_CALL", "Method::execute", ...) */
+    int32_t chain;
+    int64_t instr;
+    uint64_t start, end; /* CLOCK_MONOTONIC ns */
+    uint32_t run;        /* execute number (event block) */
+  } *events;
+  size_t n_events, cap_events;
+  uint32_t runs;        /* event blocks seen */
+  size_t open_event[8]; /* events index of each open scope (record) */
+  bool oom;             /* an event could not be recorded */
 } pte_cli_profile;
 
 /* Maps every instruction of method `method` to its operator or delegate name. Errors:
@@ -39,5 +52,9 @@ void pte_cli_profile_reset(pte_cli_profile *p);
 /* The table, slowest first: name, calls, total ms, mean us, % of the executes' time. */
 void pte_cli_profile_print(const pte_cli_profile *p, FILE *f);
 void pte_cli_profile_json(const pte_cli_profile *p, jsonw *w);
+/* Writes the recorded events as an ETDump flatbuffer (schema/etdump.fbs, identifier "ED00"): one
+ * RunData per execute named after the method, one ProfileEvent per scope. */
+pte_status pte_cli_profile_write_etdump(const pte_cli_profile *p, const char *method, const char *path,
+                                        pte_error_info *err);
 
 #endif

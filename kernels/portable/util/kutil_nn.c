@@ -186,3 +186,123 @@ bool pte_nn_check_nargs(pte_kernel_context *ctx, size_t nargs, size_t n_schema, 
                   nargs);
   return false;
 }
+
+/* ---- convolution geometry --------------------------------------------------------------- */
+
+/* Strides of a 3-D/4-D tensor viewed as 4-D (a 1-D conv tensor gets a size-1 H of stride 0). */
+void pte_nn_view4(const pte_tensor *t, int64_t st[4]) {
+  if (t->dim == 3) {
+    st[0] = t->strides[0];
+    st[1] = t->strides[1];
+    st[2] = 0;
+    st[3] = t->strides[2];
+  } else {
+    for (int i = 0; i < 4; i++) st[i] = t->strides[i];
+  }
+}
+
+/* Reads a SymInt[] parameter with 1 or nsp values into (h, w); for 1-D h gets `h_default`. */
+static bool conv_read_param(pte_kernel_context *ctx, const char *op, pte_evalue **args, size_t nargs, size_t i,
+                            const char *what, bool one_d, int64_t h_default, int64_t *h, int64_t *w) {
+  size_t n = 0;
+  const int64_t *v = pte_k_arg_int_list(ctx, args, nargs, i, &n);
+  if (!v) return false;
+  size_t nsp = one_d ? 1 : 2;
+  if (n != 1 && n != nsp) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: %s must have 1 or %zu values, got %zu",
+                    op, what, nsp, n);
+    return false;
+  }
+  if (one_d) {
+    *h = h_default;
+    *w = v[0];
+  } else {
+    *h = v[0];
+    *w = n == 2 ? v[1] : v[0];
+  }
+  return true;
+}
+
+bool pte_nn_conv_geom_read(pte_kernel_context *ctx, const char *op, pte_evalue **args, size_t nargs,
+                           size_t first, const pte_tensor *in, const pte_tensor *w, pte_nn_conv_geom *g) {
+  if (in->dim == 5) {
+    pte_kernel_fail(ctx, PTE_ERR_NOT_SUPPORTED, "%s: 3-D convolution is not supported", op);
+    return false;
+  }
+  if (in->dim != 3 && in->dim != 4) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: expected 3-D or 4-D input, got %d-D", op,
+                    (int)in->dim);
+    return false;
+  }
+  if (w->dim != in->dim) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: weight must be %d-D, got %d-D", op,
+                    (int)in->dim, (int)w->dim);
+    return false;
+  }
+  memset(g, 0, sizeof *g);
+  g->one_d = in->dim == 3;
+  if (!conv_read_param(ctx, op, args, nargs, first, "stride", g->one_d, 1, &g->sH, &g->sW) ||
+      !conv_read_param(ctx, op, args, nargs, first + 1, "padding", g->one_d, 0, &g->pH, &g->pW) ||
+      !conv_read_param(ctx, op, args, nargs, first + 2, "dilation", g->one_d, 1, &g->dH, &g->dW) ||
+      !pte_k_arg_bool(ctx, args, nargs, first + 3, &g->transposed) ||
+      !conv_read_param(ctx, op, args, nargs, first + 4, "output_padding", g->one_d, 0, &g->opH, &g->opW) ||
+      !pte_k_arg_int(ctx, args, nargs, first + 5, &g->groups))
+    return false;
+  if (g->sH <= 0 || g->sW <= 0 || g->dH <= 0 || g->dW <= 0 || g->pH < 0 || g->pW < 0 || g->opH < 0 ||
+      g->opW < 0 || g->sH > INT32_MAX || g->sW > INT32_MAX || g->dH > INT32_MAX || g->dW > INT32_MAX ||
+      g->pH > INT32_MAX || g->pW > INT32_MAX) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
+                    "%s: stride and dilation must be > 0, padding >= 0", op);
+    return false;
+  }
+  if (g->groups <= 0 || g->groups > INT32_MAX) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: groups must be > 0", op);
+    return false;
+  }
+  g->N = in->sizes[0];
+  g->Cin = in->sizes[1];
+  g->H = g->one_d ? 1 : in->sizes[2];
+  g->W = in->sizes[in->dim - 1];
+  g->kH = g->one_d ? 1 : w->sizes[2];
+  g->kW = w->sizes[w->dim - 1];
+  if (!g->transposed) {
+    g->Cout = w->sizes[0];
+    g->Cin_g = w->sizes[1];
+    if (g->Cin_g * g->groups != g->Cin || g->Cout % g->groups != 0) {
+      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
+                      "%s: weight [%d,%d,...] does not match %d input channels in %d groups", op,
+                      (int)w->sizes[0], (int)w->sizes[1], (int)g->Cin, (int)g->groups);
+      return false;
+    }
+    g->Cout_g = g->Cout / g->groups;
+    g->OH = (g->H + 2 * g->pH - g->dH * (g->kH - 1) - 1) / g->sH + 1;
+    g->OW = (g->W + 2 * g->pW - g->dW * (g->kW - 1) - 1) / g->sW + 1;
+    if (g->H + 2 * g->pH < g->dH * (g->kH - 1) + 1 || g->W + 2 * g->pW < g->dW * (g->kW - 1) + 1) g->OH = 0;
+  } else {
+    if (w->sizes[0] != g->Cin || g->Cin % g->groups != 0) {
+      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
+                      "%s: transposed weight [%d,...] does not match %d input channels", op,
+                      (int)w->sizes[0], (int)g->Cin);
+      return false;
+    }
+    if ((g->opH >= g->sH && g->opH >= g->dH) || (g->opW >= g->sW && g->opW >= g->dW)) {
+      pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
+                      "%s: output padding must be smaller than either stride or dilation", op);
+      return false;
+    }
+    g->Cin_g = g->Cin / g->groups;
+    g->Cout_g = w->sizes[1];
+    g->Cout = g->Cout_g * g->groups;
+    g->OH = (g->H - 1) * g->sH - 2 * g->pH + g->dH * (g->kH - 1) + g->opH + 1;
+    g->OW = (g->W - 1) * g->sW - 2 * g->pW + g->dW * (g->kW - 1) + g->opW + 1;
+  }
+  if (g->kH <= 0 || g->kW <= 0 || g->Cin == 0 || g->H <= 0 || g->W <= 0) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: empty kernel or input", op);
+    return false;
+  }
+  if (g->OH < 1 || g->OW < 1 || g->OH > INT32_MAX || g->OW > INT32_MAX) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: output size is too small", op);
+    return false;
+  }
+  return true;
+}

@@ -50,6 +50,29 @@ void pte_nn_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double
                      pte_nn_pack_f64_fn pack, void *pack_ctx, double *C, int64_t rsc, int64_t csc,
                      bool accumulate);
 
+/* Geometry of a 1-D ([N, C, L]) or 2-D ([N, C, H, W]) convolution (a 1-D one is a 2-D one with
+ * H = kH = 1), shared by aten::convolution.out and aten::convolution_backward.out. */
+typedef struct pte_nn_conv_geom {
+  int64_t N, Cin, H, W;      /* input (H = 1 for 1-D) */
+  int64_t Cout, OH, OW;      /* output */
+  int64_t kH, kW;            /* kernel */
+  int64_t sH, sW, pH, pW, dH, dW, opH, opW;
+  int64_t groups, Cin_g, Cout_g;
+  int64_t si[4], sw[4], so[4]; /* (n|o, c|i, h, w) strides of input, weight, out (caller fills) */
+  bool one_d, transposed;
+} pte_nn_conv_geom;
+
+/* Reads the convolution parameters args[first .. first+6) = (stride, padding, dilation,
+ * transposed, output_padding, groups) — each int list may hold 1 value or one per spatial dim —
+ * checks them against input/weight (ranks, channel/group counts, output padding) and computes
+ * the output size into *g (strides left zero). Failures name `op`; a 5-D input is
+ * PTE_ERR_NOT_SUPPORTED. */
+bool pte_nn_conv_geom_read(pte_kernel_context *ctx, const char *op, pte_evalue **args, size_t nargs,
+                           size_t first, const pte_tensor *in, const pte_tensor *w, pte_nn_conv_geom *g);
+
+/* Strides of a 3-D/4-D tensor viewed as 4-D (a 1-D conv tensor gets a size-1 H of stride 0). */
+void pte_nn_view4(const pte_tensor *t, int64_t st[4]);
+
 /* Multi-output ops (native_layer_norm, max_pool2d_with_indices, ...): after outs
  * args[first_out .. first_out+nouts) are written, makes the trailing return value(s) alias them.
  * Handles no return slot, one TensorList return slot (its items are refreshed when they are other
