@@ -18,6 +18,17 @@ static void strides_of(const size_t *dims, unsigned r, size_t *st) {
 
 /* batch x ([X, Y] -> [Y, X]) for fp32, in 16 x 16 tiles. */
 static void tr2d_f32(const float *src, float *dst, size_t batch, size_t X, size_t Y) {
+  if (X == 3) { /* e.g. an RGB image NCHW -> NHWC: three sequential reads, one sequential write */
+    for (size_t bi = 0; bi < batch; bi++, src += X * Y, dst += X * Y) {
+      const float *s0 = src, *s1 = src + Y, *s2 = src + 2 * Y;
+      for (size_t y = 0; y < Y; y++) {
+        dst[3 * y] = s0[y];
+        dst[3 * y + 1] = s1[y];
+        dst[3 * y + 2] = s2[y];
+      }
+    }
+    return;
+  }
   for (size_t bi = 0; bi < batch; bi++, src += X * Y, dst += X * Y)
     for (size_t x0 = 0; x0 < X; x0 += 16) {
       const size_t x1 = x0 + 16 < X ? x0 + 16 : X;
