@@ -130,13 +130,25 @@ pte_status pte_xnn_run_slice(pte_xnn_exec *x, const pte_xnn_node *n) {
   return PTE_OK;
 }
 
+/* count elements of es bytes (4 or 1) set to the pad value pv */
+static void pad_fill(uint8_t *dst, size_t count, size_t es, const uint8_t *pv) {
+  if (es == 1) {
+    memset(dst, pv[0], count);
+    return;
+  }
+  uint32_t v;
+  memcpy(&v, pv, 4);
+  for (size_t i = 0; i < count; i++) memcpy(dst + 4 * i, &v, 4);
+}
+
+/* Every output row (last dim) is written once: the pad value where it lies outside the input,
+ * else pre-padding, the input row, post-padding. */
 pte_status pte_xnn_run_pad(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;
   const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
   const unsigned r = a->rank;
   const size_t es = pte_xnn_dtype_size(a->dtype);
   if (o->numel == 0) return PTE_OK;
-  /* fill with the padding value, then copy the input rows in place */
   uint8_t pv[4];
   if (es == 4) {
     float f = n->p.pad.value;
@@ -145,19 +157,32 @@ pte_status pte_xnn_run_pad(pte_xnn_exec *x, const pte_xnn_node *n) {
     int32_t q = pte_xnn_quantize(n->p.pad.value, 1.0f / o->scale, o->zero_point, xo_q_lo(o), xo_q_hi(o));
     pv[0] = (uint8_t)q;
   }
-  for (size_t i = 0; i < o->numel; i++) memcpy(o->data + i * es, pv, es);
-  if (a->numel == 0) return PTE_OK;
-  size_t ost[PTE_XNN_MAX_DIMS];
-  strides_of(o->shape, r, ost);
-  const size_t inner = a->shape[r - 1];
-  const size_t outer = a->numel / inner;
-  size_t idx[PTE_XNN_MAX_DIMS] = {0};
-  for (size_t q = 0; q < outer; q++) {
-    size_t off = n->p.pad.pre[r - 1] * ost[r - 1];
-    for (unsigned i = 0; i + 1 < r; i++) off += (idx[i] + n->p.pad.pre[i]) * ost[i];
-    memcpy(o->data + off * es, a->data + q * inner * es, inner * es);
+  if (r == 0) {
+    memcpy(o->data, a->data, es);
+    return PTE_OK;
+  }
+  const size_t orow = o->shape[r - 1], irow = a->shape[r - 1];
+  const size_t pre = n->p.pad.pre[r - 1], post = orow - pre - irow;
+  const size_t outer = o->numel / orow;
+  size_t idx[PTE_XNN_MAX_DIMS] = {0}, ist[PTE_XNN_MAX_DIMS];
+  strides_of(a->shape, r, ist);
+  uint8_t *dst = o->data;
+  for (size_t q = 0; q < outer; q++, dst += orow * es) {
+    bool inside = irow > 0;
+    size_t src = 0;
+    for (unsigned i = 0; i + 1 < r && inside; i++) {
+      inside = idx[i] >= n->p.pad.pre[i] && idx[i] - n->p.pad.pre[i] < a->shape[i];
+      src += (idx[i] - n->p.pad.pre[i]) * ist[i];
+    }
+    if (inside) {
+      pad_fill(dst, pre, es, pv);
+      memcpy(dst + pre * es, a->data + src * es, irow * es);
+      pad_fill(dst + (pre + irow) * es, post, es, pv);
+    } else {
+      pad_fill(dst, orow, es, pv);
+    }
     for (int i = (int)r - 2; i >= 0; i--) {
-      if (++idx[i] < a->shape[i]) break;
+      if (++idx[i] < o->shape[i]) break;
       idx[i] = 0;
     }
   }
