@@ -261,6 +261,9 @@ typedef struct pte_xnn_vec_kernels {
   pte_xnn_f32_unary_fn unary[PTE_XNN_U_COUNT];
   pte_xnn_f32_binary_fn binary[PTE_XNN_B_COUNT][3];
   pte_xnn_f32_dw_fn dw[3];
+  /* y[i] = t + (u - t) ly, t = p00[i] + (p01[i] - p00[i]) lx, u = p10[i] + (p11[i] - p10[i]) lx */
+  void (*bilerp)(size_t n, const float *p00, const float *p01, const float *p10, const float *p11, float lx, float ly,
+                 float *y);
 } pte_xnn_vec_kernels;
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_scalar(void);
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx2(void);   /* NULL if not compiled */

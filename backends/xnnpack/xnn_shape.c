@@ -237,6 +237,11 @@ pte_status pte_xnn_run_resize(pte_xnn_exec *x, const pte_xnn_node *n) {
         const size_t i00 = ((b * H + y0) * W + x0) * C, i01 = ((b * H + y0) * W + x1) * C;
         const size_t i10 = ((b * H + y1) * W + x0) * C, i11 = ((b * H + y1) * W + x1) * C;
         const size_t ob = ((b * OH + oy) * OW + ox) * C;
+        if (!q) {
+          const float *pa = (const float *)a->data;
+          x->vec->bilerp(C, pa + i00, pa + i01, pa + i10, pa + i11, lx, ly, (float *)o->data + ob);
+          continue;
+        }
         for (size_t c = 0; c < C; c++) {
           float v00, v01, v10, v11;
           if (q) {

@@ -243,6 +243,25 @@ VM_DW(vd_any, 0)
 VM_DW(vd_3x3, 9)
 VM_DW(vd_5x5, 25)
 
+/* ---- bilinear interpolation of four rows (resize) ------------------------------------------
+ * y = t + (u - t) ly with t = p00 + (p01 - p00) lx, u = p10 + (p11 - p10) lx. */
+#define VM_BILERP(LD, ST)                                                                 \
+  {                                                                                       \
+    const VT a = LD(p00 + i), t = VFMA(VSUB(LD(p01 + i), a), wx, a);                       \
+    const VT c = LD(p10 + i), u = VFMA(VSUB(LD(p11 + i), c), wx, c);                       \
+    ST(y + i, VFMA(VSUB(u, t), wy, t));                                                   \
+  }
+VFN static void VNAME(vk_bilerp)(size_t n, const float *p00, const float *p01, const float *p10, const float *p11,
+                                 float lx, float ly, float *y) {
+  const VT wx = VSET(lx), wy = VSET(ly);
+  size_t i = 0;
+  for (; i + VN <= n; i += VN) VM_BILERP(VM_LDF, VM_STF)
+  if (i < n) {
+    const size_t cn = n - i;
+    VM_BILERP(VM_LDP, VM_STP)
+  }
+}
+
 /* The table of one ISA. */
 static const pte_xnn_vec_kernels VNAME(k_vec) = {
     {VNAME(vu_abs), VNAME(vu_neg), VNAME(vu_square), VNAME(vu_sqrt), VNAME(vu_rsqrt), VNAME(vu_floor), VNAME(vu_ceil),
@@ -255,4 +274,5 @@ static const pte_xnn_vec_kernels VNAME(k_vec) = {
      {VNAME(vb_minimum_vv), VNAME(vb_minimum_vs), VNAME(vb_minimum_sv)},
      {VNAME(vb_maximum_vv), VNAME(vb_maximum_vs), VNAME(vb_maximum_sv)},
      {VNAME(vb_prelu_op_vv), VNAME(vb_prelu_op_vs), VNAME(vb_prelu_op_sv)}},
-    {VNAME(vd_any), VNAME(vd_3x3), VNAME(vd_5x5)}};
+    {VNAME(vd_any), VNAME(vd_3x3), VNAME(vd_5x5)},
+    VNAME(vk_bilerp)};

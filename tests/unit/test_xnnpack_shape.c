@@ -1,7 +1,9 @@
-/* XNNPACK backend: StaticConstantPad (every output row written once) against index arithmetic,
+/* XNNPACK backend: StaticResizeBilinear2D (vector kernel, every ISA) against the formula in
+ * double, StaticConstantPad (every output row written once) against index arithmetic,
  * and StaticTranspose over every permutation of a rank-4 tensor (the batched 2-D
  * fast path, its 3-channel case and the generic strided walk), with batch > 1 and size-1 dims,
  * against output[i] = input[source index] computed here from the permutation. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,8 +154,73 @@ TEST(constant_pad) {
   pad_case(d3, pre3, post3, 7.0f); /* no padding in the last dim */
 }
 
+/* StaticResizeBilinear2D (half-pixel centers and align corners), 37 channels (full vectors and a
+ * tail on every ISA), against the bilinear formula in double precision. */
+TEST(resize_bilinear_channels) {
+  enum { H = 5, W = 6, C = 37, OH = 11, OW = 9 };
+  static float x[H * W * C], y[OH * OW * C];
+  for (size_t i = 0; i < H * W * C; i++) x[i] = xt_rand() * 4.0f;
+  static const pte_xnn_isa isas[] = {PTE_XNN_ISA_SCALAR, PTE_XNN_ISA_AVX2, PTE_XNN_ISA_AVX512};
+  for (int align = 0; align < 2; align++) {
+    uint32_t di[4] = {1, H, W, C}, dout[4] = {1, OH, OW, C}, in, out;
+    pte_xnn_builder *b = pte_xnn_builder_new();
+    pte_xnn_tensor_desc t;
+    memset(&t, 0, sizeof t);
+    t.dtype = PTE_XNN_DT_FP32, t.rank = 4, t.dims = di, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT;
+    pte_xnn_builder_add_tensor(b, &t, &in);
+    t.dims = dout, t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT, t.external_id = 1;
+    pte_xnn_builder_add_tensor(b, &t, &out);
+    pte_xnn_node_desc nd;
+    memset(&nd, 0, sizeof nd);
+    nd.type = PTE_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, nd.inputs[0] = in, nd.output = out;
+    nd.new_h = OH, nd.new_w = OW, nd.flags = align ? 0x8u : 0u;
+    pte_xnn_builder_add_node(b, &nd);
+    pte_xnn_blob blob;
+    pte_error_info err;
+    pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err);
+    pte_xnn_builder_free(b);
+    CHECK_OK(s);
+    for (size_t k = 0; k < 3; k++) {
+      if (!pte_xnnpack_isa_supported(isas[k])) continue;
+      pte_xnnpack_options o = {1, isas[k]};
+      pte_xnn_delegate *d = NULL;
+      CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o, &d, &err));
+      size_t si[4] = {1, H, W, C}, so[4] = {1, OH, OW, C};
+      xt_tensor ti, to;
+      xt_tensor_init(&ti, PTE_DTYPE_FLOAT, 4, si, x, sizeof x, 0);
+      xt_tensor_init(&to, PTE_DTYPE_FLOAT, 4, so, y, sizeof y, 0);
+      pte_evalue *args[2] = {&ti.ev, &to.ev};
+      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
+      pte_xnn_delegate_destroy(d);
+      for (int oy = 0; oy < OH; oy++)
+        for (int ox = 0; ox < OW; ox++) {
+          /* source coordinates: align corners (H-1)/(OH-1) scale; else half-pixel centers, clamped at 0 */
+          double fy = align ? oy * (double)(H - 1) / (OH - 1) : (oy + 0.5) * (double)H / OH - 0.5;
+          double fx = align ? ox * (double)(W - 1) / (OW - 1) : (ox + 0.5) * (double)W / OW - 0.5;
+          if (fy < 0) fy = 0;
+          if (fx < 0) fx = 0;
+          int y0 = (int)fy, x0 = (int)fx;
+          if (y0 > H - 1) y0 = H - 1;
+          if (x0 > W - 1) x0 = W - 1;
+          const int y1 = y0 + 1 < H ? y0 + 1 : H - 1, x1 = x0 + 1 < W ? x0 + 1 : W - 1;
+          const double ly = fy - y0 > 1 ? 1 : fy - y0, lx = fx - x0 > 1 ? 1 : fx - x0;
+          for (int c = 0; c < C; c++) {
+            const double v00 = x[(y0 * W + x0) * C + c], v01 = x[(y0 * W + x1) * C + c];
+            const double v10 = x[(y1 * W + x0) * C + c], v11 = x[(y1 * W + x1) * C + c];
+            const double top = v00 + (v01 - v00) * lx, bot = v10 + (v11 - v10) * lx, want = top + (bot - top) * ly;
+            const double got = y[(oy * OW + ox) * C + c];
+            CHECK_MSG(fabs(got - want) <= 1e-5 * (1 + fabs(want)), "align %d isa %d (%d,%d,%d): %.7g vs %.7g", align,
+                      (int)isas[k], oy, ox, c, got, want);
+          }
+        }
+    }
+    pte_xnn_blob_free(&blob);
+  }
+}
+
 int main(void) {
   RUN(transpose_every_permutation);
+  RUN(resize_bilinear_channels);
   RUN(constant_pad);
   return test_summary();
 }
