@@ -219,32 +219,49 @@ size_t pte_xnn_pack_i8_size(const pte_xnn_kernels *k, size_t n, size_t kdim, boo
   return PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
 }
 
+/* The K/2 x NR x 2 int8 block of one panel (KR = 2): column j holds output channel n0 + j (zero
+ * past n, and the odd K tail is zero); column sums into sum[NR]. Every byte is written once. */
+static void pack_i8_block(size_t nr, size_t n0, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
+                          int8_t *pw, int64_t *sum) {
+  const size_t k2 = (kdim + 1) & ~(size_t)1;
+  for (size_t j = 0; j < nr; j++) sum[j] = 0;
+  for (size_t i = 0; i < k2; i += 2) {
+    int8_t *row = pw + (i / 2) * nr * 2;
+    for (size_t j = 0; j < nr; j++) {
+      const size_t o = n0 + j;
+      int8_t v0 = 0, v1 = 0;
+      if (o < n) {
+        v0 = w[o * rs + i * cs];
+        v1 = i + 1 < kdim ? w[o * rs + (i + 1) * cs] : 0;
+      }
+      row[2 * j] = v0;
+      row[2 * j + 1] = v1;
+      sum[j] += v0 + v1;
+    }
+  }
+}
+
 void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
                            const int32_t *bias, int32_t in_zp, const float *req_scale, uint8_t *dst) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
-  const size_t stride = align64(nr * 8 + ((kdim + 1) & ~(size_t)1) * nr);
+  const size_t used = nr * 8 + ((kdim + 1) & ~(size_t)1) * nr;
+  const size_t stride = align64(used);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
+  int64_t sum[64];
   write_header_kr(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
   for (size_t p = 0; p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
-    memset(panel, 0, stride);
     int32_t *pb = (int32_t *)panel;
     float *ps = (float *)(panel + nr * 4);
-    int8_t *pw = (int8_t *)(panel + nr * 8);
+    pack_i8_block(nr, p * nr, n, kdim, w, rs, cs, (int8_t *)(panel + nr * 8), sum);
     for (size_t j = 0; j < nr; j++) {
       const size_t o = p * nr + j;
-      if (o >= n) continue;
-      int64_t sum = 0;
-      for (size_t i = 0; i < kdim; i++) {
-        const int8_t v = w[o * rs + i * cs];
-        pw[(i / 2) * nr * 2 + j * 2 + (i & 1)] = v; /* k pairs interleaved per column (KR = 2) */
-        sum += v;
-      }
       /* fold the input zero point: sum_k (x - zx) w = sum_k x w - zx sum_k w */
-      pb[j] = (int32_t)((bias ? (int64_t)bias[o] : 0) - (int64_t)in_zp * sum);
-      ps[j] = req_scale[o];
+      pb[j] = o < n ? (int32_t)((bias ? (int64_t)bias[o] : 0) - (int64_t)in_zp * sum[j]) : 0;
+      ps[j] = o < n ? req_scale[o] : 0.0f;
     }
+    memset(panel + used, 0, stride - used);
   }
 }
 
@@ -252,29 +269,24 @@ void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
                            const float *wscale, const float *bias, uint8_t *dst) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
-  const size_t stride = align64(nr * 12 + ((kdim + 1) & ~(size_t)1) * nr);
+  const size_t used = nr * 12 + ((kdim + 1) & ~(size_t)1) * nr;
+  const size_t stride = align64(used);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
+  int64_t sum[64];
   write_header_kr(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
   for (size_t p = 0; p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
-    memset(panel, 0, stride);
     float *pb = (float *)panel;
     float *ps = (float *)(panel + nr * 4);
     int32_t *pk = (int32_t *)(panel + nr * 8);
-    int8_t *pw = (int8_t *)(panel + nr * 12);
+    pack_i8_block(nr, p * nr, n, kdim, w, rs, cs, (int8_t *)(panel + nr * 12), sum);
     for (size_t j = 0; j < nr; j++) {
       const size_t o = p * nr + j;
-      if (o >= n) continue;
-      int32_t sum = 0;
-      for (size_t i = 0; i < kdim; i++) {
-        const int8_t v = w[o * rs + i * cs];
-        pw[(i / 2) * nr * 2 + j * 2 + (i & 1)] = v; /* k pairs interleaved per column (KR = 2) */
-        sum += v;
-      }
-      pb[j] = bias ? bias[o] : 0.0f;
-      ps[j] = wscale[o];
-      pk[j] = sum;
+      pb[j] = o < n && bias ? bias[o] : 0.0f;
+      ps[j] = o < n ? wscale[o] : 0.0f;
+      pk[j] = (int32_t)sum[j];
     }
+    memset(panel + used, 0, stride - used);
   }
 }
 

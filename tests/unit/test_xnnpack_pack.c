@@ -95,7 +95,61 @@ TEST(parallel_packing_same_bytes) {
   pte_xnn_delegate_destroy(d2);
 }
 
+/* int8 panels (docs/xnnpack.md section 6): qs8 [NR i32 bias - zp * colsum][NR f32 scale]
+ * [K/2 x NR x 2 i8], qd8 [NR f32 bias][NR f32 scale][NR i32 colsum][K/2 x NR x 2 i8]; odd K and a
+ * partial last panel, every byte checked (zero padding included). */
+TEST(i8_gemm_pack_layout) {
+  const pte_xnn_kernels *k = pte_xnn_kernels_scalar();
+  enum { N = 11, K = 7 };
+  int8_t w[N * K];
+  int32_t bq[N];
+  float bf[N], sc[N];
+  for (int o = 0; o < N; o++) {
+    bq[o] = 1000 * o - 3;
+    bf[o] = 0.5f * (float)o;
+    sc[o] = 0.25f + (float)o;
+    for (int i = 0; i < K; i++) w[o * K + i] = (int8_t)((o * 37 + i * 11) % 251 - 125);
+  }
+  for (int qd8 = 0; qd8 < 2; qd8++) {
+    const size_t size = pte_xnn_pack_i8_size(k, N, K, qd8 != 0);
+    uint8_t *buf = (uint8_t *)malloc(size);
+    memset(buf, 0xAB, size); /* the packer must overwrite every byte */
+    if (qd8) pte_xnn_pack_qd8_gemm(k, N, K, w, K, 1, sc, bf, buf);
+    else pte_xnn_pack_qs8_gemm(k, N, K, w, K, 1, bq, 5, sc, buf);
+    pte_xnn_packed p = {buf, size};
+    pte_xnn_packed_info info;
+    CHECK(pte_xnn_packed_info_get(&p, &info));
+    const size_t nr = info.nr, fields = qd8 ? 12 : 8, stride = (size_t)info.panel_stride;
+    CHECK_EQ_INT(info.kr, 2);
+    for (size_t pi = 0; pi < info.n_panels; pi++) {
+      const uint8_t *panel = buf + 64 + pi * stride;
+      for (size_t j = 0; j < nr; j++) {
+        const size_t o = pi * nr + j;
+        int32_t colsum = 0;
+        for (int i = 0; i < K && o < N; i++) colsum += w[o * K + i];
+        float f0, f1;
+        int32_t i0, i2;
+        memcpy(&i0, panel + 4 * j, 4);
+        memcpy(&f0, panel + 4 * j, 4);
+        memcpy(&f1, panel + nr * 4 + 4 * j, 4);
+        memcpy(&i2, panel + nr * 8 + 4 * j, 4);
+        if (!qd8) CHECK_EQ_INT(i0, o < N ? bq[o] - 5 * colsum : 0);
+        else CHECK(f0 == (o < N ? bf[o] : 0.0f));
+        CHECK(f1 == (o < N ? sc[o] : 0.0f));
+        if (qd8) CHECK_EQ_INT(i2, colsum);
+        for (int i = 0; i < K + 1; i++) {
+          const int8_t got = (int8_t)panel[fields * nr + (size_t)(i / 2) * nr * 2 + j * 2 + (size_t)(i & 1)];
+          CHECK_EQ_INT(got, o < N && i < K ? w[o * K + i] : 0);
+        }
+      }
+      for (size_t b = fields * nr + (size_t)(K + 1) * nr; b < stride; b++) CHECK_EQ_INT(panel[b], 0);
+    }
+    free(buf);
+  }
+}
+
 int main(void) {
+  RUN(i8_gemm_pack_layout);
   RUN(f32_gemm_pack_layout_every_isa);
   RUN(parallel_packing_same_bytes);
   return test_summary();
