@@ -52,9 +52,19 @@ typedef struct pte_kernel {
  * the table is registered in either case). */
 pte_status pte_register_kernels(const pte_kernel *kernels, size_t n);
 
-/* Finds a kernel: first in `method_kernels` (may be NULL), then the global registry. */
+/* Finds a kernel: first in `method_kernels` (may be NULL), then the global registry, then the
+ * built-in primitive operators (pte_prim_kernel). */
 pte_op_fn pte_kernel_lookup(const char *name, const char *key, const pte_kernel *method_kernels,
                             size_t n_method_kernels);
+
+/* The primitive operators (aten::sym_size.int, aten::sym_numel, aten::_local_scalar_dense,
+ * executorch_prim::*: 28, as upstream's prim_ops registry). They are part of the runtime, always
+ * available to pte_kernel_lookup() without registration (a registered kernel of the same name
+ * wins) and never counted by pte_num_registered_kernels(). */
+size_t pte_prim_kernel_count(void);
+const pte_kernel *pte_prim_kernel(size_t i);
+/* The primitive operator `name` ("executorch_prim::add.Scalar"), or NULL. */
+pte_op_fn pte_prim_lookup(const char *name);
 
 size_t pte_num_registered_kernels(void);
 const pte_kernel *pte_registered_kernel(size_t i);

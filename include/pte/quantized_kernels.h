@@ -15,7 +15,13 @@
  *   quantized_decomposed::dequantize_per_tensor.Tensor_out,
  *   quantized_decomposed::quantize_per_channel.out, quantized_decomposed::dequantize_per_channel.out,
  *   quantized_decomposed::choose_qparams.Tensor_out,
- *   quantized_decomposed::quantize_per_token.out, quantized_decomposed::dequantize_per_token.out
+ *   quantized_decomposed::quantize_per_token.out, quantized_decomposed::dequantize_per_token.out,
+ *   quantized_decomposed::choose_qparams_per_token_asymmetric.out,
+ *   quantized_decomposed::embedding_byte.out / .dtype_out, embedding_4bit.out / .dtype_out,
+ *   embedding_2bit.out / .dtype_out (4-bit: high nibble first, values - 8; 2-bit: low bit pair
+ *   first, values - 2; per-row or group-wise scales, optional zero points),
+ *   quantized_decomposed::mixed_mm.out, quantized_decomposed::mixed_linear.out,
+ *   quantized_decomposed::add.out (dequantize -> add -> quantize)
  *
  * Failures go through pte_kernel_fail(): PTE_ERR_INVALID_ARGUMENT for wrong tags, dtypes, shapes
  * or parameters (where upstream aborts with ET_CHECK).

@@ -15,8 +15,17 @@ extern const size_t pte_q_quantize_kernels_count;
  * dequantize_per_token.out */
 extern const pte_kernel pte_q_dequantize_kernels[];
 extern const size_t pte_q_dequantize_kernels_count;
-/* op_choose_qparams.c: choose_qparams.Tensor_out */
+/* op_choose_qparams.c: choose_qparams.Tensor_out, choose_qparams_per_token_asymmetric.out */
 extern const pte_kernel pte_q_choose_qparams_kernels[];
 extern const size_t pte_q_choose_qparams_kernels_count;
+/* op_embedding.c: embedding_byte / embedding_4bit / embedding_2bit (.out and .dtype_out) */
+extern const pte_kernel pte_q_embedding_kernels[];
+extern const size_t pte_q_embedding_kernels_count;
+/* op_mixed.c: mixed_mm.out, mixed_linear.out */
+extern const pte_kernel pte_q_mixed_kernels[];
+extern const size_t pte_q_mixed_kernels_count;
+/* op_add.c: add.out */
+extern const pte_kernel pte_q_add_kernels[];
+extern const size_t pte_q_add_kernels_count;
 
 #endif

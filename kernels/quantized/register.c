@@ -12,6 +12,9 @@ static const q_family k_q_families[] = {
     {pte_q_quantize_kernels, &pte_q_quantize_kernels_count},
     {pte_q_dequantize_kernels, &pte_q_dequantize_kernels_count},
     {pte_q_choose_qparams_kernels, &pte_q_choose_qparams_kernels_count},
+    {pte_q_embedding_kernels, &pte_q_embedding_kernels_count},
+    {pte_q_mixed_kernels, &pte_q_mixed_kernels_count},
+    {pte_q_add_kernels, &pte_q_add_kernels_count},
 };
 #define Q_N_FAMILIES (sizeof k_q_families / sizeof k_q_families[0])
 

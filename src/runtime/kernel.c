@@ -51,7 +51,9 @@ pte_op_fn pte_kernel_lookup(const char *name, const char *key, const pte_kernel 
   pte_op_fn fn = NULL;
   if (method_kernels) fn = lookup_in(method_kernels, n_method_kernels, name, key, &found);
   if (fn) return fn;
-  return lookup_in(g_kernels, g_num_kernels, name, key, &found);
+  fn = lookup_in(g_kernels, g_num_kernels, name, key, &found);
+  if (fn) return fn;
+  return pte_prim_lookup(name); /* always available, after everything registered */
 }
 
 size_t pte_num_registered_kernels(void) { return g_num_kernels; }

@@ -429,6 +429,8 @@ static void or_split_op(const char *op, char *name, size_t nsz, char *overload, 
   }
 }
 
+static bool g_or_dynamic_outs; /* --dynamic-outs */
+
 /* Builds the program of case c into a malloc'd 64-aligned buffer. */
 static uint8_t *or_build_program(or_case *c, size_t *size, char *why, size_t why_sz) {
   or_build b;
@@ -451,6 +453,14 @@ static uint8_t *or_build_program(or_case *c, size_t *size, char *why, size_t why
           pte_source src = pte_source_memory(v->bytes, (uint64_t)(v->numel * or_esize(v->dtype)));
           b.ok = pte_writer_add_constant_tensor(b.w, b.m, &t, &src, &v->wv, &b.err) == PTE_OK;
         } else {
+          /* --dynamic-outs: every out tensor is DYNAMIC_BOUND with an upper bound 2 larger in
+           * each dimension, so each kernel must resize its out (to the same rank) */
+          static int32_t bound[OR_MAX_VALUES][PTE_MAX_RANK];
+          if (g_or_dynamic_outs && v->role == OR_OUT && v->dim > 0) {
+            for (int d = 0; d < v->dim; d++) bound[i][d] = v->sizes[d] + 2;
+            t.sizes = bound[i];
+            t.dynamism = PTE_SHAPE_DYNAMIC_BOUND;
+          }
           t.plan = PTE_WR_PLAN_AUTO; /* upstream plans inputs and outputs */
           t.mem_id = 1;
           b.ok = pte_writer_add_tensor(b.w, b.m, &t, &v->wv, &b.err) == PTE_OK;
@@ -795,8 +805,11 @@ static int or_run_file(const char *path, size_t *n_cases, size_t *n_fail) {
         fprintf(stderr, "%s:%d: stopping at the parse error\n", path, p.line);
         break;
       }
-      (*n_cases)++;
-      if (!or_run_case(&c)) (*n_fail)++;
+      /* --dynamic-outs runs the value cases only: an error case may be about a static out */
+      if (!(g_or_dynamic_outs && c.expect_error)) {
+        (*n_cases)++;
+        if (!or_run_case(&c)) (*n_fail)++;
+      }
       in_case = false;
     } else {
       or_perr(&p, "unknown statement");
@@ -889,8 +902,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc == 3 && strcmp(argv[1], "--kernels") == 0) return or_kernels(argv[2]);
+  if (argc >= 2 && strcmp(argv[1], "--dynamic-outs") == 0) {
+    g_or_dynamic_outs = true;
+    argv++;
+    argc--;
+  }
   if (argc < 2) {
-    fprintf(stderr, "usage: pte_oracle CASES... | pte_oracle --kernels upstream-ops.md\n");
+    fprintf(stderr, "usage: pte_oracle [--dynamic-outs] CASES... | pte_oracle --kernels upstream-ops.md\n");
     return 2;
   }
   size_t n_cases = 0, n_fail = 0;

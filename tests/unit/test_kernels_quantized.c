@@ -41,10 +41,20 @@ static pte_status run_qpt(int in_dtype, const double *x, int32_t n, double scale
 }
 
 TEST(registration_lists_every_op) {
-  const char *names[] = {QPT, QPTT, DQPT, DQPTT, QPC, DQPC, QTOK, DQTOK, CQP};
-  CHECK_EQ_INT(pte_quantized_kernel_count(), 9);
-  for (size_t i = 0; i < 9; i++) CHECK_MSG(qfn(names[i]) != NULL, "missing %s", names[i]);
-  CHECK(pte_quantized_kernel(9) == NULL);
+  const char *names[] = {QPT, QPTT, DQPT, DQPTT, QPC, DQPC, QTOK, DQTOK, CQP,
+                         "quantized_decomposed::choose_qparams_per_token_asymmetric.out",
+                         "quantized_decomposed::embedding_byte.out",
+                         "quantized_decomposed::embedding_byte.dtype_out",
+                         "quantized_decomposed::embedding_4bit.out",
+                         "quantized_decomposed::embedding_4bit.dtype_out",
+                         "quantized_decomposed::embedding_2bit.out",
+                         "quantized_decomposed::embedding_2bit.dtype_out",
+                         "quantized_decomposed::mixed_mm.out",
+                         "quantized_decomposed::mixed_linear.out",
+                         "quantized_decomposed::add.out"};
+  CHECK_EQ_INT(pte_quantized_kernel_count(), 19);
+  for (size_t i = 0; i < 19; i++) CHECK_MSG(qfn(names[i]) != NULL, "missing %s", names[i]);
+  CHECK(pte_quantized_kernel(19) == NULL);
   CHECK_OK(pte_register_quantized_kernels());
   CHECK_OK(pte_register_quantized_kernels()); /* idempotent */
   CHECK(pte_kernel_lookup(QPT, NULL, NULL, 0) == qfn(QPT));
