@@ -1,6 +1,6 @@
 /* Elementwise nodes: binary arithmetic (NumPy broadcasting collapsed to vv / vs / sv kernel
- * calls per row, or a strided scalar loop), unary math (vector kernels of xnn_vmath.h; Log,
- * Gelu, Sin through libm), the fused SiLU, softmax. Quantized operands go through fp32. */
+ * calls per row, or a strided scalar loop), unary math (vector kernels of xnn_vmath.h; Gelu
+ * and Sin through libm), the fused SiLU, softmax. Quantized operands go through fp32. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,10 +197,6 @@ pte_status pte_xnn_run_binary(pte_xnn_exec *x, const pte_xnn_node *n) {
 
 static float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
 
-static void un_log(size_t n, const float *x, float *y, const pte_xnn_uparams *p) {
-  (void)p;
-  for (size_t i = 0; i < n; i++) y[i] = logf(x[i]);
-}
 static void un_gelu(size_t n, const float *x, float *y, const pte_xnn_uparams *p) {
   (void)p;
   for (size_t i = 0; i < n; i++) y[i] = gelu(x[i]);
@@ -217,9 +213,7 @@ pte_status pte_xnn_run_unary(pte_xnn_exec *x, const pte_xnn_node *n) {
   memset(&e, 0, sizeof e);
   e.n = n;
   const int u = pte_xnn_kind_of(n->type)->vop;
-  e.fn = u >= 0 ? x->vec->unary[u]
-         : n->type == pte_xn_XNodeUnion_XNNLog ? un_log
-         : n->type == pte_xn_XNodeUnion_XNNGelu ? un_gelu : un_sin;
+  e.fn = u >= 0 ? x->vec->unary[u] : n->type == pte_xn_XNodeUnion_XNNGelu ? un_gelu : un_sin;
   e.prm.vmin = n->out_min;
   e.prm.vmax = n->out_max;
   e.prm.alpha = n->type == pte_xn_XNodeUnion_XNNELU ? n->p.elu.alpha : n->p.leaky.slope;

@@ -1,4 +1,6 @@
 /* Elementwise kernels, AVX2 + FMA (8 lanes): xnn_vmath.h over AVX2 intrinsics. */
+#include <math.h>
+
 #include "xnn_internal.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -45,6 +47,11 @@ VFNI static __m256i vx2_mask(size_t n) {
 #define VSUBI(a, b) _mm256_sub_epi32(a, b)
 #define VSLLI(i, k) _mm256_slli_epi32(i, k)
 #define VSRAI(i, k) _mm256_srai_epi32(i, k)
+
+#define VANDI(a, b) _mm256_and_si256(a, b)
+#define VORI(a, b) _mm256_or_si256(a, b)
+#define VCVTIF(i) _mm256_cvtepi32_ps(i)
+#define VM __m256
 
 #include "xnn_vmath.h"
 

@@ -1,4 +1,6 @@
 /* Elementwise kernels, AVX-512F (16 lanes, masked tails): xnn_vmath.h over AVX-512 intrinsics. */
+#include <math.h>
+
 #include "xnn_internal.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -49,6 +51,11 @@ VFNI static __m512 v5_rcp(__m512 d) {
 #define VSUBI(a, b) _mm512_sub_epi32(a, b)
 #define VSLLI(i, k) _mm512_slli_epi32(i, k)
 #define VSRAI(i, k) _mm512_srai_epi32(i, k)
+
+#define VANDI(a, b) _mm512_and_si512(a, b)
+#define VORI(a, b) _mm512_or_si512(a, b)
+#define VCVTIF(i) _mm512_cvtepi32_ps(i)
+#define VM __mmask16
 
 #include "xnn_vmath.h"
 

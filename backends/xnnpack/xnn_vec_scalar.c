@@ -51,6 +51,11 @@ static inline float vsc_asf(uint32_t u) {
 #define VSLLI(i, k) ((uint32_t)(i) << (k))
 #define VSRAI(i, k) ((uint32_t)((int32_t)(i) >> (k)))
 
+#define VANDI(a, b) ((a) & (b))
+#define VORI(a, b) ((a) | (b))
+#define VCVTIF(i) ((float)(int32_t)(i))
+#define VM int
+
 #include "xnn_vmath.h"
 
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_scalar(void) { return &k_vec_scalar; }

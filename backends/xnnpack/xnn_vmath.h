@@ -10,11 +10,12 @@
  *   VRCP(d) 1 / d for d in [1, 2] (an estimate refined by Newton steps where that is faster)
  *   VMAXX(a, b) / VMINX(a, b): x86 semantics (b when either is NaN)
  *   VLT(a, b) mask a < b; VISNAN(a) mask; VSEL(m, a, b) = m ? a : b; VCOPYSIGN(mag, sgn)
- *   VASI(v) VASF(i) bit casts; VSETI(i) VADDI VSUBI VSLLI(i, k) VSRAI(i, k)
+ *   VASI(v) VASF(i) bit casts; VSETI(i) VADDI VSUBI VANDI VORI VSLLI(i, k) VSRAI(i, k)
+ *   VCVTIF(i) int32 -> float
  *
  * Accuracy (tests/unit/test_xnnpack_vmath.c, against double-precision libm over ~1.5M inputs per
  * function plus edge values; normal-range results, float ulps; measured max / asserted bound):
- *   exp 1.03 / 2, sigmoid 2.52 / 3, tanh 2.49 / 3, ELU 1.43 / 3 (alpha 0.3; 0.84 for alpha 1),
+ *   exp 1.03 / 2, log 0.86 / 2, sigmoid 2.52 / 3, tanh 2.49 / 3, ELU 1.43 / 3 (alpha 0.3; 0.84 for alpha 1),
  *   SiLU 3.20 / 4 for x >= -87.3; denormal results of exp: within 2^-149. Sigmoid and SiLU
  *   flush e^-|x| below FLT_MIN to 0: sigmoid results below FLT_MIN (x < -87.34) are 0
  *   (absolute error < 2^-126), SiLU there is x * 0 (absolute error < |x| 2^-126).
@@ -63,6 +64,36 @@ VFNI static VT VNAME(vm_expm1_neg)(VT x) {
   const VI ni = VSRAI(VSLLI(VASI(t), 23), 23);
   const VT s = VASF(VSLLI(VADDI(ni, VSETI(127)), 23));
   return VFMA(s, p, VSUB(s, VSET(1.0f)));
+}
+
+/* log(x): x = m 2^e with m in [sqrt(1/2), sqrt(2)) (denormals scaled by 2^23 first), f = m - 1,
+ * s = f / (2 + f), log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)) with R(z) = 2z/3 + 2z^2/5 + 2z^3/7
+ * + 2z^4/9 (the atanh series; truncation < 0.05 ulp), plus e ln2 in two parts. x < 0 or NaN:
+ * NaN; +-0: -inf; +inf: +inf. */
+VFNI static VT VNAME(vm_log)(VT x) {
+  const VM dn = VLT(x, VSET(1.17549435e-38f));
+  const VT one = VSET(1.0f);
+  const VT xs = VSEL(dn, VMUL(x, VSET(8388608.0f)), x);
+  const VI bits = VASI(xs);
+  VT m = VASF(VORI(VANDI(bits, VSETI(0x007FFFFF)), VSETI(0x3F800000)));
+  VT e = VCVTIF(VSUBI(VSRAI(bits, 23), VSETI(127)));
+  e = VSEL(dn, VSUB(e, VSET(23.0f)), e);
+  const VM big = VLT(VSET(1.41421356f), m);
+  m = VSEL(big, VMUL(m, VSET(0.5f)), m);
+  e = VSEL(big, VADD(e, one), e);
+  const VT f = VSUB(m, one);
+  const VT sv = VDIV(f, VADD(VSET(2.0f), f));
+  const VT z = VMUL(sv, sv);
+  VT r = VFMA(z, VSET(2.0f / 9.0f), VSET(2.0f / 7.0f));
+  r = VFMA(r, z, VSET(2.0f / 5.0f));
+  r = VFMA(r, z, VSET(2.0f / 3.0f));
+  r = VMUL(r, z);
+  const VT hfsq = VMUL(VMUL(VSET(0.5f), f), f);
+  const VT logm = VSUB(f, VSUB(hfsq, VMUL(sv, VADD(hfsq, r))));
+  VT y = VFMA(e, VSET(0.693145751953125f), VFMA(e, VSET(1.42860682030941723e-6f), logm));
+  y = VSEL(VLT(VSET(0.0f), x), y, VSET(NAN));                 /* x <= 0 or NaN */
+  y = VSEL(VLT(VABS(x), VSET(1e-45f)), VSET(-INFINITY), y);    /* +-0 */
+  return VSEL(VLT(VSET(3.40282347e38f), x), x, y);             /* +inf */
 }
 
 /* ---- unary operators: y[i] = f(x[i]) ------------------------------------------------------ */
@@ -129,6 +160,7 @@ VM_UNARY(vu_clamp, VMINX(VSET(prm->vmax), VMAXX(VSET(prm->vmin), x)))
 VM_UNARY(vu_sigmoid, VNAME(vm_sigmoid)(x))
 VM_UNARY(vu_tanh, VNAME(vm_tanh)(x))
 VM_UNARY(vu_exp, VNAME(vm_exp)(x))
+VM_UNARY(vu_log, VNAME(vm_log)(x))
 VM_UNARY(vu_elu, VNAME(vm_elu)(x, VSET(prm->alpha)))
 VM_UNARY(vu_hardswish, VMUL(VMUL(x, VMINX(VSET(6.0f), VMAXX(VSET(0.0f), VADD(x, VSET(3.0f))))), VSET(1.0f / 6.0f)))
 VM_UNARY(vu_leaky, VSEL(VLT(x, VSET(0.0f)), VMUL(x, VSET(prm->alpha)), x))
@@ -266,7 +298,7 @@ VFN static void VNAME(vk_bilerp)(size_t n, const float *p00, const float *p01, c
 static const pte_xnn_vec_kernels VNAME(k_vec) = {
     {VNAME(vu_abs), VNAME(vu_neg), VNAME(vu_square), VNAME(vu_sqrt), VNAME(vu_rsqrt), VNAME(vu_floor), VNAME(vu_ceil),
      VNAME(vu_clamp), VNAME(vu_sigmoid), VNAME(vu_tanh), VNAME(vu_exp), VNAME(vu_elu), VNAME(vu_hardswish),
-     VNAME(vu_leaky), VNAME(vu_silu)},
+     VNAME(vu_leaky), VNAME(vu_silu), VNAME(vu_log)},
     {{VNAME(vb_add_vv), VNAME(vb_add_vs), VNAME(vb_add_sv)},
      {VNAME(vb_sub_vv), VNAME(vb_sub_vs), VNAME(vb_sub_sv)},
      {VNAME(vb_mul_vv), VNAME(vb_mul_vs), VNAME(vb_mul_sv)},

@@ -34,13 +34,19 @@ static float *vm_inputs(float lo, float hi, size_t *count) {
                                 -100.0f, -103.9f, -104.0f, -105.0f, -150.0f, 9.0f, -9.0f, 9.1f, -9.1f, 17.5f,
                                 -17.5f, -17.6f, 1e-8f, -1e-8f, 0.34657359f, -0.34657359f, FLT_MAX, -FLT_MAX, 3.0f,
                                 -3.0f, 6.0f, -6.0f, 2.5f, -2.5f};
-  const size_t n_edge = sizeof edges / sizeof edges[0], n_sweep = 1500000, n_small = 2 * 60 * 64;
+  const size_t n_edge = sizeof edges / sizeof edges[0], n_sweep = 1500000, n_small = 2 * 60 * 64 + 2 * 277 * 8;
   float *x = (float *)malloc((n_edge + n_sweep + n_small) * sizeof(float));
   size_t n = 0;
   for (size_t i = 0; i < n_edge; i++) x[n++] = edges[i];
   for (size_t i = 0; i < n_sweep; i++) x[n++] = lo + (hi - lo) * (float)((double)i / (double)(n_sweep - 1));
   for (int k = -40; k < 20; k++)
     for (int j = 0; j < 64; j++) {
+      const float v = ldexpf(1.0f + (float)j / 64.0f, k);
+      x[n++] = v;
+      x[n++] = -v;
+    }
+  for (int k = -149; k < 128; k++) /* every binade, denormals included */
+    for (int j = 0; j < 64; j += 8) {
       const float v = ldexpf(1.0f + (float)j / 64.0f, k);
       x[n++] = v;
       x[n++] = -v;
@@ -72,6 +78,7 @@ static double vm_ulps(float got, double ref) {
 
 typedef double (*vm_ref_fn)(double x, double alpha);
 static double ref_exp(double x, double a) { (void)a; return exp(x); }
+static double ref_log(double x, double a) { (void)a; return log(x); }
 static double ref_sigmoid(double x, double a) { (void)a; return 1.0 / (1.0 + exp(-x)); }
 static double ref_tanh(double x, double a) { (void)a; return tanh(x); }
 static double ref_elu(double x, double a) { return x > 0 ? x : a * expm1(x); }
@@ -89,6 +96,8 @@ typedef struct vm_case {
 
 static const vm_case k_cases[] = {
     {"exp", PTE_XNN_U_EXP, ref_exp, -110.0f, 90.0f, 0.0f, 2.0, 1.0, -INFINITY},
+    /* the sweep plus +-2^k (1 + j/64), k in [-40, 20), denormals, 0, FLT_MAX, inf, negatives */
+    {"log", PTE_XNN_U_LOG, ref_log, 0.0f, 3.0f, 0.0f, 2.0, 1.0, -INFINITY},
     /* sigmoid family: e^-|x| below FLT_MIN is flushed to 0, so are results below FLT_MIN
      * (x < -87.34): absolute error < 2^-126 */
     {"sigmoid", PTE_XNN_U_SIGMOID, ref_sigmoid, -120.0f, 120.0f, 0.0f, 3.0, 8388608.0, -INFINITY},
