@@ -9,9 +9,19 @@
 
 /* fp32 pooling: every output pixel is accumulated in place over its valid taps with the vector
  * max/add kernels (no temporary), then scaled (average) and clamped. */
-static void pool_f32(pte_xnn_exec *x, const pte_xnn_node *n, const pte_xnn_value *a, const pte_xnn_value *o) {
+typedef struct pool_job {
+  pte_xnn_exec *x;
+  const pte_xnn_node *n;
+  const pte_xnn_value *a, *o;
+} pool_job;
+
+/* output rows [r0, r1) of all (b, oy) rows */
+static void pool_f32_rows(const pool_job *j, size_t r0, size_t r1) {
+  pte_xnn_exec *x = j->x;
+  const pte_xnn_node *n = j->n;
+  const pte_xnn_value *a = j->a, *o = j->o;
   const pte_xnn_pool_params *p = &n->p.pool;
-  const size_t N = a->shape[0], H = a->shape[1], W = a->shape[2], C = a->shape[3];
+  const size_t H = a->shape[1], W = a->shape[2], C = a->shape[3];
   const size_t OH = o->shape[1], OW = o->shape[2];
   const size_t sh = p->sh ? p->sh : 1, sw = p->sw ? p->sw : 1, dh = p->dh ? p->dh : 1, dw = p->dw ? p->dw : 1;
   const bool mx = n->type == pte_xn_XNodeUnion_XNNMaxPooling2d;
@@ -20,31 +30,47 @@ static void pool_f32(pte_xnn_exec *x, const pte_xnn_node *n, const pte_xnn_value
   const pte_xnn_f32_unary_fn clamp = x->vec->unary[PTE_XNN_U_CLAMP];
   const pte_xnn_uparams cp = {n->out_min, n->out_max, 0.0f};
   const float *in = (const float *)a->data;
-  for (size_t b = 0; b < N; b++)
-    for (size_t oy = 0; oy < OH; oy++)
-      for (size_t ox = 0; ox < OW; ox++) {
-        float *dst = (float *)o->data + ((b * OH + oy) * OW + ox) * C;
-        size_t valid = 0;
-        for (size_t ky = 0; ky < p->ph; ky++) {
-          const long iy = (long)(oy * sh + ky * dh) - (long)n->rt_pt;
-          if (iy < 0 || iy >= (long)H) continue;
-          for (size_t kx = 0; kx < p->pw; kx++) {
-            const long ix = (long)(ox * sw + kx * dw) - (long)n->rt_pl;
-            if (ix < 0 || ix >= (long)W) continue;
-            const float *src = in + ((b * H + (size_t)iy) * W + (size_t)ix) * C;
-            if (valid++ == 0) memcpy(dst, src, C * sizeof(float));
-            else acc(C, dst, src, dst, -INFINITY, INFINITY);
-          }
+  for (size_t row = r0; row < r1; row++) {
+    const size_t b = row / OH, oy = row % OH;
+    for (size_t ox = 0; ox < OW; ox++) {
+      float *dst = (float *)o->data + ((b * OH + oy) * OW + ox) * C;
+      size_t valid = 0;
+      for (size_t ky = 0; ky < p->ph; ky++) {
+        const long iy = (long)(oy * sh + ky * dh) - (long)n->rt_pt;
+        if (iy < 0 || iy >= (long)H) continue;
+        for (size_t kx = 0; kx < p->pw; kx++) {
+          const long ix = (long)(ox * sw + kx * dw) - (long)n->rt_pl;
+          if (ix < 0 || ix >= (long)W) continue;
+          const float *src = in + ((b * H + (size_t)iy) * W + (size_t)ix) * C;
+          if (valid++ == 0) memcpy(dst, src, C * sizeof(float));
+          else acc(C, dst, src, dst, -INFINITY, INFINITY);
         }
-        if (valid == 0) {
-          const float fill = mx ? -INFINITY : 0.0f;
-          for (size_t c = 0; c < C; c++) dst[c] = fill;
-        } else if (!mx && valid > 1) {
-          const float inv = 1.0f / (float)valid;
-          scale(C, dst, &inv, dst, -INFINITY, INFINITY);
-        }
-        clamp(C, dst, dst, &cp);
       }
+      if (valid == 0) {
+        const float fill = mx ? -INFINITY : 0.0f;
+        for (size_t c = 0; c < C; c++) dst[c] = fill;
+      } else if (!mx && valid > 1) {
+        const float inv = 1.0f / (float)valid;
+        scale(C, dst, &inv, dst, -INFINITY, INFINITY);
+      }
+      clamp(C, dst, dst, &cp);
+    }
+  }
+}
+
+static void pool_task(void *ctx, size_t item, int tid) {
+  (void)tid;
+  const pool_job *j = (const pool_job *)ctx;
+  const size_t rows = j->o->shape[0] * j->o->shape[1], per = (rows + 15) / 16;
+  const size_t r0 = item * per, r1 = r0 + per < rows ? r0 + per : rows;
+  if (r0 < r1) pool_f32_rows(j, r0, r1);
+}
+
+/* fp32 pooling over the thread pool (16 row ranges) when the output is large enough. */
+static void pool_f32(pte_xnn_exec *x, const pte_xnn_node *n, const pte_xnn_value *a, const pte_xnn_value *o) {
+  const pool_job j = {x, n, a, o};
+  if (x->threads > 1 && o->numel >= 16384) pte_xnn_parallel(x->pool, pool_task, (void *)&j, 16);
+  else pool_f32_rows(&j, 0, o->shape[0] * o->shape[1]);
 }
 
 pte_status pte_xnn_run_pool(pte_xnn_exec *x, const pte_xnn_node *n) {

@@ -16,28 +16,50 @@ static void strides_of(const size_t *dims, unsigned r, size_t *st) {
   }
 }
 
-/* batch x ([X, Y] -> [Y, X]) for fp32, in 16 x 16 tiles. */
-static void tr2d_f32(const float *src, float *dst, size_t batch, size_t X, size_t Y) {
-  if (X == 3) { /* e.g. an RGB image NCHW -> NHWC: three sequential reads, one sequential write */
-    for (size_t bi = 0; bi < batch; bi++, src += X * Y, dst += X * Y) {
-      const float *s0 = src, *s1 = src + Y, *s2 = src + 2 * Y;
-      for (size_t y = 0; y < Y; y++) {
-        dst[3 * y] = s0[y];
-        dst[3 * y + 1] = s1[y];
-        dst[3 * y + 2] = s2[y];
-      }
+/* [X, Y] -> [Y, X] for fp32, output rows [ya, yb) (16 x 16 tiles; 3 rows: a straight loop, e.g.
+ * an RGB image NCHW -> NHWC with three sequential reads and one sequential write). */
+static void tr2d_rows(const float *src, float *dst, size_t X, size_t Y, size_t ya, size_t yb) {
+  if (X == 3) {
+    const float *s0 = src, *s1 = src + Y, *s2 = src + 2 * Y;
+    for (size_t y = ya; y < yb; y++) {
+      dst[3 * y] = s0[y];
+      dst[3 * y + 1] = s1[y];
+      dst[3 * y + 2] = s2[y];
     }
     return;
   }
-  for (size_t bi = 0; bi < batch; bi++, src += X * Y, dst += X * Y)
-    for (size_t x0 = 0; x0 < X; x0 += 16) {
-      const size_t x1 = x0 + 16 < X ? x0 + 16 : X;
-      for (size_t y0 = 0; y0 < Y; y0 += 16) {
-        const size_t y1 = y0 + 16 < Y ? y0 + 16 : Y;
-        for (size_t y = y0; y < y1; y++)
-          for (size_t xx = x0; xx < x1; xx++) dst[y * X + xx] = src[xx * Y + y];
-      }
+  for (size_t x0 = 0; x0 < X; x0 += 16) {
+    const size_t x1 = x0 + 16 < X ? x0 + 16 : X;
+    for (size_t y0 = ya; y0 < yb; y0 += 16) {
+      const size_t y1 = y0 + 16 < yb ? y0 + 16 : yb;
+      for (size_t y = y0; y < y1; y++)
+        for (size_t xx = x0; xx < x1; xx++) dst[y * X + xx] = src[xx * Y + y];
     }
+  }
+}
+
+typedef struct tr_job {
+  const float *src;
+  float *dst;
+  size_t X, Y;
+} tr_job;
+
+static void tr_task(void *ctx, size_t item, int tid) {
+  (void)tid;
+  const tr_job *j = (const tr_job *)ctx;
+  const size_t b = item / 16, part = item % 16, per = ((j->Y + 15) / 16 + 15) & ~(size_t)15;
+  const size_t ya = part * per, yb = ya + per < j->Y ? ya + per : j->Y;
+  if (ya < yb) tr2d_rows(j->src + b * j->X * j->Y, j->dst + b * j->X * j->Y, j->X, j->Y, ya, yb);
+}
+
+/* batch x ([X, Y] -> [Y, X]), over the thread pool when large */
+static void tr2d_f32(pte_xnn_exec *x, const float *src, float *dst, size_t batch, size_t X, size_t Y) {
+  if (x->threads > 1 && batch * X * Y >= 65536) {
+    const tr_job j = {src, dst, X, Y};
+    pte_xnn_parallel(x->pool, tr_task, (void *)&j, batch * 16);
+    return;
+  }
+  for (size_t bi = 0; bi < batch; bi++) tr2d_rows(src + bi * X * Y, dst + bi * X * Y, X, Y, 0, Y);
 }
 
 pte_status pte_xnn_run_transpose(pte_xnn_exec *x, const pte_xnn_node *n) {
@@ -72,11 +94,11 @@ pte_status pte_xnn_run_transpose(pte_xnn_exec *x, const pte_xnn_node *n) {
     }
     /* input order of the merged dims: perm values increase along input order */
     if (mr == 2 && mp[0] > mp[1]) {
-      tr2d_f32((const float *)a->data, (float *)o->data, 1, md[1], md[0]);
+      tr2d_f32(x, (const float *)a->data, (float *)o->data, 1, md[1], md[0]);
       return PTE_OK;
     }
     if (mr == 3 && mp[0] < mp[2] && mp[2] < mp[1]) {
-      tr2d_f32((const float *)a->data, (float *)o->data, md[0], md[2], md[1]);
+      tr2d_f32(x, (const float *)a->data, (float *)o->data, md[0], md[2], md[1]);
       return PTE_OK;
     }
   }

@@ -39,13 +39,16 @@ static void tr_case(const uint32_t *dims, const uint32_t *perm) {
   const size_t n = (size_t)dims[0] * dims[1] * dims[2] * dims[3];
   float *x = (float *)malloc(n * 4), *y = (float *)malloc(n * 4);
   for (size_t i = 0; i < n; i++) x[i] = (float)i;
+  for (int threads = 1; threads <= 2; threads++) {
+  pte_xnnpack_options opt = {threads, PTE_XNN_ISA_AUTO};
   pte_xnn_delegate *d = NULL;
-  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, NULL, &d, &err));
+  CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &opt, &d, &err));
   size_t si[4] = {dims[0], dims[1], dims[2], dims[3]}, so[4] = {od[0], od[1], od[2], od[3]};
   xt_tensor ti, to;
   xt_tensor_init(&ti, PTE_DTYPE_FLOAT, 4, si, x, n * 4, 0);
   xt_tensor_init(&to, PTE_DTYPE_FLOAT, 4, so, y, n * 4, 0);
   pte_evalue *args[2] = {&ti.ev, &to.ev};
+  for (size_t i = 0; i < n; i++) y[i] = -1.0f;
   CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
   size_t ist[4];
   ist[3] = 1;
@@ -56,17 +59,20 @@ static void tr_case(const uint32_t *dims, const uint32_t *perm) {
       for (uint32_t c = 0; c < od[2]; c++)
         for (uint32_t e = 0; e < od[3]; e++, q++) {
           const size_t src = a * ist[perm[0]] + bb * ist[perm[1]] + c * ist[perm[2]] + e * ist[perm[3]];
-          CHECK_MSG(y[q] == (float)src, "dims %u,%u,%u,%u perm %u%u%u%u: out[%zu] = %g, want %zu", dims[0], dims[1],
-                    dims[2], dims[3], perm[0], perm[1], perm[2], perm[3], q, (double)y[q], src);
+          CHECK_MSG(y[q] == (float)src, "dims %u,%u,%u,%u perm %u%u%u%u threads %d: out[%zu] = %g, want %zu", dims[0],
+                    dims[1], dims[2], dims[3], perm[0], perm[1], perm[2], perm[3], threads, q, (double)y[q], src);
         }
   pte_xnn_delegate_destroy(d);
+  }
   pte_xnn_blob_free(&blob);
   free(x);
   free(y);
 }
 
 TEST(transpose_every_permutation) {
-  static const uint32_t shapes[][4] = {{2, 3, 4, 5}, {2, 3, 17, 19}, {1, 3, 33, 20}, {3, 1, 5, 1}, {2, 5, 1, 7}};
+  /* the last two are large enough (>= 64K elements) to be split over 2 threads */
+  static const uint32_t shapes[][4] = {{2, 3, 4, 5}, {2, 3, 17, 19}, {1, 3, 33, 20}, {3, 1, 5, 1}, {2, 5, 1, 7},
+                                       {1, 3, 160, 150}, {2, 40, 30, 31}};
   size_t cases = 0;
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
     for (uint32_t p0 = 0; p0 < 4; p0++)
@@ -79,7 +85,7 @@ TEST(transpose_every_permutation) {
           if (test_current_failed) return;
           cases++;
         }
-  CHECK_EQ_INT(cases, 5 * 24);
+  CHECK_EQ_INT(cases, 7 * 24);
 }
 
 /* StaticConstantPad, rank 4: out[i] = in[i - pre] inside, the pad value elsewhere. */
