@@ -50,12 +50,18 @@ static void bin_rows(const bin_job *j, size_t o0, size_t o1) {
   float vmin = j->n->out_min, vmax = j->n->out_max;
   float buf_a[256], buf_b[256], buf_o[256];
   for (size_t o = o0; o < o1; o++) {
-    size_t rem = o, offa = 0, offb = 0;
-    for (int i = (int)r - 2; i >= 0; i--) {
-      size_t idx = rem % j->dims[i];
-      rem /= j->dims[i];
-      offa += idx * j->sa[i];
-      offb += idx * j->sb[i];
+    size_t offa = 0, offb = 0;
+    if (r == 2) { /* the common collapsed case: [outer, inner] */
+      offa = o * j->sa[0];
+      offb = o * j->sb[0];
+    } else {
+      size_t rem = o;
+      for (int i = (int)r - 2; i >= 0; i--) {
+        size_t idx = rem % j->dims[i];
+        rem /= j->dims[i];
+        offa += idx * j->sa[i];
+        offb += idx * j->sb[i];
+      }
     }
     const size_t out_off = o * inner;
     if (!q) {
@@ -73,12 +79,13 @@ static void bin_rows(const bin_job *j, size_t o0, size_t o1) {
     } else {
       for (size_t i0 = 0; i0 < inner; i0 += 256) {
         size_t cnt = inner - i0 < 256 ? inner - i0 : 256;
+        /* dequantize a block of both operands, the fp32 vector kernel, requantize */
         for (size_t i = 0; i < cnt; i++) {
           buf_a[i] = xo_load_q(j->a, j->a->data, offa + (i0 + i) * sai);
           buf_b[i] = xo_load_q(j->b, j->b->data, offb + (i0 + i) * sbi);
-          buf_o[i] = pte_xnn_clampf(j->fn(buf_a[i], buf_b[i], 0.0f), vmin, vmax);
-          xo_store_q(j->o, j->o->data, out_off + i0 + i, buf_o[i]);
         }
+        j->vfn[PTE_XNN_BS_VV](cnt, buf_a, buf_b, buf_o, vmin, vmax);
+        for (size_t i = 0; i < cnt; i++) xo_store_q(j->o, j->o->data, out_off + i0 + i, buf_o[i]);
       }
     }
   }
