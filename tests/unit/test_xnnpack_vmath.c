@@ -368,6 +368,67 @@ static void fusion_case(bool keep) {
 }
 
 TEST(silu_and_clamp_fusion) { fusion_case(false); }
+
+/* Quantized binary nodes (dequantize, fp32 vector kernel per block, requantize): qint8 Add of a
+ * [3, 300] tensor and a per-row [3, 1] operand, quint8 Multiply of two [3, 300] tensors, against
+ * the real-domain result requantized here in double (1 step allowed for rounding ties). */
+TEST(quantized_binary) {
+  enum { R = 3, C = 300 };
+  for (int kind = 0; kind < 2; kind++) {
+    const int dt = kind ? PTE_XNN_DT_QUINT8 : PTE_XNN_DT_QINT8;
+    const float sa = 0.05f, sb = 0.03f, so = kind ? 0.02f : 0.08f;
+    const int32_t za = kind ? 128 : 3, zb = kind ? 120 : -5, zo = kind ? 10 : -2;
+    const int32_t lo = kind ? 0 : -128, hi = kind ? 255 : 127;
+    const uint32_t bcols = kind ? C : 1;
+    pte_xnn_builder *b = pte_xnn_builder_new();
+    uint32_t da[2] = {R, C}, db[2] = {R, bcols}, ids[3];
+    const uint32_t *dims[3] = {da, db, da};
+    const float scales[3] = {sa, sb, so};
+    const int32_t zps[3] = {za, zb, zo};
+    for (int v = 0; v < 3; v++) {
+      pte_xnn_tensor_desc t;
+      memset(&t, 0, sizeof t);
+      t.dtype = dt, t.rank = 2, t.dims = dims[v];
+      t.flags = v < 2 ? PTE_XNN_VALUE_EXTERNAL_INPUT : PTE_XNN_VALUE_EXTERNAL_OUTPUT;
+      t.external_id = (uint32_t)v;
+      t.quant = PTE_XNN_QUANT_PER_TENSOR, t.scale = scales[v], t.zero_point = zps[v];
+      CHECK_OK(pte_xnn_builder_add_tensor(b, &t, &ids[v]));
+    }
+    fu_node(b, kind ? PTE_XNN_NODE_MULTIPLY : PTE_XNN_NODE_ADD, ids[0], ids[1], ids[2], -INFINITY, INFINITY);
+    pte_xnn_blob blob;
+    pte_error_info err;
+    CHECK_OK(pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err));
+    pte_xnn_builder_free(b);
+    uint8_t av[R * C], bv[R * C], ov[R * C];
+    for (int i = 0; i < R * C; i++) {
+      av[i] = (uint8_t)((i * 37 + 11) & 255);
+      bv[i] = (uint8_t)((i * 53 + 7) & 255);
+    }
+    pte_xnn_delegate *d = NULL;
+    CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, NULL, &d, &err));
+    pte_xnn_blob_free(&blob);
+    size_t sda[2] = {R, C}, sdb[2] = {R, bcols};
+    const int pd = kind ? PTE_DTYPE_BYTE : PTE_DTYPE_CHAR;
+    xt_tensor ta, tb, to;
+    xt_tensor_init(&ta, pd, 2, sda, av, sizeof av, 0);
+    xt_tensor_init(&tb, pd, 2, sdb, bv, sizeof bv, 0);
+    xt_tensor_init(&to, pd, 2, sda, ov, sizeof ov, 0);
+    pte_evalue *args[3] = {&ta.ev, &tb.ev, &to.ev};
+    CHECK_OK(pte_xnn_delegate_execute(d, args, 3, &err));
+    pte_xnn_delegate_destroy(d);
+    for (int r = 0; r < R; r++)
+      for (int c = 0; c < C; c++) {
+        const int i = r * C + c, ib = kind ? i : r;
+        const double qa = kind ? (double)av[i] : (double)(int8_t)av[i];
+        const double qb = kind ? (double)bv[ib] : (double)(int8_t)bv[ib];
+        const double ra = (qa - za) * sa, rb = (qb - zb) * sb;
+        double q = nearbyint((kind ? ra * rb : ra + rb) / so) + zo;
+        q = q < lo ? lo : (q > hi ? hi : q);
+        const double got = kind ? (double)ov[i] : (double)(int8_t)ov[i];
+        CHECK_MSG(fabs(got - q) <= 1.0, "%s (%d,%d): %g, want %g", kind ? "quint8 mul" : "qint8 add", r, c, got, q);
+      }
+  }
+}
 TEST(no_fusion_when_sigmoid_is_an_output) { fusion_case(true); }
 
 int main(void) {
@@ -376,6 +437,7 @@ int main(void) {
   RUN(binary_bit_identical);
   RUN(unary_tails);
   RUN(silu_and_clamp_fusion);
+  RUN(quantized_binary);
   RUN(no_fusion_when_sigmoid_is_an_output);
   return test_summary();
 }
