@@ -11,11 +11,28 @@ BUILD_FOOTPRINT ?= build-footprint
 
 .PHONY: all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean install footprint
 
-all: $(BUILD)/Makefile
-	@$(CMAKE) --build $(BUILD) -j $(JOBS)
+# Quiet by default: one line, the build log shown only on failure (V=1 shows everything).
+V ?= 0
+ifeq ($(V),0)
+  BUILD_CMD = echo "building into $(BUILD)/ ($(BUILD_TYPE); log: $(BUILD)/build.log)"; \
+    $(CMAKE) --build $(BUILD) -j $(JOBS) -- --no-print-directory >$(BUILD)/build.log 2>&1 || \
+    { grep -E "error|warning|Error" $(BUILD)/build.log | head -60; echo "build failed: see $(BUILD)/build.log"; exit 1; }
+else
+  BUILD_CMD = $(CMAKE) --build $(BUILD) -j $(JOBS)
+endif
 
-$(BUILD)/Makefile: CMakeLists.txt
-	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+all: configure
+	@$(BUILD_CMD)
+
+# (Re)configures when CMakeLists.txt changed or BUILD_TYPE differs from the cached build type.
+.PHONY: configure
+configure:
+	@if [ ! -f $(BUILD)/Makefile ] || [ CMakeLists.txt -nt $(BUILD)/Makefile ] || \
+	   ! grep -q "^CMAKE_BUILD_TYPE:STRING=$(BUILD_TYPE)$$" $(BUILD)/CMakeCache.txt 2>/dev/null; then \
+	  $(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null || exit 1; \
+	fi
+
+$(BUILD)/Makefile: configure
 
 test: all
 	@cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS)
@@ -39,7 +56,7 @@ valgrind: all
 	@sh tests/valgrind/run_corpus.sh $(BUILD)
 
 # Builds only what the demo runs (the pte CLI; build log shown on failure), then tools/demo.sh.
-demo: $(BUILD)/Makefile
+demo: configure
 	@echo "building the pte CLI into $(BUILD) ($(BUILD_TYPE))..."
 	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target pte_cli >$(BUILD)/demo-build.log 2>&1 || { cat $(BUILD)/demo-build.log; exit 1; }
 	@sh tools/demo.sh $(BUILD)

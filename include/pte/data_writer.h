@@ -144,6 +144,7 @@ typedef struct pte_file_writer {
   bool published;
   uint64_t wb_from;      /* sequential output not yet handed to early writeback: [wb_from, wb_next) */
   uint64_t wb_next;
+  int live_slot;         /* slot in the registry of live temp files (signal cleanup), -1 none */
 } pte_file_writer;
 
 /* Prepares writing `dest_path`: takes the advisory lock (file "<dir>/.<name>.lock", removed when
@@ -159,6 +160,19 @@ typedef struct pte_file_writer {
  * On failure nothing is left behind and pte_data_writer_destroy(&w->base) is harmless. */
 pte_status pte_file_writer_open(pte_file_writer *w, const char *dest_path,
                                 const pte_file_writer_options *opt, pte_error_info *err);
+/* (After creating its temp file, open also removes the temp files ".<name>.<pid>.<n>.tmp" an earlier
+ * writer of the same destination left when it was killed: under the lock all of them, without a
+ * lock only those whose process is gone.) */
+
+/* Removes the temp files of writers of dest_path except `keep` (may be NULL): every one when
+ * any_pid (call it holding the destination's lock), else only those of processes that no longer
+ * exist. Returns how many were removed. */
+size_t pte_file_writer_remove_stale_temps(const char *dest_path, const char *keep, bool any_pid);
+
+/* For programs (the CLI): on SIGINT, SIGTERM and SIGHUP, remove the temp and lock files of every
+ * file writer of this process that has not published, then die of the signal as before. Signals the
+ * process ignores stay ignored. Call once at start-up; PTE_ERR_INTERNAL if sigaction fails. */
+pte_status pte_file_writer_install_signal_cleanup(void);
 
 /* Preallocation (unless no_preallocate): reserve(size) posix_fallocate()s the whole range up
  * front; without it, writes that append sequentially reserve space ahead of themselves in steps

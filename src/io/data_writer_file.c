@@ -5,9 +5,12 @@
 #define _GNU_SOURCE 1 /* sync_file_range (Linux) */
 /* data_writer_file.c — the file pte_data_writer: temp file + pwrite + fsync + rename + directory
  * fsync, guarded by an advisory lock file so two writers of one destination cannot interleave. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,12 +271,125 @@ static pte_status fw_fsync_dir(const char *dest, pte_error_info *err) {
   return s;
 }
 
+/* ------------------------------------------------------------------ live temp files
+ * A registry of the temp and lock files open writers of this process hold, so that a signal
+ * handler (pte_file_writer_install_signal_cleanup) can remove them before the process dies.
+ * Slots hold pointers to the writers' heap strings; a writer empties its slot before freeing them.
+ */
+#define FW_LIVE_MAX 64
+static _Atomic(const char *) fw_live_temp[FW_LIVE_MAX], fw_live_lock[FW_LIVE_MAX];
+
+static void fw_live_add(pte_file_writer *w) {
+  w->live_slot = -1;
+  for (int i = 0; i < FW_LIVE_MAX; i++) {
+    const char *none = NULL;
+    if (atomic_compare_exchange_strong(&fw_live_temp[i], &none, w->temp)) {
+      atomic_store(&fw_live_lock[i], w->lock_fd >= 0 ? w->lock_path : NULL);
+      w->live_slot = i;
+      return;
+    }
+  }
+}
+
+static void fw_live_remove(pte_file_writer *w) {
+  if (w->live_slot < 0 || w->live_slot >= FW_LIVE_MAX) return;
+  atomic_store(&fw_live_lock[w->live_slot], NULL);
+  atomic_store(&fw_live_temp[w->live_slot], NULL);
+  w->live_slot = -1;
+}
+
+static void fw_on_signal(int sig) {
+  for (int i = 0; i < FW_LIVE_MAX; i++) { /* unlink() is async-signal-safe */
+    const char *t = atomic_load(&fw_live_temp[i]), *l = atomic_load(&fw_live_lock[i]);
+    if (t) unlink(t);
+    if (l) unlink(l);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+pte_status pte_file_writer_install_signal_cleanup(void) {
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fw_on_signal;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sigs[i], NULL, &old) != 0) return PTE_ERR_INTERNAL;
+    if (old.sa_handler == SIG_IGN) continue; /* e.g. nohup: keep ignoring */
+    if (sigaction(sigs[i], &sa, NULL) != 0) return PTE_ERR_INTERNAL;
+  }
+  return PTE_OK;
+}
+
+/* ------------------------------------------------------------------ stale temp files */
+
+static bool fw_all_digits(const char *s, size_t n) {
+  if (n == 0) return false;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
+
+/* ".<base>.<pid>.<n>.tmp": the temp name of a writer of <base>; *pid receives the writer's pid. */
+static bool fw_is_temp_of(const char *name, const char *base, long *pid) {
+  size_t bl = strlen(base), nl = strlen(name);
+  if (nl < bl + 1 + 4 || name[0] != '.' || strncmp(name + 1, base, bl) != 0) return false;
+  const char *p = name + 1 + bl;
+  if (*p != '.') return false;
+  p++;
+  size_t rest = strlen(p);
+  if (rest < 4 || strcmp(p + rest - 4, ".tmp") != 0) return false;
+  const char *dot = memchr(p, '.', rest - 4);
+  if (!dot || !fw_all_digits(p, (size_t)(dot - p)) || !fw_all_digits(dot + 1, (size_t)(p + rest - 4 - dot - 1)))
+    return false;
+  *pid = strtol(p, NULL, 10);
+  return true;
+}
+
+size_t pte_file_writer_remove_stale_temps(const char *dest_path, const char *keep, bool any_pid) {
+  if (!dest_path || !*dest_path) return 0;
+  const char *slash = strrchr(dest_path, '/');
+  const char *base = slash ? slash + 1 : dest_path;
+  char *dir = fw_dirname(dest_path);
+  if (!dir) return 0;
+  const char *keep_base = NULL;
+  if (keep) {
+    const char *ks = strrchr(keep, '/');
+    keep_base = ks ? ks + 1 : keep;
+  }
+  size_t removed = 0;
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      long pid = 0;
+      if (keep_base && strcmp(e->d_name, keep_base) == 0) continue;
+      if (!fw_is_temp_of(e->d_name, base, &pid)) continue;
+      /* without the lock, only temps of processes that are gone */
+      if (!any_pid && (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;
+      size_t dl = strlen(dir), n = dl + strlen(e->d_name) + 2;
+      char *p = (char *)malloc(n);
+      if (!p) break;
+      memcpy(p, dir, dl);
+      p[dl] = '/';
+      memcpy(p + dl + 1, e->d_name, strlen(e->d_name) + 1);
+      if (unlink(p) == 0) removed++;
+      free(p);
+    }
+    closedir(d);
+  }
+  free(dir);
+  return removed;
+}
+
 static void fw_discard(pte_file_writer *w) {
   if (w->fd >= 0) {
     close(w->fd);
     w->fd = -1;
   }
   if (w->temp && !w->published) unlink(w->temp);
+  fw_live_remove(w);
 }
 
 static pte_status fw_publish(pte_data_writer *self, pte_error_info *err) {
@@ -330,6 +446,7 @@ static pte_status fw_publish(pte_data_writer *self, pte_error_info *err) {
     return s;
   }
   w->published = true;
+  fw_live_remove(w);
   if (!w->opt.no_fsync) s = fw_fsync_dir(w->dest, err);
   fw_unlock(w);
   return s;
@@ -338,6 +455,7 @@ static pte_status fw_publish(pte_data_writer *self, pte_error_info *err) {
 static void fw_destroy(pte_data_writer *self) {
   pte_file_writer *w = (pte_file_writer *)self;
   fw_discard(w);
+  fw_live_remove(w);
   fw_unlock(w);
   free(w->dest);
   free(w->temp);
@@ -387,6 +505,7 @@ pte_status pte_file_writer_open(pte_file_writer *w, const char *dest_path,
   w->base.vt = &k_fw_vt;
   w->fd = -1;
   w->lock_fd = -1;
+  w->live_slot = -1;
   pte_file_writer_options_init(&w->opt);
   if (opt) w->opt = *opt;
   if (w->opt.mode == 0) w->opt.mode = 0666;
@@ -443,7 +562,13 @@ pte_status pte_file_writer_open(pte_file_writer *w, const char *dest_path,
       return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "file writer: out of memory");
     }
     w->fd = open(w->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)(w->opt.mode & 07777));
-    if (w->fd >= 0) return PTE_OK;
+    if (w->fd >= 0) {
+      fw_live_add(w);
+      /* temp files a killed writer of this destination left: under the lock every other temp is
+       * stale; without it only those of processes that are gone */
+      pte_file_writer_remove_stale_temps(dest_path, w->temp, w->lock_fd >= 0);
+      return PTE_OK;
+    }
     if (errno != EEXIST) break;
   }
   s = fw_fail(err, "cannot create temp file", w->temp ? w->temp : dest_path, errno);

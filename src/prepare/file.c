@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -18,20 +19,6 @@ static bool all_digits(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (s[i] < '0' || s[i] > '9') return false;
   return true;
-}
-
-/* ".<base>.<digits>.<digits>.tmp" */
-static bool is_temp_of(const char *name, const char *base) {
-  size_t bl = strlen(base), nl = strlen(name);
-  if (nl < bl + 1 + 4 || name[0] != '.' || strncmp(name + 1, base, bl) != 0) return false;
-  const char *p = name + 1 + bl;
-  if (*p != '.') return false;
-  p++;
-  size_t rest = strlen(p);
-  if (rest < 4 || strcmp(p + rest - 4, ".tmp") != 0) return false;
-  const char *dot = memchr(p, '.', rest - 4);
-  if (!dot) return false;
-  return all_digits(p, (size_t)(dot - p)) && all_digits(dot + 1, (size_t)(p + rest - 4 - dot - 1));
 }
 
 /* ".pte-spool.<pid>.XXXXXX" of a process that no longer exists */
@@ -48,35 +35,27 @@ static bool is_dead_spool(const char *name) {
 
 size_t pte_prepare_remove_stale_temps(const char *dest_path, const char *keep) {
   if (!dest_path || !*dest_path) return 0;
+  size_t removed = pte_file_writer_remove_stale_temps(dest_path, keep, true);
+  /* spool files of dead prepares in the destination's directory */
   const char *slash = strrchr(dest_path, '/');
-  const char *base = slash ? slash + 1 : dest_path;
   size_t dl = slash ? (size_t)(slash - dest_path) : 0;
   char *dir = (char *)malloc(dl + 2);
-  if (!dir) return 0;
+  if (!dir) return removed;
   if (slash) {
     memcpy(dir, dest_path, dl ? dl : 1);
     dir[dl ? dl : 1] = 0;
   } else {
     memcpy(dir, ".", 2);
   }
-  const char *keep_base = NULL;
-  if (keep) {
-    const char *ks = strrchr(keep, '/');
-    keep_base = ks ? ks + 1 : keep;
-  }
-  size_t removed = 0;
   DIR *d = opendir(dir);
   if (d) {
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-      if (keep_base && strcmp(e->d_name, keep_base) == 0) continue;
-      if (!is_temp_of(e->d_name, base) && !is_dead_spool(e->d_name)) continue;
+      if (!is_dead_spool(e->d_name)) continue;
       size_t n = strlen(dir) + strlen(e->d_name) + 2;
       char *p = (char *)malloc(n);
       if (!p) break;
-      memcpy(p, dir, strlen(dir));
-      p[strlen(dir)] = '/';
-      memcpy(p + strlen(dir) + 1, e->d_name, strlen(e->d_name) + 1);
+      snprintf(p, n, "%s/%s", dir, e->d_name);
       if (unlink(p) == 0) removed++;
       free(p);
     }

@@ -709,7 +709,6 @@ static int run_inspect(int argc, char **argv) {
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { help(stdout); return 0; }
     else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "pte inspect: unknown option '%s'\n", argv[i]);
-      help(stderr);
       return PTE_EXIT_USAGE;
     } else if (!path) path = argv[i];
     else {
@@ -718,7 +717,7 @@ static int run_inspect(int argc, char **argv) {
     }
   }
   if (!path) {
-    help(stderr);
+    fprintf(stderr, "pte inspect: no FILE given\n");
     return PTE_EXIT_USAGE;
   }
   pte_error_info rerr = {0};

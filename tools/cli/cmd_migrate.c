@@ -82,7 +82,7 @@ static int run_migrate(int argc, char **argv) {
     }
   }
   if (!in || !out) {
-    help(stderr);
+    fprintf(stderr, "pte migrate: %s\n", !in ? "no input file given" : "no output file given (-o OUT)");
     return PTE_EXIT_USAGE;
   }
   pte_error_info err;

@@ -47,8 +47,7 @@ static void help(FILE *f) {
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "pte prepare: ");
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n\n");
-  help(stderr);
+  fprintf(stderr, "\n");
   return PTE_EXIT_USAGE;
 }
 

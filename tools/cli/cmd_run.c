@@ -610,7 +610,6 @@ static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "pte run: ");
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\n");
-  help(stderr);
   return PTE_EXIT_USAGE;
 }
 

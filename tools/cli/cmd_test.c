@@ -56,7 +56,6 @@ static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "pte test: ");
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\n");
-  help(stderr);
   return PTE_EXIT_USAGE;
 }
 

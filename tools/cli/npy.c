@@ -1,6 +1,7 @@
 /* numpy .npy reading and writing for the CLI (see npy.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "npy.h"
+#include "pte/data_writer.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -440,14 +441,20 @@ int pte_npy_save(const char *path, int dtype, const int32_t *sizes, int32_t dim,
   size_t len;
   void *img = pte_npy_encode(dtype, sizes, dim, data, &len, err, errsz);
   if (!img) return -1;
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    free(img);
-    return npy_err(err, errsz, "cannot create: %s", strerror(errno));
-  }
-  bool ok = fwrite(img, 1, len, f) == len;
-  ok = (fclose(f) == 0) && ok;
+  /* through the file writer: a temp file renamed into place, so an interrupted run leaves either
+   * the old file or the new one, never half of it (and no temp file: signal cleanup) */
+  pte_file_writer w;
+  pte_file_writer_options o;
+  pte_file_writer_options_init(&o);
+  o.no_fsync = true;
+  o.lock = PTE_FILE_LOCK_NONE;
+  pte_error_info e;
+  memset(&e, 0, sizeof e);
+  pte_status s = pte_file_writer_open(&w, path, &o, &e);
+  if (s == PTE_OK) s = pte_data_writer_write(&w.base, img, len, 0, &e);
+  if (s == PTE_OK) s = pte_data_writer_publish(&w.base, &e);
+  pte_data_writer_destroy(&w.base);
   free(img);
-  if (!ok) return npy_err(err, errsz, "write error");
+  if (s != PTE_OK) return npy_err(err, errsz, "%s", e.msg);
   return 0;
 }
