@@ -178,6 +178,10 @@ pte_status pte_register_xnnpack_backend(void) {
 
 void pte_xnnpack_set_profiling_default(bool on) { g_profile_default = on; }
 
+static bool g_rewrites = true;
+void pte_xnnpack_set_graph_rewrites(bool on) { g_rewrites = on; }
+bool pte_xnnpack_graph_rewrites(void) { return g_rewrites; }
+
 pte_status pte_xnn_delegate_set_profiling(pte_xnn_delegate *d, bool on) {
   if (!d) return PTE_ERR_INVALID_ARGUMENT;
   if (on && !d->prof_ns) {

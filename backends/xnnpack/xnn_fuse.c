@@ -63,6 +63,7 @@ static bool xf_clamp_producer(const pte_xnn_delegate *d, const pte_xnn_node *p) 
 }
 
 void pte_xnn_fuse(pte_xnn_delegate *d) {
+  if (!pte_xnnpack_graph_rewrites()) return;
   /* SiLU */
   for (size_t i = 0; i < d->n_nodes; i++) {
     pte_xnn_node *m = &d->nodes[i];

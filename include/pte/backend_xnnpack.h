@@ -195,6 +195,12 @@ typedef struct pte_xnn_node_time {
 /* Turns profiling on or off for one delegate (on: allocates the counters, which start at 0). */
 pte_status pte_xnn_delegate_set_profiling(pte_xnn_delegate *d, bool on);
 void pte_xnnpack_set_profiling_default(bool on);
+
+/* Graph rewrites at init (default on; docs/xnnpack.md section 4): SiLU fusion, output-clamp
+ * folding, reshapes in place. Off: delegates created afterwards keep the graph exactly as
+ * serialized (pte_xnn_node.fuse stays 0), e.g. for a tool that translates the parsed graph. */
+void pte_xnnpack_set_graph_rewrites(bool on);
+bool pte_xnnpack_graph_rewrites(void);
 /* Zeroes the counters. */
 void pte_xnn_delegate_profile_reset(pte_xnn_delegate *d);
 /* Totals per node kind that ran, largest time first; writes at most cap entries, returns how

@@ -369,6 +369,39 @@ static void fusion_case(bool keep) {
 
 TEST(silu_and_clamp_fusion) { fusion_case(false); }
 
+/* With graph rewrites off the parsed graph stays as serialized (same results). */
+TEST(graph_rewrites_off) {
+  pte_xnnpack_set_graph_rewrites(false);
+  enum { N = 64 };
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  const uint32_t x = fu_val(b, N, PTE_XNN_VALUE_EXTERNAL_INPUT, 0), s = fu_val(b, N, 0, 0);
+  const uint32_t out = fu_val(b, N, PTE_XNN_VALUE_EXTERNAL_OUTPUT, 1);
+  fu_node(b, PTE_XNN_NODE_SIGMOID, x, PTE_XNN_NO_VALUE, s, -INFINITY, INFINITY);
+  fu_node(b, PTE_XNN_NODE_MULTIPLY, x, s, out, -INFINITY, INFINITY);
+  pte_xnn_blob blob;
+  pte_error_info err;
+  pte_status st = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_NAMED, &blob, &err);
+  pte_xnn_builder_free(b);
+  pte_xnn_delegate *d = NULL;
+  if (st == PTE_OK) st = pte_xnn_delegate_init(blob.data, blob.size, NULL, NULL, &d, &err);
+  pte_xnnpack_set_graph_rewrites(true);
+  CHECK_OK(st);
+  CHECK_EQ_INT(d->nodes[0].fuse, PTE_XNN_FUSE_NONE);
+  CHECK_EQ_INT(d->nodes[1].fuse, PTE_XNN_FUSE_NONE);
+  CHECK(d->nodes[1].in[1] != d->nodes[1].in[0]);
+  float xv[N], ov[N];
+  for (int i = 0; i < N; i++) xv[i] = (float)(i - 32) * 0.25f;
+  size_t dims[2] = {1, N};
+  xt_tensor ti, to;
+  xt_tensor_init(&ti, PTE_DTYPE_FLOAT, 2, dims, xv, sizeof xv, 0);
+  xt_tensor_init(&to, PTE_DTYPE_FLOAT, 2, dims, ov, sizeof ov, 0);
+  pte_evalue *args[2] = {&ti.ev, &to.ev};
+  CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
+  for (int i = 0; i < N; i++) CHECK_NEAR(ov[i], (double)xv[i] / (1.0 + exp(-(double)xv[i])), 1e-6 * (1 + fabs(xv[i])));
+  pte_xnn_delegate_destroy(d);
+  pte_xnn_blob_free(&blob);
+}
+
 /* Quantized binary nodes (dequantize, fp32 vector kernel per block, requantize): qint8 Add of a
  * [3, 300] tensor and a per-row [3, 1] operand, quint8 Multiply of two [3, 300] tensors, against
  * the real-domain result requantized here in double (1 step allowed for rounding ties). */
@@ -438,6 +471,7 @@ int main(void) {
   RUN(unary_tails);
   RUN(silu_and_clamp_fusion);
   RUN(quantized_binary);
+  RUN(graph_rewrites_off);
   RUN(no_fusion_when_sigmoid_is_an_output);
   return test_summary();
 }
