@@ -2,6 +2,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <stdarg.h>
+
 #include "method_internal.h"
 
 static const char *const k_scope_names[] = {"", "OPERATOR_CALL", "DELEGATE_CALL", "MOVE_CALL", "JF_CALL", "FREE_CALL"};
@@ -243,14 +245,34 @@ static bool same_layout(const pte_tensor *dst, const int32_t *sizes, const uint8
   return true;
 }
 
+/* Internal formatter of status.c (no stdio in core). */
+size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
+
+static size_t fmt_at(char *buf, size_t cap, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  size_t n = pte_vformat(buf, cap, f, ap);
+  va_end(ap);
+  return n < cap ? n : (cap ? cap - 1 : 0);
+}
+
+/* "float32[2, 3]" for messages. */
+static const char *shape_text(int dtype, const int32_t *sizes, int32_t dim, char *buf, size_t cap) {
+  size_t len = fmt_at(buf, cap, "%s[", pte_dtype_name(dtype));
+  for (int32_t d = 0; d < dim && sizes && len + 1 < cap; d++)
+    len += fmt_at(buf + len, cap - len, "%s%d", d ? ", " : "", (int)sizes[d]);
+  if (len + 1 < cap) fmt_at(buf + len, cap - len, "]");
+  return buf;
+}
+
 static pte_status set_tensor_input(pte_method *m, size_t i, pte_tensor *dst, const pte_tensor *src, pte_error_info *err) {
   (void)m;
   if (!src) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "input %zu: NULL tensor", i);
-  if (src->dtype != dst->dtype)
-    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "input %zu: expected dtype %s, got %s", i, pte_dtype_name(dst->dtype),
-                         pte_dtype_name(src->dtype));
-  if (src->dim != dst->dim)
-    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "input %zu: expected rank %d, got %d", i, (int)dst->dim, (int)src->dim);
+  char want[96], got[96];
+  if (src->dtype != dst->dtype || src->dim != dst->dim)
+    return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "input %zu: expected %s, got %s", i,
+                         shape_text(dst->dtype, dst->sizes, dst->dim, want, sizeof want),
+                         shape_text(src->dtype, src->sizes, src->dim, got, sizeof got));
   if (src->dim && !src->sizes) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "input %zu: tensor without sizes", i);
   size_t numel, es = pte_dtype_size(src->dtype);
   if (pte_numel(src->sizes, src->dim, &numel) != PTE_OK || (es && numel > SIZE_MAX / es))
@@ -264,10 +286,14 @@ static pte_status set_tensor_input(pte_method *m, size_t i, pte_tensor *dst, con
   for (int32_t d = 0; d < dst->dim; d++) same = same && src->sizes[d] == dst->sizes[d];
   if (!same) {
     if (dst->dynamism == PTE_SHAPE_STATIC)
-      return pte_error_set(err, PTE_ERR_NOT_SUPPORTED, "input %zu: shape differs from the static shape the method expects", i);
+      return pte_error_set(err, PTE_ERR_NOT_SUPPORTED, "input %zu: expected %s (a static shape), got %s", i,
+                           shape_text(dst->dtype, dst->sizes, dst->dim, want, sizeof want),
+                           shape_text(src->dtype, src->sizes, src->dim, got, sizeof got));
     if (nbytes > dst->capacity_bytes)
-      return pte_error_set(err, PTE_ERR_NOT_SUPPORTED, "input %zu: %zu bytes exceed the dynamic bound of %zu bytes", i, nbytes,
-                           dst->capacity_bytes);
+      return pte_error_set(err, PTE_ERR_NOT_SUPPORTED,
+                           "input %zu: %s has %zu elements, more than the %zu its dynamic bound holds (%zu bytes)", i,
+                           shape_text(src->dtype, src->sizes, src->dim, got, sizeof got), numel,
+                           es ? dst->capacity_bytes / es : 0, dst->capacity_bytes);
     pte_status s = pte_tensor_resize(dst, src->sizes, src->dim);
     if (s != PTE_OK) return pte_error_set(err, s, "input %zu: cannot resize (%s)", i, pte_status_name(s));
   }

@@ -6,7 +6,8 @@
 #   - installed headers include only <system> and "pte/..." headers, and each compiles alone;
 #   - libpte.so exports only pte_* names, none of the internal families (pte_fb_, pte_et_...);
 #   - examples/ built with find_package(pte) against libpte.so and libpte.a, and with pkg-config,
-#     then run: run_model on arduino_AddModel.pte (x + 1, ones in) prints "output 0: 2 2 2",
+#     then run: run_model on arduino_AddModel.pte (x + 1, ones in) prints "output 0: 2 2 2", module_run
+#     the golden [1,2,3] -> [2,3,4] and a model with a .ptd,
 #     build_model prints "output 0: 6.5 0", prepare_cache prepares / hits / re-prepares;
 #   - tests/footprint/size_test.c links against the installed libpte_core.a alone and runs.
 set -eu
@@ -60,7 +61,7 @@ nm -D --defined-only "$LIB/libpte.so" | awk 'NF >= 3 {print $3}' >"$T/exports"
 grep -v '^pte_' "$T/exports" >"$T/bad" && fail "libpte.so exports non-pte symbols: $(head -5 "$T/bad" | tr '\n' ' ')"
 grep -E '^pte_(fb|et|st|ft|bp|xn|rt|wr|pp|gen)_' "$T/exports" >"$T/bad" && fail "libpte.so exports internal symbols: $(head -5 "$T/bad" | tr '\n' ' ')"
 for s in pte_program_load pte_method_load pte_method_execute pte_writer_create pte_prepare_file \
-         pte_register_portable_kernels pte_file_loader_open; do
+         pte_register_portable_kernels pte_file_loader_open pte_module_open pte_module_forward; do
   grep -qx "$s" "$T/exports" || fail "libpte.so does not export $s"
 done
 
@@ -69,6 +70,9 @@ run_examples() { # dir label
   d=$1
   expect "$2 run_model AddModel" "output 0: 2 2 2" "$d/run_model" "$CORPUS/arduino_AddModel.pte"
   expect "$2 build_model" "output 0: 6.5 0" "$d/build_model" "$T/built_$2.pte"
+  # module_run: the golden [1,2,3] -> [2,3,4] of AddModel.ino; etrs_data_map_model 3x+2 with its .ptd (ones -> 5)
+  expect "$2 module_run AddModel" "output 0: 2 3 4" "$d/module_run" "$CORPUS/arduino_AddModel.pte" "$CORPUS/io/arduino_AddModel.input0.float32.bin"
+  expect "$2 module_run .ptd" "output 0: 5 5 5 5" "$d/module_run" "$CORPUS/etrs_data_map_model.pte" --data "$CORPUS/etrs_data_map__default_external_constant.ptd"
   rm -rf "$T/cache_$2"
   cp "$CORPUS/arduino_AddModel.pte" "$T/model_$2.pte"
   touch -d '2020-01-01 00:00:00' "$T/model_$2.pte"
@@ -97,7 +101,7 @@ PKG_CONFIG_PATH=$LIB/pkgconfig
 export PKG_CONFIG_PATH
 [ "$(pkg-config --modversion pte)" = "$(sed -n 's/^project(pte VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")" ] || fail "pkg-config --modversion pte"
 mkdir -p "$T/pc"
-for e in run_model build_model prepare_cache; do
+for e in run_model build_model prepare_cache module_run; do
   # shellcheck disable=SC2046
   ${CC:-cc} -std=c11 -Wall -Wextra -Werror $SANFLAGS "$SRC/examples/$e.c" $(pkg-config --cflags --libs pte) -Wl,-rpath,"$LIB" \
     -o "$T/pc/$e" 2>"$T/pc.log" || { cat "$T/pc.log" >&2; fail "pkg-config build of $e"; }

@@ -1,4 +1,5 @@
-"""Driver of tests/cli/json_everywhere.sh: runs the CLI with --json and parses every output."""
+"""Driver of tests/cli/json_everywhere.sh: runs the CLI with --json and parses every output (and
+checks that a failing text-mode inspect prints only its one error line)."""
 import glob
 import json
 import os
@@ -48,6 +49,12 @@ if len(cases) < 100:
 out = os.path.join(tmp, "out.pte")
 for c in cases:
     check(["inspect", c, "--json"])
+    # text mode: a failure prints its error line on stderr and nothing on stdout
+    p = subprocess.run([cli, "inspect", c], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    runs += 1
+    if p.returncode != 0 and (p.stdout or p.stderr.count(b"\n") != 1):
+        failures.append("inspect %s (text): exit %d with stdout %r, stderr %r" % (os.path.basename(c), p.returncode,
+                                                                                p.stdout[:80], p.stderr[:200]))
     if c.endswith(".bpte"):
         check(["test", c, "--json"])
     elif c.endswith(".pte"):

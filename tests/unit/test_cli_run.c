@@ -208,8 +208,8 @@ TEST(etrs_data_map_with_and_without_ptd) {
   r = pte(true, "run '%s'", p);
   CHECK_EQ_INT(r.rc, 1);
   CHECK_CONTAINS(r.out, "pte run: ");
-  CHECK_CONTAINS(r.out, "InvalidState (0x02)");
-  CHECK_CONTAINS(r.out, "this program needs external data (a, b): pass --data FILE.ptd");
+  CHECK_CONTAINS(r.out, "InvalidState (0x02): method 'forward' needs external data (a, b) from a .ptd file: pass --data FILE.ptd");
+  CHECK(strchr(r.out, '\n') == r.out + strlen(r.out) - 1); /* one line */
   free(r.out);
 }
 
@@ -469,9 +469,10 @@ TEST(input_errors) {
   struct { const char *args, *a1, *a2, *want; } cases[] = {
       {"run '%s' --input '%s'", p, "/nonexistent/x.npy", "AccessFailed (0x22)"},
       {"run '%s' --input '%s'", p, in, "raw file has 16 bytes, the method's float32[3] input needs 12"},
-      {"run '%s' --input '%s'", p, f64, "InvalidArgument (0x12): input 0: expected dtype float32, got float64"},
-      {"run '%s' --input '%s'", p, shp, "InvalidArgument (0x12): input 0: expected rank 1, got 2"},
-      {"run '%s' --input '%s'", p, x4, "NotSupported (0x10): input 0: shape differs"},
+      {"run '%s' --input '%s'", p, f64, "InvalidArgument (0x12): input 0: expected float32[3], got float64[3]"},
+      {"run '%s' --input '%s'", p, shp, "InvalidArgument (0x12): input 0: expected float32[3], got float32[2, 2]"},
+      {"run '%s' --input '%s'", p, x4, "NotSupported (0x10): input 0: expected float32[3] (a static shape), got float32[4]"},
+      {"run '%s' --input '%s'", p, "/tmp", "input 0: cannot read: is a directory"},
       {"run '%s' --input '%s'", p, be, "big-endian"},
       {"run '%s' --input '%s' --input '%s'", p, x4, "takes 1 input, 2 given"},
       {"run '%s' --input '%s' --input 3.0", pr, x4, "must equal the traced Double value"},
@@ -633,7 +634,7 @@ TEST(dynamic_bound_input_accepts_smaller_npy) {
   /* above the bound: the runtime's NotSupported */
   r = pte(true, "run '%s' --input '%s'", prog, in9);
   CHECK_EQ_INT(r.rc, 1);
-  CHECK_CONTAINS(r.out, "NotSupported (0x10): input 0: 36 bytes exceed the dynamic bound of 32 bytes");
+  CHECK_CONTAINS(r.out, "NotSupported (0x10): input 0: float32[9] has 9 elements, more than the 8 its dynamic bound holds (32 bytes)");
   free(r.out);
 }
 

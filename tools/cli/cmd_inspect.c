@@ -699,10 +699,10 @@ static int inspect_ptd_file(out *o, const char *path, bool nested) {
   return PTE_EXIT_OK;
 }
 
-static int run_inspect(int argc, char **argv) {
+static int inspect_into(int argc, char **argv, FILE *f) {
   const char *path = NULL, *data = NULL;
   out o = {0};
-  o.f = stdout;
+  o.f = f;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) o.json = true;
     else if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
@@ -790,6 +790,20 @@ static int run_inspect(int argc, char **argv) {
     jw_obj_end(&o.w);
     jw_end(&o.w);
   }
+  return rc;
+}
+
+/* The text report is built in memory and printed whole, only when inspection succeeds: a failure
+ * prints its one error line and nothing else. */
+static int run_inspect(int argc, char **argv) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  if (!mem) return inspect_into(argc, argv, stdout);
+  int rc = inspect_into(argc, argv, mem);
+  fclose(mem);
+  if (rc == PTE_EXIT_OK && buf) fwrite(buf, 1, len, stdout);
+  free(buf);
   return rc;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "jsonw.h"
+#include "progress.h"
 #include "pte/data_writer.h"
 #include "pte/io.h"
 #include "pte/program.h"
@@ -15,7 +16,7 @@
 static void help(FILE *f) {
   fprintf(f,
           "usage: pte migrate IN -o OUT [--segment-alignment N] [--tensor-alignment N]\n"
-          "                  [--delegate-alignment N] [--keep-delegates-inline] [--no-fsync] [--json]\n"
+          "                  [--delegate-alignment N] [--keep-delegates-inline] [--no-fsync] [--json] [-q]\n"
           "\n"
           "Rewrites a .pte in the current layout, preserving its content: a legacy inline\n"
           "constant_buffer becomes the constant segment, inline delegate blobs move to segments,\n"
@@ -27,6 +28,7 @@ static void help(FILE *f) {
           "  --tensor-alignment N      constant tensor alignment (power of two, default 16)\n"
           "  --delegate-alignment N    alignment of delegate data kept inline (default 16)\n"
           "  --keep-delegates-inline   leave inline delegate blobs inline\n"
+          "  -q, --quiet               no progress bar (shown only on a terminal anyway)\n"
           "  --no-fsync                skip fsync on publish\n"
           "  --json                    print one JSON object describing the result\n"
           "  -h, --help                this help\n");
@@ -43,7 +45,7 @@ static bool parse_pow2(const char *s, uint64_t *out) {
 
 static int run_migrate(int argc, char **argv) {
   const char *in = NULL, *out = NULL;
-  bool json = false;
+  bool json = false, quiet = false;
   pte_writer_options wo;
   memset(&wo, 0, sizeof wo);
   pte_file_writer_options fo;
@@ -71,6 +73,8 @@ static int run_migrate(int argc, char **argv) {
       fo.no_fsync = true;
     } else if (!strcmp(a, "--json")) {
       json = true;
+    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+      quiet = true;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "pte migrate: unknown option '%s'\n", a);
       return PTE_EXIT_USAGE;
@@ -87,7 +91,13 @@ static int run_migrate(int argc, char **argv) {
   }
   pte_error_info err;
   memset(&err, 0, sizeof err);
+  pte_cli_progress prog;
+  pte_cli_progress_init(&prog, quiet || json);
+  pte_cli_progress_phase(&prog, "writing");
+  wo.progress = pte_cli_progress_update;
+  wo.progress_ctx = &prog;
   pte_status s = pte_migrate_file(in, out, &wo, &fo, &err);
+  pte_cli_progress_end(&prog);
   if (s != PTE_OK) {
     fprintf(stderr, "pte migrate: %s: %s (0x%02x): %s\n", in, pte_status_name(s), (unsigned)s, err.msg);
     return PTE_EXIT_FAIL;

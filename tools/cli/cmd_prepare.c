@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "jsonw.h"
+#include "progress.h"
 #include "pte/prepare.h"
 #include "runner.h"
 
@@ -51,57 +52,34 @@ static int usage_error(const char *fmt, const char *arg) {
   return PTE_EXIT_USAGE;
 }
 
-/* ---- progress on a TTY ------------------------------------------------------------------------ */
+/* ---- progress on a TTY: the phases come from the tracer scopes of pte_prepare ------------------ */
 typedef struct progress {
   pte_event_tracer base;
-  bool tty;
-  int last_pct;
-  bool bar_open;
+  pte_cli_progress bar;
+  char phase[64];
 } progress;
-
-static void bar_close(progress *p) {
-  if (p->bar_open) fputc('\n', stderr);
-  p->bar_open = false;
-}
 
 static uint64_t pg_begin(pte_event_tracer *t, const char *name, int32_t chain, int64_t dh) {
   progress *p = (progress *)t;
   (void)chain;
   (void)dh;
-  if (p->tty) {
-    bar_close(p);
-    if (strncmp(name, "Prepare::", 9) == 0) {
-      if (!strcmp(name, "Prepare::publish")) fprintf(stderr, "publishing (fsync, rename)...\n");
-    } else {
-      fprintf(stderr, "preparing %s...\n", name);
-    }
-    p->last_pct = -1;
+  if (!strcmp(name, "Prepare::publish")) {
+    pte_cli_progress_note(&p->bar, "publishing (fsync, rename)...");
+  } else if (strncmp(name, "Prepare::", 9) != 0) {
+    char line[96];
+    snprintf(line, sizeof line, "preparing %s...", name);
+    pte_cli_progress_note(&p->bar, line);
   }
+  pte_cli_progress_phase(&p->bar, "writing");
   return 1;
 }
 
 static void pg_end(pte_event_tracer *t, uint64_t tok) {
   (void)tok;
-  bar_close((progress *)t);
+  pte_cli_progress_end(&((progress *)t)->bar);
 }
 
 static const pte_event_tracer_vtable k_pg_vt = {NULL, pg_begin, pg_end, NULL};
-
-static void on_progress(void *ctx, uint64_t done, uint64_t total) {
-  progress *p = (progress *)ctx;
-  if (!p->tty || total == 0) return;
-  int pct = (int)(done * 100 / total);
-  if (pct == p->last_pct) return;
-  p->last_pct = pct;
-  char bar[41];
-  int fill = pct * 40 / 100;
-  for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : '.';
-  bar[40] = 0;
-  fprintf(stderr, "\rwriting [%s] %3d%% %llu/%llu MiB", bar, pct, (unsigned long long)(done >> 20),
-          (unsigned long long)(total >> 20));
-  fflush(stderr);
-  p->bar_open = true;
-}
 
 /* ---- report ----------------------------------------------------------------------------------- */
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
@@ -262,8 +240,7 @@ static int cmd_prepare(int argc, char **argv) {
   progress pg;
   memset(&pg, 0, sizeof pg);
   pg.base.vt = &k_pg_vt;
-  pg.tty = !quiet && !json && isatty(2);
-  pg.last_pct = -1;
+  pte_cli_progress_init(&pg.bar, quiet || json);
   pte_prepare_file_options fo;
   memset(&fo, 0, sizeof fo);
   pte_file_writer_options_init(&fo.file);
@@ -275,12 +252,12 @@ static int cmd_prepare(int argc, char **argv) {
   fo.prepare.backends = n_backends ? backends : NULL;
   fo.prepare.n_backends = n_backends;
   fo.prepare.force_rebuild = rebuild;
-  fo.prepare.progress = on_progress;
-  fo.prepare.progress_ctx = &pg;
+  fo.prepare.progress = pte_cli_progress_update;
+  fo.prepare.progress_ctx = &pg.bar;
   fo.tracer = &pg.base;
   pte_prepare_report rep;
   s = pte_prepare_file(in, out, &fo, &rep, &err);
-  bar_close(&pg);
+  pte_cli_progress_end(&pg.bar);
   if (json) {
     print_json(in, out, &rep, s, err.msg);
   } else if (s == PTE_OK && !quiet) {

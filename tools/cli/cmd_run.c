@@ -218,7 +218,9 @@ static int load_tensor_input(run_input *in, size_t i, const pte_tensor_info *inf
   uint8_t *bytes = pte_cli_read_file(in->text, &size);
   char msg[512];
   if (!bytes) {
-    snprintf(msg, sizeof msg, "input %zu: cannot read: %s", i, strerror(errno));
+    struct stat st;
+    const bool dir = stat(in->text, &st) == 0 && S_ISDIR(st.st_mode);
+    snprintf(msg, sizeof msg, "input %zu: cannot read: %s", i, dir ? "is a directory" : strerror(errno));
     return fail(in->text, PTE_ERR_ACCESS_FAILED, msg);
   }
   char want[256];
@@ -843,11 +845,16 @@ static int run_run(int argc, char **argv) {
     /* handles this load created (retried attempts destroyed theirs) */
     delegate_inits = (pte_cli_backend_inits() - inits0) - (pte_cli_backend_destroys() - destroys0);
     if (s != PTE_OK) {
-      rc = fail(o.path, s, err.msg);
       char keys[512];
       if (!ext && pte_cli_external_keys(&prog, method_name, keys, sizeof keys) > 0 &&
-          (s == PTE_ERR_INVALID_STATE || s == PTE_ERR_INVALID_EXTERNAL_DATA || s == PTE_ERR_NOT_FOUND))
-        fprintf(stderr, "pte run: this program needs external data (%s): pass --data FILE.ptd\n", keys);
+          (s == PTE_ERR_INVALID_STATE || s == PTE_ERR_INVALID_EXTERNAL_DATA || s == PTE_ERR_NOT_FOUND)) {
+        char msg[700];
+        snprintf(msg, sizeof msg, "method '%s' needs external data (%s) from a .ptd file: pass --data FILE.ptd",
+                 method_name, keys);
+        rc = fail(o.path, s, msg);
+      } else {
+        rc = fail(o.path, s, err.msg);
+      }
       goto iter_done;
     }
     s = pte_cli_bind_outputs(&mem, m, &err);

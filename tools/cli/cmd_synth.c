@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "jsonw.h"
+#include "progress.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/data_writer.h"
 #include "pte/tensor.h"
@@ -151,35 +152,10 @@ static pte_status xgen_read(void *ctx, uint64_t offset, void *dst, size_t size, 
   return PTE_OK;
 }
 
-/* ------------------------------------------------------------------ progress */
-typedef struct progress {
-  struct timespec start, last;
-  bool tty;
-  int last_pct;
-} progress;
-
 static double secs_since(const struct timespec *a) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (double)(now.tv_sec - a->tv_sec) + (double)(now.tv_nsec - a->tv_nsec) / 1e9;
-}
-
-static void on_progress(void *ctx, uint64_t done, uint64_t total) {
-  progress *p = (progress *)ctx;
-  if (!p->tty || total == 0) return;
-  int pct = (int)(done * 100 / total);
-  if (pct == p->last_pct && done != total && secs_since(&p->last) < 0.2) return;
-  p->last_pct = pct;
-  clock_gettime(CLOCK_MONOTONIC, &p->last);
-  double el = secs_since(&p->start);
-  int bar = pct / 4;
-  char b[26];
-  for (int i = 0; i < 25; i++) b[i] = i < bar ? '#' : ' ';
-  b[25] = 0;
-  fprintf(stderr, "\r[%s] %3d%%  %.2f / %.2f GiB  %.0f MiB/s ", b, pct, (double)done / (1 << 30), (double)total / (1 << 30),
-          el > 0 ? (double)done / (1 << 20) / el : 0.0);
-  if (done == total) fputc('\n', stderr);
-  fflush(stderr);
 }
 
 /* ------------------------------------------------------------------ model building helpers */
@@ -196,6 +172,8 @@ typedef struct synth {
   xgen *xgens;                /* generated delegate constants (must outlive the write) */
   size_t n_xgens, cap_xgens;
   uint8_t *hash_buf;          /* the one bounded buffer weights are hashed through */
+  pte_cli_progress *progress; /* hashing phase */
+  uint64_t hashed, to_hash;   /* bytes hashed so far / in all */
   char (*keys)[65];           /* named-data keys added so far (cap_xgens) */
   size_t n_keys;
   uint64_t named_bytes;       /* bytes of named data */
@@ -390,6 +368,8 @@ static pte_status xconst(synth *S, pte_xnn_builder *b, uint32_t r, const uint32_
     if (s != PTE_OK) return s;
     pte_sha256_update(&h, S->hash_buf, k);
     off += k;
+    S->hashed += k;
+    if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
   }
   uint8_t dig[32];
   pte_sha256_final(&h, dig);
@@ -658,7 +638,7 @@ static void help(FILE *f) {
           "  --segment-alignment N      segment alignment (default 128; e.g. 16384)\n"
           "  --tensor-alignment N       constant alignment (default 16)\n"
           "  --no-fsync                 skip fsync on publish\n"
-          "  --quiet                    no progress bar (shown only on a terminal anyway)\n"
+          "  -q, --quiet                no progress bar (shown only on a terminal anyway)\n"
           "  --json                     print one JSON object describing the written file\n"
           "  -h, --help                 this help\n");
 }
@@ -760,7 +740,7 @@ static int run_synth(int argc, char **argv) {
       ok = parse_u64(v, &wo.tensor_alignment), i++;
     } else if (!strcmp(a, "--no-fsync")) {
       fo.no_fsync = true;
-    } else if (!strcmp(a, "--quiet")) {
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       quiet = true;
     } else if (!strcmp(a, "--json")) {
       json = true;
@@ -794,13 +774,11 @@ static int run_synth(int argc, char **argv) {
     fprintf(stderr, "pte synth cnn: image %llu is too small for %zu pooling stages\n", (unsigned long long)image, n_chans - 1);
     return PTE_EXIT_USAGE;
   }
-  progress prog;
-  memset(&prog, 0, sizeof prog);
-  prog.tty = !quiet && isatty(2);
-  prog.last_pct = -1;
-  clock_gettime(CLOCK_MONOTONIC, &prog.start);
-  prog.last = prog.start;
-  wo.progress = on_progress;
+  struct timespec t_start;
+  clock_gettime(CLOCK_MONOTONIC, &t_start);
+  pte_cli_progress prog;
+  pte_cli_progress_init(&prog, quiet);
+  wo.progress = pte_cli_progress_update;
   wo.progress_ctx = &prog;
   wo.no_dedup = true; /* generated tensors are distinct; skip the hashing pass */
   synth S;
@@ -832,6 +810,11 @@ static int run_synth(int argc, char **argv) {
     if (W > 46336) W = 46336; /* W*W elements must fit a 32-bit index */
     for (uint64_t i = 0; i <= layers; i++) lw[i] = (int32_t)W;
   }
+  if (xnn && !strcmp(kind, "large")) { /* the weights go through sha256 (their keys) first */
+    S.progress = &prog;
+    S.to_hash = size;
+    pte_cli_progress_phase(&prog, "hashing");
+  }
   pte_status s = begin(&S, &wo, !xnn);
   if (s == PTE_OK) {
     const int32_t B = (int32_t)batch;
@@ -860,10 +843,11 @@ static int run_synth(int argc, char **argv) {
   pte_writer_layout lay;
   memset(&lay, 0, sizeof lay);
   if (s == PTE_OK) s = pte_writer_compute_layout(S.w, &lay, &S.err);
+  pte_cli_progress_phase(&prog, "writing");
   if (s == PTE_OK) s = pte_writer_write_file(S.w, out, &fo, &S.err);
+  pte_cli_progress_end(&prog);
   int rc = PTE_EXIT_OK;
   if (s != PTE_OK) {
-    if (prog.tty) fputc('\n', stderr);
     rc = fail_status(s, &S.err);
   } else if (json) {
     jsonw jw;
@@ -882,17 +866,17 @@ static int run_synth(int argc, char **argv) {
       jw_kuint(&jw, "constant_bytes", lay.constant_segment_size);
     }
     jw_key(&jw, "seconds");
-    jw_double(&jw, secs_since(&prog.start));
+    jw_double(&jw, secs_since(&t_start));
     jw_obj_end(&jw);
     jw_end(&jw);
   } else if (xnn) {
-    double el = secs_since(&prog.start);
+    double el = secs_since(&t_start);
     printf("wrote %s: %llu bytes (%s, XnnpackBackend: %zu delegate%s, %zu delegate call%s, blob %zu bytes, %zu named "
            "tensors %llu bytes) in %.2f s\n",
            out, (unsigned long long)lay.file_size, kind, S.n_delegates, S.n_delegates == 1 ? "" : "s", S.n_calls,
            S.n_calls == 1 ? "" : "s", S.blob.size, S.n_keys, (unsigned long long)S.named_bytes, el);
   } else {
-    double el = secs_since(&prog.start);
+    double el = secs_since(&t_start);
     printf("wrote %s: %llu bytes (%s, %zu generated tensors, constants %llu bytes) in %.2f s\n", out,
            (unsigned long long)lay.file_size, kind, S.n_gens, (unsigned long long)lay.constant_segment_size, el);
   }

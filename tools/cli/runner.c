@@ -15,13 +15,11 @@
 #include "pte/cortex_m_kernels.h"
 #include "pte/custom_kernels.h"
 #include "pte/kernel.h"
+#include "pte/module.h"
 #include "pte/portable_kernels.h"
 #include "pte/quantized_kernels.h"
 #include "pte_gen/program_gen.h"
 
-#define RUNNER_POOL_START (16u << 10)
-#define RUNNER_POOL_MAX ((size_t)1 << 30)
-#define RUNNER_TEMP_SIZE (16u << 20)
 
 bool pte_cli_parse_loader(const char *s, pte_cli_loader_kind *out) {
   if (!strcmp(s, "mmap")) *out = PTE_CLI_LOADER_MMAP;
@@ -39,76 +37,17 @@ const char *pte_cli_loader_name(pte_cli_loader_kind k) {
   }
 }
 
-double pte_cli_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+double pte_cli_now_ms(void) { return pte_host_now_ms(); }
 
-uint8_t *pte_cli_read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) != 0) {
-    fclose(f);
-    return NULL;
-  }
-  long n = ftell(f);
-  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    return NULL;
-  }
-  void *p = NULL;
-  if (posix_memalign(&p, 64, (size_t)n ? (size_t)n : 1) != 0) {
-    fclose(f);
-    errno = ENOMEM;
-    return NULL;
-  }
-  size_t got = fread(p, 1, (size_t)n, f);
-  fclose(f);
-  if (got != (size_t)n) {
-    free(p);
-    errno = EIO;
-    return NULL;
-  }
-  *size = (size_t)n;
-  return p;
-}
+uint8_t *pte_cli_read_file(const char *path, size_t *size) { return pte_host_read_file(path, size); }
 
 pte_status pte_cli_source_open(pte_cli_source *s, const char *path, pte_cli_loader_kind kind, pte_error_info *err) {
-  memset(s, 0, sizeof *s);
-  s->kind = kind;
-  pte_status st = PTE_OK;
-  switch (kind) {
-    case PTE_CLI_LOADER_FILE: st = pte_file_loader_open(&s->fl, path, 0, err); break;
-    case PTE_CLI_LOADER_BUFFER:
-      s->bytes = pte_cli_read_file(path, &s->size);
-      if (!s->bytes) return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "cannot read '%s': %s", path, strerror(errno));
-      pte_buffer_loader_init(&s->bl, s->bytes, s->size);
-      break;
-    default: st = pte_mmap_loader_open(&s->ml, path, PTE_MLOCK_NONE, err); break;
-  }
-  s->open = st == PTE_OK;
-  return st;
+  return pte_host_source_open(s, path, (pte_host_loader_kind)kind, err);
 }
 
-const pte_data_loader *pte_cli_source_loader(const pte_cli_source *s) {
-  switch (s->kind) {
-    case PTE_CLI_LOADER_FILE: return &s->fl.base;
-    case PTE_CLI_LOADER_BUFFER: return &s->bl.base;
-    default: return &s->ml.base;
-  }
-}
+const pte_data_loader *pte_cli_source_loader(const pte_cli_source *s) { return pte_host_source_loader(s); }
 
-void pte_cli_source_close(pte_cli_source *s) {
-  if (!s->open) return;
-  switch (s->kind) {
-    case PTE_CLI_LOADER_FILE: pte_file_loader_close(&s->fl); break;
-    case PTE_CLI_LOADER_BUFFER: free(s->bytes); break;
-    default: pte_mmap_loader_close(&s->ml); break;
-  }
-  s->bytes = NULL;
-  s->open = false;
-}
+void pte_cli_source_close(pte_cli_source *s) { pte_host_source_close(s); }
 
 /* ------------------------------------------------------------------ limits */
 void pte_cli_options_default(pte_cli_load_options *l) {
@@ -204,9 +143,9 @@ static const char *human_bytes(uint64_t n, char buf[64]) {
 pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta, const pte_cli_load_options *lim,
                                pte_error_info *err) {
   memset(mem, 0, sizeof *mem);
-  mem->n_planned = pte_method_meta_num_planned_buffers(meta);
+  size_t n_planned = pte_method_meta_num_planned_buffers(meta);
   uint64_t total = 0;
-  for (size_t i = 0; i < mem->n_planned; i++) {
+  for (size_t i = 0; i < n_planned; i++) {
     uint64_t sz = 0;
     pte_status s = pte_method_meta_planned_buffer_size(meta, i, &sz);
     if (s != PTE_OK) return pte_error_set(err, s, "planned buffer %zu: size unavailable", i);
@@ -218,59 +157,10 @@ pte_status pte_cli_memory_init(pte_cli_memory *mem, const pte_method_meta *meta,
                          "method '%s' plans %s of memory, more than the limit of %s; raise it with --max-memory BYTES",
                          pte_method_meta_name(meta), human_bytes(total, a), human_bytes(lim->max_memory, b));
   }
-  if (mem->n_planned) {
-    mem->planned_mem = calloc(mem->n_planned, sizeof(void *));
-    mem->planned = calloc(mem->n_planned, sizeof(pte_planned_buffer));
-    if (!mem->planned_mem || !mem->planned) {
-      pte_cli_memory_free(mem);
-      return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
-    }
-  }
-  for (size_t i = 0; i < mem->n_planned; i++) {
-    uint64_t sz = 0;
-    pte_status s = pte_method_meta_planned_buffer_size(meta, i, &sz);
-    if (s != PTE_OK) {
-      pte_cli_memory_free(mem);
-      return pte_error_set(err, s, "planned buffer %zu: size unavailable", i);
-    }
-    if (sz > SIZE_MAX - 64) {
-      pte_cli_memory_free(mem);
-      return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "planned buffer %zu is too large", i);
-    }
-    /* calloc: pages are only touched when the method uses them */
-    mem->planned_mem[i] = calloc(1, (size_t)sz ? (size_t)sz : 1);
-    if (!mem->planned_mem[i]) {
-      pte_cli_memory_free(mem);
-      return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "cannot allocate planned buffer %zu (%llu bytes)", i,
-                           (unsigned long long)sz);
-    }
-    mem->planned[i].data = mem->planned_mem[i];
-    mem->planned[i].size = (size_t)sz;
-  }
-  mem->pool_size = RUNNER_POOL_START;
-  mem->pool = malloc(mem->pool_size);
-  mem->temp_size = RUNNER_TEMP_SIZE;
-  mem->temp_mem = malloc(mem->temp_size);
-  if (!mem->pool || !mem->temp_mem) {
-    pte_cli_memory_free(mem);
-    return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
-  }
-  pte_allocator_init(&mem->ma, mem->pool, mem->pool_size);
-  pte_allocator_init(&mem->temp, mem->temp_mem, mem->temp_size);
-  pte_memory_manager_init(&mem->mm, &mem->ma, mem->planned, mem->n_planned, &mem->temp);
-  return PTE_OK;
+  return pte_host_memory_init(mem, meta, err);
 }
 
-void pte_cli_memory_free(pte_cli_memory *mem) {
-  for (size_t i = 0; mem->planned_mem && i < mem->n_planned; i++) free(mem->planned_mem[i]);
-  for (size_t i = 0; mem->out_bufs && i < mem->n_outputs; i++) free(mem->out_bufs[i]);
-  free(mem->out_bufs);
-  free(mem->planned_mem);
-  free(mem->planned);
-  free(mem->pool);
-  free(mem->temp_mem);
-  memset(mem, 0, sizeof *mem);
-}
+void pte_cli_memory_free(pte_cli_memory *mem) { pte_host_memory_free(mem); }
 
 pte_status pte_cli_method_load(pte_cli_memory *mem, const pte_program *p, const char *name,
                                const pte_named_data_map *ext, const pte_cli_load_options *lim, pte_method **out, double *ms,
@@ -293,47 +183,11 @@ pte_status pte_cli_method_load(pte_cli_memory *mem, const pte_program *p, const 
       opts.n_backend_options = 1;
     }
   }
-  for (;;) {
-    pte_allocator_reset(&mem->ma);
-    double t0 = pte_cli_now_ms();
-    pte_status s = pte_method_load_ex(p, name, &mem->mm, &opts, out, err);
-    double t1 = pte_cli_now_ms();
-    if (ms) *ms = t1 - t0;
-    bool exhausted = s == PTE_ERR_MEMORY_ALLOCATION_FAILED && err && strstr(err->msg, "method allocator");
-    if (!exhausted || mem->pool_size >= RUNNER_POOL_MAX) return s;
-    size_t ns = mem->pool_size * 2;
-    uint8_t *np = malloc(ns);
-    if (!np) return s;
-    free(mem->pool);
-    mem->pool = np;
-    mem->pool_size = ns;
-    pte_allocator_init(&mem->ma, mem->pool, mem->pool_size);
-  }
+  return pte_host_method_load(mem, p, name, &opts, out, ms, err);
 }
 
 pte_status pte_cli_bind_outputs(pte_cli_memory *mem, pte_method *m, pte_error_info *err) {
-  size_t n = pte_method_num_outputs(m);
-  if (!mem->out_bufs) {
-    mem->out_bufs = calloc(n ? n : 1, sizeof(void *));
-    if (!mem->out_bufs) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
-    mem->n_outputs = n;
-  }
-  const pte_method_meta *meta = pte_method_get_meta(m);
-  for (size_t i = 0; i < n && i < mem->n_outputs; i++) {
-    pte_tag tag;
-    if (pte_method_meta_output_tag(meta, i, &tag) != PTE_OK || tag != PTE_TAG_TENSOR) continue;
-    pte_tensor_info info;
-    if (pte_method_meta_output_tensor_info(meta, i, &info) != PTE_OK || info.is_memory_planned) continue;
-    if (!mem->out_bufs[i]) {
-      mem->out_bufs[i] = calloc(1, info.nbytes ? info.nbytes : 1);
-      if (!mem->out_bufs[i]) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory");
-    }
-    pte_status s = pte_method_set_output_data_ptr(m, i, mem->out_bufs[i], info.nbytes, err);
-    /* an output that is also an input (identity) or a constant keeps its own data */
-    if (s == PTE_ERR_INVALID_STATE) continue;
-    if (s != PTE_OK) return s;
-  }
-  return PTE_OK;
+  return pte_host_bind_outputs(mem, m, err);
 }
 
 /* ------------------------------------------------------------------ element access */
@@ -365,51 +219,14 @@ double pte_cli_elem_double(int dtype, const void *data, size_t i) {
   }
 }
 
-static void contiguous_strides(const int32_t *sizes, int32_t dim, int64_t *out) {
-  int64_t acc = 1;
-  for (int32_t d = dim - 1; d >= 0; d--) {
-    out[d] = acc;
-    acc *= sizes[d] > 1 ? sizes[d] : 1;
-  }
-}
-
-static bool layout_strides(const int32_t *sizes, const uint8_t *dim_order, int32_t dim, int64_t *out) {
-  int32_t s32[PTE_MAX_RANK];
-  if (!dim_order || pte_strides_from_dim_order(sizes, dim_order, dim, s32) != PTE_OK) return false;
-  for (int32_t d = 0; d < dim; d++) out[d] = s32[d];
-  return true;
-}
-
 void pte_cli_tensor_to_contiguous(const pte_tensor *t, void *dst) {
-  size_t es = pte_dtype_size(t->dtype);
-  size_t n = t->numel * es;
-  if (!n || !t->data) return;
-  if (t->dim <= 1 || !t->dim_order || pte_dim_order_is_contiguous(t->dim_order, t->dim)) {
-    memcpy(dst, t->data, n);
-    return;
-  }
-  int64_t src[PTE_MAX_RANK], cs[PTE_MAX_RANK];
-  if (!layout_strides(t->sizes, t->dim_order, t->dim, src)) {
-    memcpy(dst, t->data, n);
-    return;
-  }
-  contiguous_strides(t->sizes, t->dim, cs);
-  pte_npy_copy_strided(dst, cs, t->data, src, t->sizes, t->dim, es);
+  if (!t->numel || !pte_dtype_size(t->dtype) || !t->data) return;
+  pte_host_layout_to_contiguous(dst, t->data, t->sizes, t->dim_order, t->dim, pte_dtype_size(t->dtype));
 }
 
 void pte_cli_contiguous_to_layout(void *dst, const void *src, const int32_t *sizes, const uint8_t *dim_order,
                                   int32_t dim, size_t es) {
-  size_t numel = 1;
-  for (int32_t d = 0; d < dim; d++) numel *= (size_t)(sizes[d] > 0 ? sizes[d] : 0);
-  if (!numel) return;
-  int64_t ls[PTE_MAX_RANK], cs[PTE_MAX_RANK];
-  if (dim <= 1 || !dim_order || pte_dim_order_is_contiguous(dim_order, dim) ||
-      !layout_strides(sizes, dim_order, dim, ls)) {
-    memcpy(dst, src, numel * es);
-    return;
-  }
-  contiguous_strides(sizes, dim, cs);
-  pte_npy_copy_strided(dst, ls, src, cs, sizes, dim, es);
+  pte_host_contiguous_to_layout(dst, src, sizes, dim_order, dim, es);
 }
 
 /* ------------------------------------------------------------------ external data */
@@ -457,16 +274,4 @@ bool pte_cli_op_available(const char *name) {
   return false;
 }
 
-pte_status pte_cli_register_all(pte_error_info *err) {
-  pte_status s = pte_register_portable_kernels();
-  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the portable kernels");
-  s = pte_register_quantized_kernels();
-  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the quantized_decomposed kernels");
-  s = pte_register_cortex_m_kernels();
-  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the cortex_m kernels");
-  s = pte_register_custom_kernels();
-  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the custom (etnp / cadence) kernels");
-  s = pte_register_xnnpack_backend();
-  if (s != PTE_OK) return pte_error_set(err, s, "cannot register the XNNPACK backend");
-  return PTE_OK;
-}
+pte_status pte_cli_register_all(pte_error_info *err) { return pte_module_register_all(err); }

@@ -17,6 +17,7 @@
 #include "pte/io.h"
 #include "pte/method.h"
 #include "pte/program.h"
+#include "module/host.h"
 
 typedef enum pte_cli_loader_kind {
   PTE_CLI_LOADER_MMAP = 0,
@@ -28,16 +29,9 @@ typedef enum pte_cli_loader_kind {
 bool pte_cli_parse_loader(const char *s, pte_cli_loader_kind *out);
 const char *pte_cli_loader_name(pte_cli_loader_kind k);
 
-/* An open file behind a data loader. Must not move after open (the loader points into it). */
-typedef struct pte_cli_source {
-  pte_cli_loader_kind kind;
-  pte_file_loader fl;
-  pte_mmap_loader ml;
-  pte_buffer_loader bl;
-  uint8_t *bytes; /* buffer loader: the file contents */
-  size_t size;
-  bool open;
-} pte_cli_source;
+/* An open file behind a data loader (src/module/host.h, shared with the Module API). Must not move
+ * after open (the loader points into it). */
+typedef pte_host_source pte_cli_source;
 
 /* Opens `path` with the given loader. Errors: the loader's (ACCESS_FAILED with the reason). */
 pte_status pte_cli_source_open(pte_cli_source *s, const char *path, pte_cli_loader_kind kind, pte_error_info *err);
@@ -78,21 +72,8 @@ bool pte_cli_is_load_option(const char *opt);
 /* "1G", "512M", "4096" -> bytes; false if malformed or overflowing. */
 bool pte_cli_parse_bytes(const char *s, uint64_t *out);
 
-/* Heap memory for one method. */
-typedef struct pte_cli_memory {
-  size_t n_planned;
-  void **planned_mem;
-  pte_planned_buffer *planned;
-  uint8_t *pool;
-  size_t pool_size;
-  pte_allocator ma;
-  uint8_t *temp_mem;
-  size_t temp_size;
-  pte_allocator temp;
-  pte_memory_manager mm;
-  size_t n_outputs;
-  void **out_bufs; /* buffers given to unplanned tensor outputs */
-} pte_cli_memory;
+/* Heap memory for one method (src/module/host.h, shared with the Module API). */
+typedef pte_host_memory pte_cli_memory;
 
 /* Allocates the planned buffers of `meta` (zeroed), a 16 KiB method allocator (grown on demand
  * by pte_cli_method_load) and a 16 MiB temp allocator. Errors: MEMORY_ALLOCATION_FAILED (heap),
