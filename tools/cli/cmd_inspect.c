@@ -89,7 +89,8 @@ static void json_value(out *o, pte_fb_vec values, int32_t idx) {
   switch (tag) {
     case pte_et_KernelTypes_Tensor: {
       int8_t st = pte_et_Tensor_scalar_type(val);
-      jw_kstr(w, "dtype", pte_dtype_upstream_name(st));
+      jw_kstr(w, "dtype", pte_dtype_name(st));                 /* as pte run --json names it */
+      jw_kstr(w, "scalar_type", pte_dtype_upstream_name(st));  /* the schema's enum name */
       jw_key(w, "sizes");
       jw_arr(w);
       pte_fb_vec sz = pte_et_Tensor_sizes(val);
@@ -591,7 +592,8 @@ static void describe_ptd(out *o, const pte_ptd *ptd) {
       jw_kuint(w, "segment_index", si);
       jw_kuint(w, "size", size);
       if (pte_fb_table_present(lay)) {
-        jw_kstr(w, "dtype", pte_dtype_upstream_name(pte_ft_TensorLayout_scalar_type(lay)));
+        jw_kstr(w, "dtype", pte_dtype_name(pte_ft_TensorLayout_scalar_type(lay)));
+        jw_kstr(w, "scalar_type", pte_dtype_upstream_name(pte_ft_TensorLayout_scalar_type(lay)));
         jw_key(w, "sizes");
         jw_arr(w);
         for (uint32_t k = 0; k < sz.len; k++) jw_int(w, pte_fb_vec_i32(sz, k));
