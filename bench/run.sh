@@ -242,5 +242,9 @@ mkdir -p "$(dirname "$out")"
   done
 } > "$out.tmp" && mv "$out.tmp" "$out"
 echo "wrote $out ($(wc -l < "$results") results, $((elapsed / 60)) min $((elapsed % 60)) s, load $load_before -> $load_after)"
+# the README's highlights come from the reference results only (not from a quick or partial run)
+if [ -z "$quick" ] && [ -z "${BENCH_ONLY:-}" ] && [ "$out" = "$root/bench/RESULTS.md" ]; then
+  sh "$root/bench/highlights.sh" "$out" "$root/README.md" || echo "note: README highlights not updated"
+fi
 [ -z "$failed" ] || { echo "failed:$failed"; exit 1; }
 exit 0
