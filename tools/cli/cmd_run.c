@@ -848,7 +848,7 @@ static int run_run(int argc, char **argv) {
       char keys[512];
       if (!ext && pte_cli_external_keys(&prog, method_name, keys, sizeof keys) > 0 &&
           (s == PTE_ERR_INVALID_STATE || s == PTE_ERR_INVALID_EXTERNAL_DATA || s == PTE_ERR_NOT_FOUND)) {
-        char msg[700];
+        char msg[1152]; /* method name (< 512) + keys (< 512) + text */
         snprintf(msg, sizeof msg, "method '%s' needs external data (%s) from a .ptd file: pass --data FILE.ptd",
                  method_name, keys);
         rc = fail(o.path, s, msg);
