@@ -1001,6 +1001,7 @@ void pte_xnn_delegate_destroy(pte_xnn_delegate *d) {
   if (!d) return;
   for (size_t i = 0; i < d->n_nodes; i++)
     if (!d->nodes[i].packed_borrowed) pte_xnn_packed_free(&d->nodes[i].packed);
+  for (size_t i = 0; i < d->n_nodes; i++) free(d->nodes[i].dwq);
   for (size_t i = 0; i < d->n_bufs; i++) pte_freeable_buffer_free(&d->bufs[i]);
   for (size_t i = 0; i < d->n_owned; i++) free(d->owned[i]);
   pte_xnn_pool_destroy(d->pool);

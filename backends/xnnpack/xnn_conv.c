@@ -323,6 +323,10 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
   const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
   const pte_xnn_conv_params *p = &n->p.conv;
   if (o->numel == 0) return PTE_OK;
+  if (n->dwq) {
+    pte_xnn_dwq_run(x, n);
+    return PTE_OK;
+  }
   if (n->as_dwconv) {
     dw_job j = {x, n, a, o, a->shape[1], a->shape[2], a->shape[3], o->shape[1], o->shape[2]};
     pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, dw_rows, &j, a->shape[0] * j.OH);

@@ -178,6 +178,7 @@ typedef struct pte_xnn_node {
   size_t group_stride; /* bytes between the packed blobs of consecutive groups */
   uint32_t n_groups;   /* GEMM groups (1 for FC) */
   bool as_dwconv;      /* depthwise with multiplier 1: direct kernel */
+  uint8_t *dwq;        /* qs8 depthwise, multiplier 1: kernel-layout weights (owned; xnn_dw_qs8.c) */
   /* graph rewrites at init (xnn_fuse.c): PTE_XNN_FUSE_* */
   uint8_t fuse;
 } pte_xnn_node;

@@ -483,7 +483,14 @@ static pte_status prepare_conv(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
   if (n->variant == PTE_XNN_V_QS8) q_bounds(V(n->out[0]), n->out_min, n->out_max, &n->qmin, &n->qmax);
   if (n->variant == PTE_XNN_V_QD8 && in->num_nonbatch_dims < 3)
     return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): qdint8 input must be quantized per batch", ni, name);
-  return pack_groups(d, n, groups, nout, kdim, gstep, rs, cs, err);
+  s = pack_groups(d, n, groups, nout, kdim, gstep, rs, cs, err);
+  /* one input and one output channel per group (depthwise, multiplier 1): the direct int8 kernel */
+  if (s == PTE_OK && n->variant == PTE_XNN_V_QS8 && groups > 1 && nout == 1 && kdim == taps &&
+      (dw || p->gic == 1)) {
+    s = pte_xnn_dwq_prepare(n, in->zero_point);
+    if (s != PTE_OK) return NERR(s, "xnnpack: node %zu (%s): out of memory laying out depthwise weights", ni, name);
+  }
+  return s;
 }
 
 pte_status pte_xnn_prepare_node(pte_xnn_delegate *d, size_t ni, pte_error_info *err) {
@@ -672,6 +679,8 @@ pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t ni, bool check, pte_er
       const size_t taps = (size_t)p->kh * p->kw;
       if (n->as_dwconv) {
         n->scratch = 2 * taps * sizeof(float *); /* tap input and weight pointers (dw_rows) */
+      } else if (n->dwq) {
+        n->scratch = pte_xnn_dwq_scratch(n, ow); /* the tap pointers of one output row */
       } else {
         const size_t kdim = dw ? taps : taps * p->gic;
         const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;

@@ -73,5 +73,11 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n);
 void pte_xnn_bstrides(const pte_xnn_value *v, unsigned r, const size_t *odims, size_t *st);
 /* im2col tile rows for a reduction of kdim elements of elem bytes (a multiple of the tiles' MR). */
 size_t pte_xnn_conv_tile_rows(const pte_xnn_kernels *k, size_t kdim, size_t elem);
+/* qs8 depthwise with multiplier 1 (xnn_dw_qs8.c): at init, from the grouped-GEMM packing of the
+ * node, the kernel layout in n->dwq (left NULL when the node keeps the grouped path); per-thread
+ * scratch for output width ow; execute. */
+pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, int32_t in_zp);
+size_t pte_xnn_dwq_scratch(const pte_xnn_node *n, size_t ow);
+void pte_xnn_dwq_run(pte_xnn_exec *x, const pte_xnn_node *n);
 
 #endif
