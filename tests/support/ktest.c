@@ -290,3 +290,29 @@ bool ktest_expect_shape(const pte_tensor *t, int32_t dim, const int32_t *sizes) 
   }
   return ok;
 }
+
+pte_tensor *ktest_dyn(int dtype, int32_t dim, size_t cap) {
+  int32_t ones[PTE_MAX_RANK];
+  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
+  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
+}
+
+pte_tensor *ktest_scalar(int dtype) { return ktest_tensor(dtype, 0, NULL, NULL, NULL); }
+
+pte_tensor *ktest_index1(int32_t n, const double *values) {
+  return ktest_tensor(PTE_DTYPE_LONG, 1, &n, NULL, values);
+}
+
+double *ktest_iota(size_t n) {
+  static double buf[256];
+  for (size_t i = 0; i < n && i < 256; i++) buf[i] = (double)i;
+  return buf;
+}
+
+const int ktest_num_dtypes[9] = {PTE_DTYPE_BYTE,  PTE_DTYPE_CHAR,  PTE_DTYPE_SHORT,
+                                 PTE_DTYPE_INT,   PTE_DTYPE_LONG,  PTE_DTYPE_HALF,
+                                 PTE_DTYPE_FLOAT, PTE_DTYPE_DOUBLE, PTE_DTYPE_BFLOAT16};
+const int ktest_all_dtypes[10] = {PTE_DTYPE_BYTE,   PTE_DTYPE_CHAR,  PTE_DTYPE_SHORT,
+                                  PTE_DTYPE_INT,    PTE_DTYPE_LONG,  PTE_DTYPE_HALF,
+                                  PTE_DTYPE_FLOAT,  PTE_DTYPE_DOUBLE, PTE_DTYPE_BFLOAT16,
+                                  PTE_DTYPE_BOOL};

@@ -78,6 +78,23 @@ bool ktest_expect_shape(const pte_tensor *t, int32_t dim, const int32_t *sizes);
 /* Raw 16-bit pattern of a HALF/BFLOAT16 element at logical index li. */
 uint16_t ktest_get_u16(const pte_tensor *t, size_t li);
 
+/* A DYNAMIC_BOUND tensor of rank dim, all sizes 1, contiguous, with room for cap elements: the
+ * usual "out" for kernels that resize their output. */
+pte_tensor *ktest_dyn(int dtype, int32_t dim, size_t cap);
+/* A rank-0 tensor of dtype (value zero): the out of a full reduction. */
+pte_tensor *ktest_scalar(int dtype);
+/* A 1-D LONG index tensor of n elements. */
+pte_tensor *ktest_index1(int32_t n, const double *values);
+/* 0, 1, ..., n-1 as doubles in a static buffer (n <= 256; overwritten by the next call). */
+double *ktest_iota(size_t n);
+
+/* The dtypes an element-moving kernel must handle: BYTE, CHAR, SHORT, INT, LONG, HALF, FLOAT,
+ * DOUBLE, BFLOAT16 (ktest_num_dtypes), and the same plus BOOL (ktest_all_dtypes). */
+extern const int ktest_num_dtypes[9];
+extern const int ktest_all_dtypes[10];
+#define KTEST_N_NUM_DTYPES 9u
+#define KTEST_N_ALL_DTYPES 10u
+
 /* Releases everything allocated by ktest_*. */
 void ktest_free_all(void);
 

@@ -5,10 +5,7 @@
 #include "knn_numpy.h"
 #include "portable/portable_nn.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define EV(t) ktest_ev_tensor(t)
+#include "support/ktest_sugar.h"
 
 static pte_op_fn dist_fn(const char *name) {
   return ktest_find(pte_portable_distance_kernels, pte_portable_distance_kernels_count, name);

@@ -7,12 +7,7 @@
 #include "knn_numpy.h"
 #include "portable/portable_nn.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EV(t) ktest_ev_tensor(t)
+#include "support/ktest_sugar.h"
 
 static const uint8_t k_cl4[4] = {0, 2, 3, 1};
 static const uint8_t k_odd4[4] = {3, 1, 0, 2};

@@ -4,10 +4,7 @@
 
 #include "portable/portable_nn.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define EV(t) ktest_ev_tensor(t)
+#include "support/ktest_sugar.h"
 
 static const uint8_t k_cl4[4] = {0, 2, 3, 1};
 

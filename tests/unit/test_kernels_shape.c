@@ -4,32 +4,16 @@
 
 #include "portable/portable_shape.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EV(t) ktest_ev_tensor(t)
+#include "support/ktest_sugar.h"
 
 static const uint8_t k_cl[4] = {0, 2, 3, 1}; /* channels-last */
 static const uint8_t k_t2[2] = {1, 0};       /* column-major 2-D */
-
-static const int k_all_dtypes[] = {PTE_DTYPE_BYTE, PTE_DTYPE_CHAR, PTE_DTYPE_SHORT, PTE_DTYPE_INT,
-                                   PTE_DTYPE_LONG, PTE_DTYPE_HALF, PTE_DTYPE_FLOAT, PTE_DTYPE_DOUBLE,
-                                   PTE_DTYPE_BOOL, PTE_DTYPE_BFLOAT16};
-#define N_DTYPES (sizeof k_all_dtypes / sizeof k_all_dtypes[0])
 
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_shape_kernels, pte_portable_shape_kernels_count, name), args, n);
 }
 
 /* Dynamic out tensor with room for cap elements (initial shape all ones of rank dim). */
-static pte_tensor *dyn(int dtype, int32_t dim, size_t cap) {
-  int32_t ones[PTE_MAX_RANK];
-  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
-  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
-}
-
 TEST(table_names) {
   const char *names[] = {"aten::view_copy.out", "executorch_prim::et_view.default",
                          "aten::permute_copy.out", "aten::expand_copy.out",
@@ -77,8 +61,8 @@ TEST(view_copy_channels_last_input) {
 }
 
 TEST(view_copy_all_dtypes) {
-  for (size_t k = 0; k < N_DTYPES; k++) {
-    int dt = k_all_dtypes[k];
+  for (size_t k = 0; k < KTEST_N_ALL_DTYPES; k++) {
+    int dt = ktest_all_dtypes[k];
     double v[6] = {1, 0, 1, 1, 0, 1};
     if (dt != PTE_DTYPE_BOOL)
       for (int i = 0; i < 6; i++) v[i] = i * 3 - 4; /* -4 .. 11; uint8 wraps */
@@ -114,7 +98,7 @@ TEST(view_copy_errors) {
 
 TEST(view_copy_empty_and_scalar) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(0, 3), NULL, NULL);
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 3, 4);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 4);
   pte_evalue *args[] = {EV(a), IL(3, 0, 5), EV(o)};
   CHECK_OK(run("aten::view_copy.out", args, 3));
   CHECK(ktest_expect_shape(o, 3, SZ(3, 0, 5)));
@@ -167,7 +151,7 @@ TEST(permute_copy_values) {
     for (int j = 0; j < 3; j++)
       for (int k = 0; k < 2; k++) v[i * 6 + j * 2 + k] = 100 * i + 10 * j + k;
   pte_tensor *a = ktest_tensor(PTE_DTYPE_DOUBLE, 3, SZ(2, 3, 2), NULL, v);
-  pte_tensor *o = dyn(PTE_DTYPE_DOUBLE, 3, 12);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_DOUBLE, 3, 12);
   pte_evalue *args[] = {EV(a), IL(-1, 0, 1), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::permute_copy.out", args, 4));
@@ -201,12 +185,12 @@ TEST(permute_copy_channels_last_to_nchw) {
 
 TEST(transpose_and_t) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), NULL, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_INT, 2, 6);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_INT, 2, 6);
   pte_evalue *args[] = {EV(a), ktest_ev_int(-1), ktest_ev_int(0), EV(o)};
   CHECK_OK(run("aten::transpose_copy.int_out", args, 4));
   CHECK(ktest_expect_shape(o, 2, SZ(3, 2)));
   CHECK(ktest_expect(o, DV(1, 4, 2, 5, 3, 6), 6, 0));
-  pte_tensor *o2 = dyn(PTE_DTYPE_INT, 2, 6);
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_INT, 2, 6);
   pte_evalue *args2[] = {EV(a), EV(o2), NULL};
   args2[2] = args2[1];
   CHECK_OK(run("aten::t_copy.out", args2, 3));
@@ -234,7 +218,7 @@ TEST(transpose_and_t) {
 
 TEST(expand_copy_values) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 1), NULL, DV(1, 2, 3));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 3, 64);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 64);
   pte_evalue *args[] = {EV(a), IL(2, -1, 4), ktest_ev_bool(false), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::expand_copy.out", args, 5));
@@ -242,7 +226,7 @@ TEST(expand_copy_values) {
   CHECK(ktest_expect(o, DV(1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3), 24, 0));
   /* middle broadcast: [2,1,2] -> [2,3,2] */
   pte_tensor *b = ktest_tensor(PTE_DTYPE_SHORT, 3, SZ(2, 1, 2), NULL, DV(1, 2, 3, 4));
-  pte_tensor *ob = dyn(PTE_DTYPE_SHORT, 3, 12);
+  pte_tensor *ob = ktest_dyn(PTE_DTYPE_SHORT, 3, 12);
   pte_evalue *args2[] = {EV(b), IL(2, 3, 2), ktest_ev_bool(true), EV(ob)};
   CHECK_OK(run("aten::expand_copy.out", args2, 4));
   CHECK(ktest_expect(ob, DV(1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4), 12, 0));
@@ -287,16 +271,16 @@ TEST(expand_copy_large_broadcast) {
 
 TEST(expand_copy_errors) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 2), NULL, NULL);
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 64);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 64);
   pte_evalue *a1[] = {EV(a), IL(3, 3), ktest_ev_bool(false), EV(o)};
   CHECK_STATUS(run("aten::expand_copy.out", a1, 4), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *a2[] = {EV(a), IL(2), ktest_ev_bool(false), EV(o)};
   CHECK_STATUS(run("aten::expand_copy.out", a2, 4), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *o3 = dyn(PTE_DTYPE_FLOAT, 3, 64);
+  pte_tensor *o3 = ktest_dyn(PTE_DTYPE_FLOAT, 3, 64);
   pte_evalue *a3[] = {EV(a), IL(-1, 3, 2), ktest_ev_bool(false), EV(o3)};
   CHECK_STATUS(run("aten::expand_copy.out", a3, 4), PTE_ERR_INVALID_ARGUMENT);
   /* out too small for the dynamic capacity */
-  pte_tensor *o4 = dyn(PTE_DTYPE_FLOAT, 3, 10);
+  pte_tensor *o4 = ktest_dyn(PTE_DTYPE_FLOAT, 3, 10);
   pte_evalue *a4[] = {EV(a), IL(2, 3, 2), ktest_ev_bool(false), EV(o4)};
   CHECK_STATUS(run("aten::expand_copy.out", a4, 4), PTE_ERR_INVALID_ARGUMENT);
   /* expanding an empty dim: [0,2] -> [3,0,2] */
@@ -310,14 +294,14 @@ TEST(expand_copy_errors) {
 
 TEST(squeeze_unsqueeze) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_CHAR, 4, SZ(1, 3, 1, 2), NULL, DV(-1, 2, -3, 4, -5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_CHAR, 2, 6);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_CHAR, 2, 6);
   pte_evalue *args[] = {EV(a), IL(0, -2), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::squeeze_copy.dims_out", args, 4));
   CHECK(ktest_expect_shape(o, 2, SZ(3, 2)));
   CHECK(ktest_expect(o, DV(-1, 2, -3, 4, -5, 6), 6, 0));
   /* a listed dim that is not 1 stays */
-  pte_tensor *o2 = dyn(PTE_DTYPE_CHAR, 3, 6);
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_CHAR, 3, 6);
   pte_evalue *args2[] = {EV(a), IL(0, 1), EV(o2)};
   CHECK_OK(run("aten::squeeze_copy.dims_out", args2, 3));
   CHECK(ktest_expect_shape(o2, 3, SZ(3, 1, 2)));
@@ -337,7 +321,7 @@ TEST(squeeze_unsqueeze) {
   CHECK(ktest_expect(so, DV(9), 1, 0));
   /* unsqueeze: [3] at -1 -> [3,1]; at 0 -> [1,3]; 0-dim -> [1] */
   pte_tensor *v = ktest_tensor(PTE_DTYPE_BOOL, 1, SZ(3), NULL, DV(1, 0, 1));
-  pte_tensor *u = dyn(PTE_DTYPE_BOOL, 2, 3);
+  pte_tensor *u = ktest_dyn(PTE_DTYPE_BOOL, 2, 3);
   pte_evalue *args5[] = {EV(v), ktest_ev_int(-1), EV(u)};
   CHECK_OK(run("aten::unsqueeze_copy.out", args5, 3));
   CHECK(ktest_expect_shape(u, 2, SZ(3, 1)));
@@ -347,7 +331,7 @@ TEST(squeeze_unsqueeze) {
   CHECK(ktest_expect_shape(u, 2, SZ(1, 3)));
   pte_evalue *args7[] = {EV(v), ktest_ev_int(2), EV(u)};
   CHECK_STATUS(run("aten::unsqueeze_copy.out", args7, 3), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *u1 = dyn(PTE_DTYPE_CHAR, 1, 1);
+  pte_tensor *u1 = ktest_dyn(PTE_DTYPE_CHAR, 1, 1);
   pte_evalue *args8[] = {EV(s), ktest_ev_int(0), EV(u1)};
   CHECK_OK(run("aten::unsqueeze_copy.out", args8, 3));
   CHECK(ktest_expect(u1, DV(9), 1, 0));
@@ -372,7 +356,7 @@ TEST(squeeze_channels_last) {
 
 TEST(select_copy) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 3), NULL, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_LONG, 1, 3);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_LONG, 1, 3);
   pte_evalue *args[] = {EV(a), ktest_ev_int(1), ktest_ev_int(-1), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::select_copy.int_out", args, 5));
@@ -404,7 +388,7 @@ TEST(select_copy) {
 
 TEST(slice_copy) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_INT, 1, SZ(6), NULL, DV(0, 1, 2, 3, 4, 5));
-  pte_tensor *o = dyn(PTE_DTYPE_INT, 1, 6);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_INT, 1, 6);
   pte_evalue *args[] = {EV(a), ktest_ev_int(0), ktest_ev_none(), ktest_ev_none(), ktest_ev_int(2), EV(o), NULL};
   args[6] = args[5];
   CHECK_OK(run("aten::slice_copy.Tensor_out", args, 7));
@@ -423,7 +407,7 @@ TEST(slice_copy) {
   CHECK_STATUS(run("aten::slice_copy.Tensor_out", bad, 6), PTE_ERR_INVALID_ARGUMENT);
   /* 2-D, dim 1, column-major input */
   pte_tensor *m = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 4), k_t2, DV(1, 2, 3, 4, 5, 6, 7, 8));
-  pte_tensor *mo = dyn(PTE_DTYPE_DOUBLE, 2, 8);
+  pte_tensor *mo = ktest_dyn(PTE_DTYPE_DOUBLE, 2, 8);
   pte_evalue *args5[] = {EV(m), ktest_ev_int(1), ktest_ev_int(1), ktest_ev_int(3), ktest_ev_int(1), EV(mo)};
   CHECK_OK(run("aten::slice_copy.Tensor_out", args5, 6));
   CHECK(ktest_expect_shape(mo, 2, SZ(2, 2)));
@@ -436,7 +420,7 @@ TEST(cat_values_and_promotion) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 1), NULL, DV(1, 2));
   pte_tensor *b = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 2), NULL, DV(3, 4, 5, 6));
   pte_tensor *e = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(0), NULL, NULL); /* skipped legacy empty */
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 6);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 6);
   pte_tensor *ts[] = {a, e, b};
   pte_evalue *args[] = {ktest_ev_tensor_list(ts, 3), ktest_ev_int(-1), EV(o), NULL};
   args[3] = args[2];
@@ -446,13 +430,13 @@ TEST(cat_values_and_promotion) {
   /* dim 0 */
   pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(1, 2), NULL, DV(7, 8));
   pte_tensor *ts2[] = {c, ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), k_t2, DV(1, 2, 3, 4))};
-  pte_tensor *o2 = dyn(PTE_DTYPE_FLOAT, 2, 6);
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 6);
   pte_evalue *args2[] = {ktest_ev_tensor_list(ts2, 2), ktest_ev_int(0), EV(o2)};
   CHECK_OK(run("aten::cat.out", args2, 3));
   CHECK(ktest_expect_shape(o2, 2, SZ(3, 2)));
   CHECK(ktest_expect(o2, DV(7, 8, 1, 2, 3, 4), 6, 0));
   /* float cannot be cast into an int out */
-  pte_tensor *oi = dyn(PTE_DTYPE_INT, 2, 6);
+  pte_tensor *oi = ktest_dyn(PTE_DTYPE_INT, 2, 6);
   pte_evalue *args3[] = {ktest_ev_tensor_list(ts, 3), ktest_ev_int(1), EV(oi)};
   CHECK_STATUS(run("aten::cat.out", args3, 3), PTE_ERR_INVALID_ARGUMENT);
   /* mismatched sizes */
@@ -481,7 +465,7 @@ TEST(stack) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), NULL, DV(1, 2, 3, 4));
   pte_tensor *b = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 2), k_t2, DV(5, 6, 7, 8));
   pte_tensor *ts[] = {a, b};
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 3, 16);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 16);
   pte_evalue *args[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(0), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::stack.out", args, 4));
@@ -497,7 +481,7 @@ TEST(stack) {
   pte_tensor *s1 = ktest_tensor(PTE_DTYPE_LONG, 0, NULL, NULL, DV(3));
   pte_tensor *s2 = ktest_tensor(PTE_DTYPE_LONG, 0, NULL, NULL, DV(-4));
   pte_tensor *ss[] = {s1, s2, s1};
-  pte_tensor *so = dyn(PTE_DTYPE_LONG, 1, 4);
+  pte_tensor *so = ktest_dyn(PTE_DTYPE_LONG, 1, 4);
   pte_evalue *args4[] = {ktest_ev_tensor_list(ss, 3), ktest_ev_int(0), EV(so)};
   CHECK_OK(run("aten::stack.out", args4, 3));
   CHECK(ktest_expect(so, DV(3, -4, 3), 3, 0));
@@ -508,14 +492,14 @@ TEST(stack) {
   CHECK_STATUS(run("aten::stack.out", b1, 3), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *b2[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(3), EV(o)};
   CHECK_STATUS(run("aten::stack.out", b2, 3), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *oi = dyn(PTE_DTYPE_INT, 3, 16);
+  pte_tensor *oi = ktest_dyn(PTE_DTYPE_INT, 3, 16);
   pte_evalue *b3[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(0), EV(oi)};
   CHECK_STATUS(run("aten::stack.out", b3, 3), PTE_ERR_INVALID_ARGUMENT);
 }
 
 TEST(split_with_sizes_and_split) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 5), NULL, DV(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
-  pte_tensor *o1 = dyn(PTE_DTYPE_FLOAT, 2, 10), *o2 = dyn(PTE_DTYPE_FLOAT, 2, 10);
+  pte_tensor *o1 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10), *o2 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10);
   pte_tensor *outs[] = {o1, o2};
   pte_evalue *args[] = {EV(a), IL(2, 3), ktest_ev_int(-1), ktest_ev_tensor_list(outs, 2)};
   CHECK_OK(run("aten::split_with_sizes_copy.out", args, 4));
@@ -527,7 +511,7 @@ TEST(split_with_sizes_and_split) {
   pte_evalue *bad2[] = {EV(a), IL(2, 3, 0), ktest_ev_int(1), ktest_ev_tensor_list(outs, 2)};
   CHECK_STATUS(run("aten::split_with_sizes_copy.out", bad2, 4), PTE_ERR_INVALID_ARGUMENT);
   /* split_copy: size 2 along dim 1 -> [2,2],[2,2],[2,1] */
-  pte_tensor *p1 = dyn(PTE_DTYPE_FLOAT, 2, 10), *p2 = dyn(PTE_DTYPE_FLOAT, 2, 10), *p3 = dyn(PTE_DTYPE_FLOAT, 2, 10);
+  pte_tensor *p1 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10), *p2 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10), *p3 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10);
   pte_tensor *pouts[] = {p1, p2, p3};
   pte_evalue *args2[] = {EV(a), ktest_ev_int(2), ktest_ev_int(1), ktest_ev_tensor_list(pouts, 3)};
   CHECK_OK(run("aten::split_copy.Tensor_out", args2, 4));
@@ -545,7 +529,7 @@ TEST(split_with_sizes_and_split) {
 
 TEST(constant_pad_nd) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), NULL, DV(1, 2, 3, 4));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 32);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 32);
   pte_evalue *args[] = {EV(a), IL(1, 0), ktest_ev_double(9.5), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::constant_pad_nd.out", args, 5));
@@ -567,7 +551,7 @@ TEST(constant_pad_nd) {
   CHECK_STATUS(run("aten::constant_pad_nd.out", bad3, 4), PTE_ERR_INVALID_ARGUMENT);
   /* int8 with an overflowing value */
   pte_tensor *c = ktest_tensor(PTE_DTYPE_CHAR, 1, SZ(2), NULL, DV(1, 2));
-  pte_tensor *co = dyn(PTE_DTYPE_CHAR, 1, 8);
+  pte_tensor *co = ktest_dyn(PTE_DTYPE_CHAR, 1, 8);
   pte_evalue *bad4[] = {EV(c), IL(1, 1), ktest_ev_int(300), EV(co)};
   CHECK_STATUS(run("aten::constant_pad_nd.out", bad4, 4), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *args4[] = {EV(c), IL(2, 1), ktest_ev_int(-128), EV(co)};
@@ -587,12 +571,12 @@ TEST(constant_pad_nd_channels_last) {
 /* ---- arange ---- */
 
 TEST(arange) {
-  pte_tensor *o = dyn(PTE_DTYPE_LONG, 1, 16);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_LONG, 1, 16);
   pte_evalue *args[] = {ktest_ev_int(5), EV(o), NULL};
   args[2] = args[1];
   CHECK_OK(run("aten::arange.out", args, 3));
   CHECK(ktest_expect(o, DV(0, 1, 2, 3, 4), 5, 0));
-  pte_tensor *f = dyn(PTE_DTYPE_FLOAT, 1, 16);
+  pte_tensor *f = ktest_dyn(PTE_DTYPE_FLOAT, 1, 16);
   pte_evalue *args2[] = {ktest_ev_int(1), ktest_ev_int(2), ktest_ev_double(0.3), EV(f), NULL};
   args2[4] = args2[3];
   CHECK_OK(run("aten::arange.start_out", args2, 5));
@@ -605,12 +589,12 @@ TEST(arange) {
   pte_evalue *args4[] = {ktest_ev_double(2.5), EV(o)};
   CHECK_OK(run("aten::arange.out", args4, 2));
   CHECK(ktest_expect(o, DV(0, 1), 2, 0));
-  pte_tensor *i = dyn(PTE_DTYPE_INT, 1, 16);
+  pte_tensor *i = ktest_dyn(PTE_DTYPE_INT, 1, 16);
   pte_evalue *args5[] = {ktest_ev_double(2.5), EV(i)};
   CHECK_OK(run("aten::arange.out", args5, 2));
   CHECK(ktest_expect(i, DV(0, 1, 2), 3, 0));
   /* half */
-  pte_tensor *h = dyn(PTE_DTYPE_HALF, 1, 16);
+  pte_tensor *h = ktest_dyn(PTE_DTYPE_HALF, 1, 16);
   pte_evalue *args6[] = {ktest_ev_double(0), ktest_ev_double(1), ktest_ev_double(0.25), EV(h)};
   CHECK_OK(run("aten::arange.start_out", args6, 4));
   CHECK(ktest_expect(h, DV(0, 0.25, 0.5, 0.75), 4, 0));
@@ -623,7 +607,7 @@ TEST(arange) {
   CHECK_STATUS(run("aten::arange.start_out", bad, 4), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *bad2[] = {ktest_ev_int(0), ktest_ev_int(5), ktest_ev_int(-1), EV(o)};
   CHECK_STATUS(run("aten::arange.start_out", bad2, 4), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *b = dyn(PTE_DTYPE_BOOL, 1, 16);
+  pte_tensor *b = ktest_dyn(PTE_DTYPE_BOOL, 1, 16);
   pte_evalue *bad3[] = {ktest_ev_int(2), EV(b)};
   CHECK_STATUS(run("aten::arange.out", bad3, 2), PTE_ERR_INVALID_ARGUMENT);
   pte_tensor *small = ktest_tensor(PTE_DTYPE_LONG, 1, SZ(3), NULL, NULL);
@@ -635,7 +619,7 @@ TEST(arange) {
 
 TEST(repeat) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(1, 2), NULL, DV(1, 2));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 3, 64);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 64);
   pte_evalue *args[] = {EV(a), IL(2, 2, 3), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::repeat.out", args, 4));
@@ -645,13 +629,13 @@ TEST(repeat) {
   CHECK(ktest_expect(o, e, 24, 0));
   /* [2,2] column-major, repeats [2,1] */
   pte_tensor *b = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 2), k_t2, DV(1, 2, 3, 4));
-  pte_tensor *ob = dyn(PTE_DTYPE_LONG, 2, 8);
+  pte_tensor *ob = ktest_dyn(PTE_DTYPE_LONG, 2, 8);
   pte_evalue *args2[] = {EV(b), IL(2, 1), EV(ob)};
   CHECK_OK(run("aten::repeat.out", args2, 3));
   CHECK(ktest_expect(ob, DV(1, 2, 3, 4, 1, 2, 3, 4), 8, 0));
   /* 0-dim repeat */
   pte_tensor *s = ktest_tensor(PTE_DTYPE_LONG, 0, NULL, NULL, DV(3));
-  pte_tensor *os = dyn(PTE_DTYPE_LONG, 1, 8);
+  pte_tensor *os = ktest_dyn(PTE_DTYPE_LONG, 1, 8);
   pte_evalue *args3[] = {EV(s), IL(4), EV(os)};
   CHECK_OK(run("aten::repeat.out", args3, 3));
   CHECK(ktest_expect(os, DV(3, 3, 3, 3), 4, 0));
