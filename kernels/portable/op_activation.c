@@ -210,12 +210,8 @@ static void leaky_relu_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
 
 /* clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) */
 static void clamp_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
-  if (!pte_k_check_nargs(c, n, 4, 5)) return;
-  pte_tensor *in = pte_k_arg_tensor(c, a, n, 0);
-  if (!in) return;
-  pte_tensor *out = pte_k_arg_tensor(c, a, n, 3);
-  if (!out) return;
-  if (!pte_k_check_dtype(c, in->dtype, "self") || !pte_k_check_dtype(c, out->dtype, "out")) return;
+  pte_tensor *in, *out;
+  if (!pte_k_unary_args(c, a, n, 2, &in, &out)) return;
   if (in->dtype == PTE_DTYPE_BOOL) {
     pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT, "clamp: bool input not supported");
     return;

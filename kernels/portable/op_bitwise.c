@@ -116,12 +116,8 @@ static const pte_k_unop k_not = {NULL, not_i, NULL};
 static const pte_k_unop k_lnot = {NULL, lnot_i, NULL};
 
 static void bitwise_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
-  if (!pte_k_check_nargs(c, n, 2, 3)) return;
-  pte_tensor *in = pte_k_arg_tensor(c, a, n, 0);
-  if (!in) return;
-  pte_tensor *out = pte_k_arg_tensor(c, a, n, 1);
-  if (!out) return;
-  if (!pte_k_check_dtype(c, in->dtype, "self") || !pte_k_check_dtype(c, out->dtype, "out")) return;
+  pte_tensor *in, *out;
+  if (!pte_k_unary_args(c, a, n, 0, &in, &out)) return;
   if (pte_k_is_floating(in->dtype)) {
     pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT,
                     "bitwise_not: self dtype %s not supported (integral or bool only)",

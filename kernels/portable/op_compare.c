@@ -97,12 +97,8 @@ static int64_t lnot_i(int64_t x, void *p) {
 static const pte_k_unop k_lnot = {lnot_d, lnot_i, NULL};
 
 static void logical_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
-  if (!pte_k_check_nargs(c, n, 2, 3)) return;
-  pte_tensor *in = pte_k_arg_tensor(c, a, n, 0);
-  if (!in) return;
-  pte_tensor *out = pte_k_arg_tensor(c, a, n, 1);
-  if (!out) return;
-  if (!pte_k_check_dtype(c, in->dtype, "self") || !pte_k_check_dtype(c, out->dtype, "out")) return;
+  pte_tensor *in, *out;
+  if (!pte_k_unary_args(c, a, n, 0, &in, &out)) return;
   if (!pte_k_resize_like(c, out, in) || !pte_k_check_data(c, in, "self")) return;
   pte_k_ew_unary(in, out, pte_k_opmath(in->dtype), &k_lnot, NULL);
   pte_k_set_return(a, n, 1);
