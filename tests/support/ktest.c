@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "pte/allocator.h"
+#include "pte/data_writer.h"
+#include "pte/io.h"
 #include "portable/util/kutil.h"
 
 typedef struct kt_block {
@@ -316,3 +318,94 @@ const int ktest_all_dtypes[10] = {PTE_DTYPE_BYTE,   PTE_DTYPE_CHAR,  PTE_DTYPE_S
                                   PTE_DTYPE_INT,    PTE_DTYPE_LONG,  PTE_DTYPE_HALF,
                                   PTE_DTYPE_FLOAT,  PTE_DTYPE_DOUBLE, PTE_DTYPE_BFLOAT16,
                                   PTE_DTYPE_BOOL};
+
+bool ktest_pb_begin(ktest_pb *b) {
+  memset(b, 0, sizeof *b);
+  b->ok = pte_writer_create(NULL, &b->w, &b->err) == PTE_OK;
+  if (b->ok) b->ok = pte_writer_add_method(b->w, "forward", &b->m, &b->err) == PTE_OK;
+  return b->ok;
+}
+
+int32_t ktest_pb_tensor(ktest_pb *b, int dtype, int32_t dim, const int32_t *sizes,
+                        const uint8_t *order, const void *constant, size_t nbytes) {
+  int32_t v = -1;
+  if (!b->ok) return v;
+  pte_wr_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = dtype;
+  t.dim = dim;
+  t.sizes = sizes;
+  t.dim_order = order;
+  if (constant) {
+    pte_source src = pte_source_memory(constant, nbytes);
+    b->ok = pte_writer_add_constant_tensor(b->w, b->m, &t, &src, &v, &b->err) == PTE_OK;
+  } else {
+    t.plan = PTE_WR_PLAN_AUTO;
+    t.mem_id = 1;
+    b->ok = pte_writer_add_tensor(b->w, b->m, &t, &v, &b->err) == PTE_OK;
+  }
+  return v;
+}
+
+int32_t ktest_pb_int(ktest_pb *b, int64_t x) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_int(b->w, b->m, x, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+int32_t ktest_pb_double(ktest_pb *b, double x) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_double(b->w, b->m, x, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+int32_t ktest_pb_bool(ktest_pb *b, bool x) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_bool(b->w, b->m, x, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+int32_t ktest_pb_none(ktest_pb *b) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_null(b->w, b->m, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+int32_t ktest_pb_int_list(ktest_pb *b, const int64_t *items, size_t n) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_int_list_literal(b->w, b->m, items, n, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+void ktest_pb_io(ktest_pb *b, const int32_t *inputs, size_t nin, const int32_t *outputs, size_t nout) {
+  if (b->ok) b->ok = pte_writer_set_inputs(b->w, b->m, inputs, nin, &b->err) == PTE_OK;
+  if (b->ok) b->ok = pte_writer_set_outputs(b->w, b->m, outputs, nout, &b->err) == PTE_OK;
+  if (b->ok)
+    b->ok = pte_writer_add_chain(b->w, b->m, inputs, nin, outputs, nout, &b->chain, &b->err) == PTE_OK;
+}
+
+void ktest_pb_call(ktest_pb *b, const char *name, const char *overload, const int32_t *args, size_t n) {
+  uint32_t op;
+  if (b->ok) b->ok = pte_writer_add_operator(b->w, b->m, name, overload, &op, &b->err) == PTE_OK;
+  if (b->ok)
+    b->ok = pte_writer_add_kernel_call(b->w, b->m, b->chain, op, args, n, NULL, &b->err) == PTE_OK;
+}
+
+uint8_t *ktest_pb_finish(ktest_pb *b, size_t *size, pte_error_info *err) {
+  uint8_t *bytes = NULL;
+  if (b->ok) {
+    pte_memory_writer mw;
+    pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
+    b->ok = pte_writer_write(b->w, &mw.base, &b->err) == PTE_OK;
+    if (b->ok) {
+      const uint8_t *d = pte_memory_writer_data(&mw, size);
+      bytes = (uint8_t *)aligned_alloc(64, (*size + 63) / 64 * 64);
+      memcpy(bytes, d, *size);
+    }
+    pte_data_writer_destroy(&mw.base);
+  }
+  if (!b->ok) *err = b->err;
+  pte_writer_destroy(b->w);
+  b->w = NULL;
+  return bytes;
+}

@@ -22,7 +22,9 @@
 
 #include "pte/evalue.h"
 #include "pte/kernel.h"
+#include "pte/status.h"
 #include "pte/tensor.h"
+#include "pte/writer.h"
 
 /* A tensor with heap data. `dim_order` NULL means contiguous (0..dim-1); strides are computed
  * from sizes + dim_order. `values` (NULL: zeros) are numel doubles in LOGICAL row-major order and
@@ -94,6 +96,37 @@ extern const int ktest_num_dtypes[9];
 extern const int ktest_all_dtypes[10];
 #define KTEST_N_NUM_DTYPES 9u
 #define KTEST_N_ALL_DTYPES 10u
+
+/* ---- programs built in memory with the writer (pte/writer.h) -------------------------------- */
+
+/* A one-method ("forward") program under construction. Every call is a no-op once ok is false;
+ * err then holds the first failure. */
+typedef struct ktest_pb {
+  pte_writer *w;
+  uint32_t m, chain;
+  pte_error_info err;
+  bool ok;
+} ktest_pb;
+
+/* Creates the writer and the "forward" method. */
+bool ktest_pb_begin(ktest_pb *b);
+/* A tensor value: a constant holding `nbytes` bytes (memory order) when constant != NULL, else a
+ * planned (mem_id 1, auto-placed) one. `order` NULL: contiguous. Returns the value index or -1. */
+int32_t ktest_pb_tensor(ktest_pb *b, int dtype, int32_t dim, const int32_t *sizes,
+                        const uint8_t *order, const void *constant, size_t nbytes);
+int32_t ktest_pb_int(ktest_pb *b, int64_t x);
+int32_t ktest_pb_double(ktest_pb *b, double x);
+int32_t ktest_pb_bool(ktest_pb *b, bool x);
+int32_t ktest_pb_none(ktest_pb *b);
+/* An IntList literal of n items. */
+int32_t ktest_pb_int_list(ktest_pb *b, const int64_t *items, size_t n);
+/* Sets the method inputs and outputs and opens the one chain (inputs -> outputs). */
+void ktest_pb_io(ktest_pb *b, const int32_t *inputs, size_t nin, const int32_t *outputs, size_t nout);
+/* Appends a kernel call name.overload(args) to the chain. */
+void ktest_pb_call(ktest_pb *b, const char *name, const char *overload, const int32_t *args, size_t n);
+/* Serializes the program into a 64-byte-aligned malloc'd buffer (free() it; *size its length),
+ * destroys the writer; NULL (and *err set) if any step failed. */
+uint8_t *ktest_pb_finish(ktest_pb *b, size_t *size, pte_error_info *err);
 
 /* Releases everything allocated by ktest_*. */
 void ktest_free_all(void);
