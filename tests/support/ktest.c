@@ -409,3 +409,37 @@ uint8_t *ktest_pb_finish(ktest_pb *b, size_t *size, pte_error_info *err) {
   b->w = NULL;
   return bytes;
 }
+
+bool ktest_method_open(ktest_method *km, uint8_t *bytes, size_t size, size_t pool_bytes,
+                       pte_error_info *err) {
+  memset(km, 0, sizeof *km);
+  km->bytes = bytes;
+  km->stage = "load";
+  pte_buffer_loader_init(&km->bl, bytes, size);
+  if (pte_program_load(&km->bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &km->prog, err) != PTE_OK)
+    return false;
+  km->prog_loaded = true;
+  km->stage = "meta";
+  if (pte_method_meta_get(&km->prog, "forward", &km->meta, err) != PTE_OK) return false;
+  uint64_t arena_size = 0;
+  if (pte_method_meta_planned_buffer_size(&km->meta, 0, &arena_size) != PTE_OK) return false;
+  km->stage = "arena";
+  km->arena = (uint8_t *)calloc(1, (size_t)arena_size + 64);
+  km->pool = (uint8_t *)malloc(pool_bytes);
+  if (!km->arena || !km->pool) return false;
+  pte_allocator_init(&km->ma, km->pool, pool_bytes);
+  km->pb.data = km->arena;
+  km->pb.size = (size_t)arena_size;
+  pte_memory_manager_init(&km->mm, &km->ma, &km->pb, 1, NULL);
+  km->stage = "method";
+  return pte_method_load(&km->prog, "forward", &km->mm, NULL, NULL, &km->m, err) == PTE_OK;
+}
+
+void ktest_method_close(ktest_method *km) {
+  if (km->m) pte_method_destroy(km->m);
+  if (km->prog_loaded) pte_program_destroy(&km->prog);
+  free(km->arena);
+  free(km->pool);
+  free(km->bytes);
+  memset(km, 0, sizeof *km);
+}

@@ -20,8 +20,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pte/allocator.h"
+#include "pte/data_loader.h"
 #include "pte/evalue.h"
 #include "pte/kernel.h"
+#include "pte/memory.h"
+#include "pte/method.h"
+#include "pte/program.h"
 #include "pte/status.h"
 #include "pte/tensor.h"
 #include "pte/writer.h"
@@ -127,6 +132,29 @@ void ktest_pb_call(ktest_pb *b, const char *name, const char *overload, const in
 /* Serializes the program into a 64-byte-aligned malloc'd buffer (free() it; *size its length),
  * destroys the writer; NULL (and *err set) if any step failed. */
 uint8_t *ktest_pb_finish(ktest_pb *b, size_t *size, pte_error_info *err);
+
+/* A program held in memory with its "forward" method loaded on one planned buffer (zeroed,
+ * sized from the method meta) and a method allocator of pool_bytes. */
+typedef struct ktest_method {
+  uint8_t *bytes; /* owned: freed by ktest_method_close */
+  pte_buffer_loader bl;
+  pte_program prog;
+  bool prog_loaded;
+  pte_method_meta meta;
+  uint8_t *arena, *pool;
+  pte_allocator ma;
+  pte_planned_buffer pb;
+  pte_memory_manager mm;
+  pte_method *m;
+  const char *stage; /* the step that failed: "load", "meta", "arena", "method" */
+} ktest_method;
+
+/* Takes ownership of bytes (malloc'd, e.g. from ktest_pb_finish) and loads the program
+ * (PTE_VERIFY_INTERNAL_CONSISTENCY) and its "forward" method. On failure returns false with
+ * km->stage and err set; call ktest_method_close either way. */
+bool ktest_method_open(ktest_method *km, uint8_t *bytes, size_t size, size_t pool_bytes,
+                       pte_error_info *err);
+void ktest_method_close(ktest_method *km);
 
 /* Releases everything allocated by ktest_*. */
 void ktest_free_all(void);

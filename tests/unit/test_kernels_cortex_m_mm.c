@@ -110,23 +110,11 @@ static void run_case(const uint8_t *w_order, const uint8_t *wt_order) {
   size_t size = 0;
   uint8_t *bytes = build(w_mem, w_order, wt_order, &size, &err);
   CHECK_MSG(bytes != NULL, "build: %s", err.msg);
-  pte_buffer_loader bl;
-  pte_buffer_loader_init(&bl, bytes, size);
-  pte_program prog;
-  CHECK_MSG(pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err) == PTE_OK, "load: %s", err.msg);
-  pte_method_meta meta;
-  CHECK_OK(pte_method_meta_get(&prog, "forward", &meta, &err));
-  uint64_t arena_size = 0;
-  CHECK_OK(pte_method_meta_planned_buffer_size(&meta, 0, &arena_size));
-  uint8_t *arena = (uint8_t *)calloc(1, (size_t)arena_size + 64);
-  static uint8_t pool[64 * 1024];
-  pte_allocator ma;
-  pte_allocator_init(&ma, pool, sizeof pool);
-  pte_planned_buffer pb = {arena, (size_t)arena_size};
-  pte_memory_manager mm;
-  pte_memory_manager_init(&mm, &ma, &pb, 1, NULL);
-  pte_method *m = NULL;
-  CHECK_MSG(pte_method_load(&prog, "forward", &mm, NULL, NULL, &m, &err) == PTE_OK, "method: %s", err.msg);
+  ktest_method km;
+  bool opened = ktest_method_open(&km, bytes, size, 64 * 1024, &err);
+  if (!opened) ktest_method_close(&km);
+  CHECK_MSG(opened, "%s: %s", km.stage, err.msg);
+  pte_method *m = km.m;
 
   int nonzero = 0;
   for (int run = 0; run < 6; run++) {
@@ -162,10 +150,7 @@ static void run_case(const uint8_t *w_order, const uint8_t *wt_order) {
       }
   }
   CHECK(nonzero > 50);
-  pte_method_destroy(m);
-  pte_program_destroy(&prog);
-  free(arena);
-  free(bytes);
+  ktest_method_close(&km);
 }
 
 TEST(setup) {

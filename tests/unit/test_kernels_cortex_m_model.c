@@ -247,26 +247,14 @@ TEST(int8_model_matches_integer_reference) {
   uint8_t *bytes = build_program(&size, &err);
   CHECK_MSG(bytes != NULL, "build: %s", err.msg);
 
-  pte_buffer_loader bl;
-  pte_buffer_loader_init(&bl, bytes, size);
-  pte_program prog;
-  CHECK_MSG(pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err) == PTE_OK,
-            "load: %s", err.msg);
-  pte_method_meta meta;
-  CHECK_OK(pte_method_meta_get(&prog, "forward", &meta, &err));
-  CHECK_EQ_INT(pte_method_meta_num_planned_buffers(&meta), 1);
-  uint64_t arena_size = 0;
-  CHECK_OK(pte_method_meta_planned_buffer_size(&meta, 0, &arena_size));
-  uint8_t *arena = (uint8_t *)calloc(1, (size_t)arena_size + 64);
-  static uint8_t pool[256 * 1024];
-  pte_allocator ma;
-  pte_allocator_init(&ma, pool, sizeof pool);
-  pte_planned_buffer pb = {arena, (size_t)arena_size};
-  pte_memory_manager mm;
-  pte_memory_manager_init(&mm, &ma, &pb, 1, NULL);
-  pte_method *m = NULL;
-  CHECK_MSG(pte_method_load(&prog, "forward", &mm, NULL, NULL, &m, &err) == PTE_OK, "method: %s",
-            err.msg);
+  ktest_method km;
+  bool opened = ktest_method_open(&km, bytes, size, 256 * 1024, &err);
+  if (!opened) ktest_method_close(&km);
+  CHECK_MSG(opened, "%s: %s", km.stage, err.msg);
+  pte_method *m = km.m;
+  const size_t nbuf = pte_method_meta_num_planned_buffers(&km.meta);
+  if (nbuf != 1) ktest_method_close(&km);
+  CHECK_EQ_INT(nbuf, 1);
 
   int distinct_outputs = 0, clamped = 0;
   int8_t prev[NOUT] = {0};
@@ -309,10 +297,7 @@ TEST(int8_model_matches_integer_reference) {
   CHECK(distinct_outputs >= 20);
   CHECK(clamped <= 20);
 
-  pte_method_destroy(m);
-  pte_program_destroy(&prog);
-  free(arena);
-  free(bytes);
+  ktest_method_close(&km);
 }
 
 int main(void) {
