@@ -211,7 +211,7 @@ static void leaky_relu_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
 /* clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) */
 static void clamp_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_tensor *in, *out;
-  if (!pte_k_unary_args(c, a, n, 2, &in, &out)) return;
+  if (!pte_k_self_out_args(c, a, n, 2, &in, &out)) return;
   if (in->dtype == PTE_DTYPE_BOOL) {
     pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT, "clamp: bool input not supported");
     return;

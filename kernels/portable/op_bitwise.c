@@ -117,7 +117,7 @@ static const pte_k_unop k_lnot = {NULL, lnot_i, NULL};
 
 static void bitwise_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_tensor *in, *out;
-  if (!pte_k_unary_args(c, a, n, 0, &in, &out)) return;
+  if (!pte_k_self_out_args(c, a, n, 0, &in, &out)) return;
   if (pte_k_is_floating(in->dtype)) {
     pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT,
                     "bitwise_not: self dtype %s not supported (integral or bool only)",

@@ -338,8 +338,8 @@ int pte_k_unary_result(int in, pte_k_unary_rule rule, bool allow_bool) {
   }
 }
 
-bool pte_k_unary_args(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t n_params,
-                      pte_tensor **in, pte_tensor **out) {
+bool pte_k_self_out_args(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t n_params,
+                         pte_tensor **in, pte_tensor **out) {
   size_t out_idx = 1 + n_params;
   if (!pte_k_check_nargs(ctx, nargs, out_idx + 1, out_idx + 2)) return false;
   *in = pte_k_arg_tensor(ctx, args, nargs, 0);
