@@ -443,3 +443,7 @@ void ktest_method_close(ktest_method *km) {
   free(km->bytes);
   memset(km, 0, sizeof *km);
 }
+
+const uint8_t ktest_cl4[4] = {0, 2, 3, 1};
+const uint8_t ktest_cl3[3] = {0, 2, 1};
+const uint8_t ktest_t2[2] = {1, 0};

@@ -102,6 +102,12 @@ extern const int ktest_all_dtypes[10];
 #define KTEST_N_NUM_DTYPES 9u
 #define KTEST_N_ALL_DTYPES 10u
 
+/* Common dim orders: channels-last 4-D {0, 2, 3, 1}, channels-last 3-D {0, 2, 1} ([N, L, C] in
+ * memory), transposed (column-major) 2-D {1, 0}. */
+extern const uint8_t ktest_cl4[4];
+extern const uint8_t ktest_cl3[3];
+extern const uint8_t ktest_t2[2];
+
 /* ---- programs built in memory with the writer (pte/writer.h) -------------------------------- */
 
 /* A one-method ("forward") program under construction. Every call is a no-op once ok is false;

@@ -41,7 +41,6 @@ static int rnd(int lo, int hi) {
   return lo + (int)((g_seed >> 8) % (uint32_t)(hi - lo + 1));
 }
 
-
 /* w_bytes: the constant in the memory order given by w_order. */
 static uint8_t *build(const int8_t *w_bytes, const uint8_t *w_order, const uint8_t *wt_order, size_t *size,
                       pte_error_info *err) {
@@ -159,11 +158,9 @@ TEST(setup) {
   CHECK_OK(pte_register_portable_kernels());
 }
 
-static const uint8_t k_t[2] = {1, 0};
-
 TEST(transpose_then_mm_contiguous) { run_case(NULL, NULL); }
-TEST(transpose_then_mm_transposed_weight) { run_case(k_t, NULL); }
-TEST(transpose_then_mm_transposed_out) { run_case(NULL, k_t); }
+TEST(transpose_then_mm_transposed_weight) { run_case(ktest_t2, NULL); }
+TEST(transpose_then_mm_transposed_out) { run_case(NULL, ktest_t2); }
 
 int main(void) {
   RUN(setup);

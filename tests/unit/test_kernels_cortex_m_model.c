@@ -150,8 +150,6 @@ static void ref_model(const float *x, int8_t *q5, float *y, int *q2out) {
 /* ---------------------------------------------------------------------------------------- */
 /* program construction                                                                      */
 
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-
 static int32_t ilist2(ktest_pb *b, int64_t a, int64_t c) {
   const int64_t items[2] = {a, c};
   return ktest_pb_int_list(b, items, 2);
@@ -167,10 +165,10 @@ static uint8_t *build_program(size_t *size, pte_error_info *err) {
   const int32_t s_w1[] = {C1, 3, 3, 1}, s_w2[] = {1, 3, 3, C1}, s_w3[] = {NOUT, C1}, s_c[] = {C1};
   const int32_t s_b3[] = {NOUT};
   const int32_t x = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 4, s_x, NULL, NULL, 0);
-  const int32_t q0 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_x, k_cl, NULL, 0);
-  const int32_t q1 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q1, k_cl, NULL, 0);
-  const int32_t q2 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q2, k_cl, NULL, 0);
-  const int32_t q3 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q3, k_cl, NULL, 0);
+  const int32_t q0 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_x, ktest_cl4, NULL, 0);
+  const int32_t q1 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q1, ktest_cl4, NULL, 0);
+  const int32_t q2 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q2, ktest_cl4, NULL, 0);
+  const int32_t q3 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q3, ktest_cl4, NULL, 0);
   const int32_t q4 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_q4, NULL, NULL, 0);
   const int32_t q5 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_q5, NULL, NULL, 0);
   const int32_t y = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 2, s_q5, NULL, NULL, 0);

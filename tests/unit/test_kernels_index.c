@@ -6,9 +6,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-static const uint8_t k_t2[2] = {1, 0};
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_index_kernels, pte_portable_index_kernels_count, name), args, n);
 }
@@ -133,9 +130,9 @@ TEST(index_bool_masks) {
 }
 
 TEST(index_channels_last_and_errors) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, ktest_iota(8));
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, ktest_iota(8));
   pte_tensor *c = ktest_index1(1, DV(1));
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), k_cl, NULL);
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), ktest_cl4, NULL);
   pte_tensor *ix[] = {NULL, c};
   pte_evalue *args[] = {EV(x), ktest_ev_opt_tensor_list(ix, 2), EV(o)};
   CHECK_OK(run("aten::index.Tensor_out", args, 3));
@@ -179,7 +176,7 @@ TEST(index_select) {
   CHECK(ktest_expect_shape(o, 2, SZ(3, 1)));
   CHECK(ktest_expect(o, DV(1, 3, 5), 3, 0));
   /* column-major input, dim 1 */
-  pte_tensor *cm = ktest_tensor(PTE_DTYPE_CHAR, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *cm = ktest_tensor(PTE_DTYPE_CHAR, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *oc = ktest_dyn(PTE_DTYPE_CHAR, 2, 16);
   pte_evalue *args3[] = {EV(cm), ktest_ev_int(1), EV(ktest_index1(2, DV(2, 1))), EV(oc)};
   CHECK_OK(run("aten::index_select.out", args3, 4));
@@ -224,8 +221,8 @@ TEST(gather) {
   CHECK(ktest_expect_shape(o, 2, SZ(1, 2)));
   CHECK(ktest_expect(o, DV(3, 2), 2, 0));
   /* column-major self and index */
-  pte_tensor *xc = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *ic = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 2), k_t2, DV(2, 0, 1, 1));
+  pte_tensor *xc = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *ic = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 2), ktest_t2, DV(2, 0, 1, 1));
   pte_tensor *oc = ktest_dyn(PTE_DTYPE_INT, 2, 16);
   pte_evalue *args3[] = {EV(xc), ktest_ev_int(1), EV(ic), ktest_ev_bool(false), EV(oc)};
   CHECK_OK(run("aten::gather.out", args3, 5));
@@ -274,7 +271,7 @@ TEST(scatter_value_and_src) {
   pte_tensor *zz = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(3, 3), NULL, NULL);
   pte_tensor *si = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(1, 3), NULL, DV(0, 1, 2));
   pte_tensor *src = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 3), NULL, DV(7, 8, 9, 10, 11, 12));
-  pte_tensor *os = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(3, 3), k_t2, NULL);
+  pte_tensor *os = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(3, 3), ktest_t2, NULL);
   pte_evalue *args3[] = {EV(zz), ktest_ev_int(0), EV(si), EV(src), EV(os)};
   CHECK_OK(run("aten::scatter.src_out", args3, 5));
   CHECK(ktest_expect(os, DV(7, 0, 0, 0, 8, 0, 0, 0, 9), 9, 0));
@@ -304,7 +301,7 @@ TEST(embedding) {
   CHECK(ktest_expect_shape(o, 3, SZ(2, 2, 2)));
   CHECK(ktest_expect(o, DV(2, 3, 6, 7, 0, 1, 0, 1), 8, 0));
   /* int32 indices, half weights, column-major weight */
-  pte_tensor *wh = ktest_tensor(PTE_DTYPE_HALF, 2, SZ(3, 2), k_t2, DV(0.5, 1, 1.5, 2, 2.5, 3));
+  pte_tensor *wh = ktest_tensor(PTE_DTYPE_HALF, 2, SZ(3, 2), ktest_t2, DV(0.5, 1, 1.5, 2, 2.5, 3));
   pte_tensor *i32 = ktest_tensor(PTE_DTYPE_INT, 1, SZ(3), NULL, DV(2, 0, 1));
   pte_tensor *oh = ktest_dyn(PTE_DTYPE_HALF, 2, 16);
   pte_evalue *args2[] = {EV(wh), EV(i32), ktest_ev_int(0), ktest_ev_bool(false), ktest_ev_bool(false), EV(oh)};
@@ -342,8 +339,8 @@ TEST(upsample_nearest2d_sizes) {
 }
 
 TEST(upsample_nearest2d_scales_and_channels_last) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_BYTE, 4, SZ(1, 2, 2, 2), k_cl, DV(1, 2, 3, 4, 5, 6, 7, 8));
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_BYTE, 4, SZ(1, 2, 4, 3), k_cl, NULL);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_BYTE, 4, SZ(1, 2, 2, 2), ktest_cl4, DV(1, 2, 3, 4, 5, 6, 7, 8));
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_BYTE, 4, SZ(1, 2, 4, 3), ktest_cl4, NULL);
   pte_evalue *args[] = {EV(x), ktest_ev_none(), ktest_ev_double_list(DV(2.0, 1.5), 2), EV(o)};
   CHECK_OK(run("aten::upsample_nearest2d.vec_out", args, 4));
   /* h: 2x (o>>1); w: scale 1/1.5 -> 0,0,1 */

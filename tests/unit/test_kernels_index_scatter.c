@@ -9,9 +9,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-static const uint8_t k_t2[2] = {1, 0};
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   pte_op_fn fn = ktest_find(pte_portable_scatter_kernels, pte_portable_scatter_kernels_count, name);
   if (!fn) fn = ktest_find(pte_portable_index_kernels, pte_portable_index_kernels_count, name);
@@ -74,8 +71,8 @@ TEST(index_put_basic) {
   CHECK_OK(run("aten::index_put.out", e, 5));
   CHECK(ktest_expect(ow, DV(10, 1, 20, 3, 30, 5), 6, 0));
   /* channels-last self and out */
-  pte_tensor *cl = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 2, 1, 2), k_cl, ktest_iota(4));
-  pte_tensor *ocl = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 2, 1, 2), k_cl, NULL);
+  pte_tensor *cl = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 2, 1, 2), ktest_cl4, ktest_iota(4));
+  pte_tensor *ocl = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 2, 1, 2), ktest_cl4, NULL);
   pte_tensor *v5 = ktest_tensor(PTE_DTYPE_BFLOAT16, 1, SZ(2), NULL, DV(-1, -2));
   pte_evalue *f[] = {EV(cl), IX(NULL, ktest_index1(1, DV(1)), NULL, 2), EV(v5), B(false), EV(ocl)};
   CHECK_OK(run("aten::index_put.out", f, 5));
@@ -116,7 +113,7 @@ TEST(index_put_accumulate_and_inplace) {
   CHECK_OK(run("aten::index_put.out", e, 5));
   CHECK(ktest_expect(ob, DV(1, 1, 0), 3, 0));
   /* in place with the return slot */
-  pte_tensor *s = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), k_t2, DV(1, 2, 3, 4));
+  pte_tensor *s = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), ktest_t2, DV(1, 2, 3, 4));
   pte_tensor *vs = ktest_tensor(PTE_DTYPE_FLOAT, 0, NULL, NULL, DV(0.5));
   pte_evalue *f[] = {EV(s), IX(ktest_index1(1, DV(1)), NULL, NULL, 1), EV(vs), B(true), ktest_ev_none()};
   CHECK_OK(run("aten::index_put_", f, 5));
@@ -163,7 +160,7 @@ TEST(scatter_add) {
   pte_tensor *bl = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 2), NULL, DV(0, 1, 0, 0));
   pte_tensor *bi = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(1, 2), NULL, DV(1, 0));
   pte_tensor *bs = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(1, 2), NULL, DV(1, 1));
-  pte_tensor *bo = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 2), k_t2, NULL);
+  pte_tensor *bo = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 2), ktest_t2, NULL);
   pte_evalue *d[] = {EV(bl), I(0), EV(bi), EV(bs), EV(bo)};
   CHECK_OK(run("aten::scatter_add.out", d, 5));
   CHECK(ktest_expect(bo, DV(0, 1, 1, 0), 4, 0));
@@ -190,7 +187,7 @@ TEST(select_and_slice_scatter) {
   CHECK(ktest_expect(o, DV(0, 0, 0, 1, 2, 3), 6, 0));
   /* int src converted into float self along dim 1; transposed out */
   pte_tensor *s2 = ktest_tensor(PTE_DTYPE_INT, 1, SZ(2), NULL, DV(7, -8));
-  pte_tensor *ot = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), k_t2, NULL);
+  pte_tensor *ot = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), ktest_t2, NULL);
   pte_evalue *b[] = {EV(x), EV(s2), I(1), I(1), EV(ot)};
   CHECK_OK(run("aten::select_scatter.out", b, 5));
   CHECK(ktest_expect(ot, DV(0, 7, 0, 0, -8, 0), 6, 0));
@@ -202,7 +199,7 @@ TEST(select_and_slice_scatter) {
   CHECK_OK(run("aten::slice_scatter.out", c, 7));
   CHECK(ktest_expect(oy, DV(0, 1, 0, 0, 2, 0), 6, 0));
   /* [2,3] dim -1, start -2: columns 1, 2; channels-last-free 2-D with transposed src */
-  pte_tensor *sz = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), k_t2, DV(5, 6, 7, 8));
+  pte_tensor *sz = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), ktest_t2, DV(5, 6, 7, 8));
   pte_evalue *d[] = {EV(x), EV(sz), I(-1), I(-2), ktest_ev_none(), I(1), EV(o)};
   CHECK_OK(run("aten::slice_scatter.out", d, 7));
   CHECK(ktest_expect(o, DV(0, 5, 6, 0, 7, 8), 6, 0));
@@ -239,7 +236,7 @@ TEST(masked_scatter) {
   /* self [3] and mask [2,1] broadcast to [2,3]; source read in row-major order (transposed) */
   pte_tensor *s1 = ktest_tensor(PTE_DTYPE_SHORT, 1, SZ(3), NULL, DV(0, 1, 2));
   pte_tensor *m2 = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 1), NULL, DV(1, 0));
-  pte_tensor *sr = ktest_tensor(PTE_DTYPE_SHORT, 2, SZ(2, 2), k_t2, DV(7, 8, 9, 10));
+  pte_tensor *sr = ktest_tensor(PTE_DTYPE_SHORT, 2, SZ(2, 2), ktest_t2, DV(7, 8, 9, 10));
   pte_tensor *o2 = ktest_dyn(PTE_DTYPE_SHORT, 2, 8);
   pte_evalue *b[] = {EV(s1), EV(m2), EV(sr), EV(o2)};
   CHECK_OK(run("aten::masked_scatter.out", b, 4));
@@ -263,7 +260,7 @@ TEST(masked_scatter) {
 }
 
 TEST(masked_select) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), k_t2, ktest_iota(6));
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), ktest_t2, ktest_iota(6));
   pte_tensor *m = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 3), NULL, DV(1, 0, 1, 0, 0, 1));
   pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8);
   pte_evalue *a[] = {EV(x), EV(m), EV(o), NULL};
@@ -310,7 +307,7 @@ TEST(nonzero) {
   CHECK(ktest_expect(o, DV(0, 1, 1, 0), 4, 0));
   /* 3-D int, transposed-in-memory out */
   pte_tensor *y = ktest_tensor(PTE_DTYPE_INT, 3, SZ(2, 1, 2), NULL, DV(0, 3, -1, 0));
-  pte_tensor *ot = ktest_tensor_dyn(PTE_DTYPE_LONG, 2, SZ(1, 1), k_t2, 16);
+  pte_tensor *ot = ktest_tensor_dyn(PTE_DTYPE_LONG, 2, SZ(1, 1), ktest_t2, 16);
   pte_evalue *b[] = {EV(y), EV(ot)};
   CHECK_OK(run("aten::nonzero.out", b, 2));
   CHECK(ktest_expect_shape(ot, 2, SZ(2, 3)));

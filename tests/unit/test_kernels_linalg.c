@@ -34,8 +34,6 @@ static double *naive_mm(const double *a, const double *b, int M, int N, int K) {
   return c;
 }
 
-static const uint8_t k_t2[2] = {1, 0}; /* transposed (column-major) 2-D dim order */
-
 TEST(mm_hand_values) {
   int32_t sa[] = {2, 3}, sb[] = {3, 2}, so[] = {2, 2};
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, sa, NULL, (double[]){1, 2, 3, 4, 5, 6});
@@ -54,9 +52,9 @@ TEST(mm_hand_values) {
 TEST(mm_double_and_transposed_operands) {
   /* a is stored column-major; b row-major; out column-major. */
   int32_t sa[] = {2, 2}, so[] = {2, 2};
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_DOUBLE, 2, sa, k_t2, (double[]){1, 2, 3, 4});
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_DOUBLE, 2, sa, ktest_t2, (double[]){1, 2, 3, 4});
   pte_tensor *b = ktest_tensor(PTE_DTYPE_DOUBLE, 2, sa, NULL, (double[]){0.5, -1, 2, 0.25});
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_DOUBLE, 2, so, k_t2, NULL);
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_DOUBLE, 2, so, ktest_t2, NULL);
   pte_evalue *out = ktest_ev_tensor(o);
   pte_evalue *args[] = {ktest_ev_tensor(a), ktest_ev_tensor(b), out, out};
   CHECK_OK(ktest_run(find("aten::mm.out"), args, 4));
@@ -72,9 +70,9 @@ static void check_mm_random(int dtype, int M, int N, int K, bool ta, bool tb, bo
   double *av = rnd_array((size_t)M * K), *bv = rnd_array((size_t)K * N);
   double *ref = naive_mm(av, bv, M, N, K);
   int32_t sa[] = {M, K}, sb[] = {K, N}, so[] = {M, N};
-  pte_tensor *a = ktest_tensor(dtype, 2, sa, ta ? k_t2 : NULL, av);
-  pte_tensor *b = ktest_tensor(dtype, 2, sb, tb ? k_t2 : NULL, bv);
-  pte_tensor *o = ktest_tensor(dtype, 2, so, to ? k_t2 : NULL, NULL);
+  pte_tensor *a = ktest_tensor(dtype, 2, sa, ta ? ktest_t2 : NULL, av);
+  pte_tensor *b = ktest_tensor(dtype, 2, sb, tb ? ktest_t2 : NULL, bv);
+  pte_tensor *o = ktest_tensor(dtype, 2, so, to ? ktest_t2 : NULL, NULL);
   pte_evalue *out = ktest_ev_tensor(o);
   pte_evalue *args[] = {ktest_ev_tensor(a), ktest_ev_tensor(b), out, out};
   pte_status s = ktest_run(find("aten::mm.out"), args, 4);
@@ -149,7 +147,7 @@ TEST(mm_half_bf16_compute_in_float) {
   for (int pass = 0; pass < 2; pass++) {
     int32_t sa[] = {1, 2}, sb[] = {2, 2}, so[] = {1, 2};
     pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 2, sa, NULL, (double[]){1, 2048});
-    pte_tensor *b = ktest_tensor(PTE_DTYPE_HALF, 2, sb, k_t2, (double[]){1, 0.5, 1, 0.25});
+    pte_tensor *b = ktest_tensor(PTE_DTYPE_HALF, 2, sb, ktest_t2, (double[]){1, 0.5, 1, 0.25});
     pte_tensor *o = ktest_tensor(PTE_DTYPE_HALF, 2, so, NULL, NULL);
     pte_evalue *out = ktest_ev_tensor(o);
     pte_evalue *args[] = {ktest_ev_tensor(a), ktest_ev_tensor(b), out, out};
@@ -247,7 +245,7 @@ TEST(addmm_xor_shapes_vs_naive) {
     int32_t sa[] = {M, K}, sb[] = {K, N}, sc[] = {N}, so[] = {M, N};
     /* mat2 is a permuted (column-major) view, as permute_copy + addmm exports produce */
     pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, sa, NULL, av);
-    pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, sb, k_t2, bv);
+    pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, sb, ktest_t2, bv);
     pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 1, sc, NULL, cv);
     pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 2, so, NULL, NULL);
     pte_evalue *out = ktest_ev_tensor(o);

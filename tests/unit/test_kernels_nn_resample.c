@@ -9,7 +9,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_cl4[4] = {0, 2, 3, 1};
 static const uint8_t k_odd4[4] = {3, 1, 0, 2};
 
 static pte_op_fn ups_fn(const char *name) {
@@ -117,12 +116,12 @@ static bool bilinear_case(int dtype, const int32_t *s, const uint8_t *in_ord, co
 TEST(bilinear_numpy) {
   for (int ac = 0; ac < 2; ac++) {
     CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(2, 3, 4, 5), NULL, NULL, 7, 9, -1, -1, ac, 1e-5));
-    CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(1, 2, 6, 7), k_cl4, k_cl4, 3, 4, -1, -1, ac, 1e-5));  /* downsample */
+    CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(1, 2, 6, 7), ktest_cl4, ktest_cl4, 3, 4, -1, -1, ac, 1e-5));  /* downsample */
     CHECK(bilinear_case(PTE_DTYPE_DOUBLE, SZ(1, 3, 5, 4), k_odd4, NULL, 1, 9, -1, -1, ac, 1e-12)); /* out 1 */
-    CHECK(bilinear_case(PTE_DTYPE_DOUBLE, SZ(2, 1, 3, 5), NULL, k_cl4, 0, 0, 2.5, 1.5, ac, 1e-12)); /* scales */
+    CHECK(bilinear_case(PTE_DTYPE_DOUBLE, SZ(2, 1, 3, 5), NULL, ktest_cl4, 0, 0, 2.5, 1.5, ac, 1e-12)); /* scales */
     CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(1, 1, 4, 4), NULL, NULL, 0, 0, 1.1, 0.6, ac, 1e-5));   /* 4 -> 4 copy */
     CHECK(bilinear_case(PTE_DTYPE_HALF, SZ(1, 2, 3, 3), NULL, NULL, 5, 6, -1, -1, ac, 4e-3));
-    CHECK(bilinear_case(PTE_DTYPE_BFLOAT16, SZ(1, 2, 3, 3), k_cl4, NULL, 5, 6, -1, -1, ac, 2e-2));
+    CHECK(bilinear_case(PTE_DTYPE_BFLOAT16, SZ(1, 2, 3, 3), ktest_cl4, NULL, 5, 6, -1, -1, ac, 2e-2));
     CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(0, 2, 3, 3), NULL, NULL, 5, 6, -1, -1, ac, 0)); /* N = 0 */
   }
 }
@@ -190,7 +189,7 @@ static bool aa_case(int dtype, const int32_t *s, const uint8_t *ord, int64_t oh,
 TEST(bilinear_aa_numpy) {
   for (int ac = 0; ac < 2; ac++) {
     CHECK(aa_case(PTE_DTYPE_FLOAT, SZ(1, 2, 9, 11), NULL, 4, 3, -1, -1, ac, 1e-5));   /* downscale 2.25, 3.67 */
-    CHECK(aa_case(PTE_DTYPE_FLOAT, SZ(2, 1, 5, 4), k_cl4, 8, 7, -1, -1, ac, 1e-5));   /* upscale */
+    CHECK(aa_case(PTE_DTYPE_FLOAT, SZ(2, 1, 5, 4), ktest_cl4, 8, 7, -1, -1, ac, 1e-5));   /* upscale */
     CHECK(aa_case(PTE_DTYPE_DOUBLE, SZ(1, 1, 16, 6), NULL, 3, 6, -1, -1, ac, 1e-12)); /* width copied */
     CHECK(aa_case(PTE_DTYPE_DOUBLE, SZ(1, 2, 6, 6), k_odd4, 3, 2, 0.5, 0.25, ac, 1e-12)); /* explicit scales */
   }
@@ -329,7 +328,7 @@ TEST(grid_sample_numpy_modes_paddings) {
           double *want = nps_run(&sc, no);
           CHECK(want != NULL);
           int dt = layout ? PTE_DTYPE_DOUBLE : PTE_DTYPE_FLOAT;
-          pte_tensor *x = ktest_tensor(dt, 4, xs, layout ? k_cl4 : NULL, xv);
+          pte_tensor *x = ktest_tensor(dt, 4, xs, layout ? ktest_cl4 : NULL, xv);
           pte_tensor *g = ktest_tensor(dt, 4, gsz, layout ? k_odd4 : NULL, gv);
           pte_tensor *o = ktest_tensor_dyn(dt, 4, SZ(1, 1, 1, 1), NULL, no);
           pte_evalue *args[] = {EV(x), EV(g), ktest_ev_int(mode), ktest_ev_int(pm), ktest_ev_bool(ac), EV(o)};

@@ -6,9 +6,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-static const uint8_t k_t2[2] = {1, 0};
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, name), args, n);
 }
@@ -98,8 +95,8 @@ TEST(sum_dtypes) {
 
 TEST(sum_channels_last_and_empty) {
   double v[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, v);
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 1), k_cl, NULL);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, v);
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 1), ktest_cl4, NULL);
   pte_evalue *args[] = {EV(x), IL(2, 3), B(true), NONE(), EV(o)};
   CHECK_OK(run("aten::sum.IntList_out", args, 5));
   CHECK(ktest_expect(o, DV(6, 22), 2, 0));
@@ -218,8 +215,8 @@ TEST(amax_amin) {
   CHECK_OK(run("aten::amin.out", args7, 4));
   CHECK(ktest_expect(uo, DV(7), 1, 0));
   /* channels-last, reduce H and W */
-  pte_tensor *c = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 2), k_cl, DV(0, 9, 2, 3, -4, -5, -1, -7));
-  pte_tensor *co = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 1), k_cl, NULL);
+  pte_tensor *c = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 2), ktest_cl4, DV(0, 9, 2, 3, -4, -5, -1, -7));
+  pte_tensor *co = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 1), ktest_cl4, NULL);
   pte_evalue *args8[] = {EV(c), IL(-1, -2), B(true), EV(co)};
   CHECK_OK(run("aten::amax.out", args8, 4));
   CHECK(ktest_expect(co, DV(9, -1), 2, 0));
@@ -263,7 +260,7 @@ TEST(argmax_argmin) {
   CHECK_OK(run("aten::argmin.out", args5, 4));
   CHECK(ktest_expect_i64(s, (int64_t[]){1}, 1));
   /* channels-last input: argmax over C of [1,3,1,2] */
-  pte_tensor *c = ktest_tensor(PTE_DTYPE_INT, 4, SZ(1, 3, 1, 2), k_cl, DV(1, 9, 7, 2, 3, 4));
+  pte_tensor *c = ktest_tensor(PTE_DTYPE_INT, 4, SZ(1, 3, 1, 2), ktest_cl4, DV(1, 9, 7, 2, 3, 4));
   pte_tensor *co = ktest_tensor(PTE_DTYPE_LONG, 3, SZ(1, 1, 2), NULL, NULL);
   pte_evalue *args6[] = {EV(c), I(1), B(false), EV(co)};
   CHECK_OK(run("aten::argmax.out", args6, 4));
@@ -305,7 +302,7 @@ TEST(max_min_dim) {
   CHECK(ktest_expect_i64(ix, (int64_t[]){1, 2}, 2));
   CHECK(ret->u.tensor_list.items[0]->u.tensor == v);
   CHECK(ret->u.tensor_list.items[1]->u.tensor == ix);
-  pte_tensor *vk = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8), *ik = ktest_tensor_dyn(PTE_DTYPE_LONG, 2, SZ(1, 1), k_t2, 8);
+  pte_tensor *vk = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8), *ik = ktest_tensor_dyn(PTE_DTYPE_LONG, 2, SZ(1, 1), ktest_t2, 8);
   pte_evalue *args2[] = {EV(x), I(0), B(true), EV(vk), EV(ik)};
   CHECK_OK(run("aten::min.dim_min", args2, 5));
   CHECK(ktest_expect_shape(vk, 2, SZ(1, 3)));
@@ -353,7 +350,7 @@ TEST(any_variants) {
   CHECK(ktest_expect_shape(o, 2, SZ(2, 1)));
   CHECK(ktest_expect(o, DV(0, 1), 2, 0));
   /* any.dims: None = all; [] = elementwise; [0] */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 3), k_t2, DV(1, 0, 1, 1, 0, 0));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 3), ktest_t2, DV(1, 0, 1, 1, 0, 0));
   pte_evalue *args4[] = {EV(b), NONE(), B(false), EV(s)};
   CHECK_OK(run("aten::any.dims_out", args4, 4));
   CHECK(ktest_expect(s, DV(1), 1, 0));
@@ -392,8 +389,8 @@ TEST(cumsum) {
   CHECK_OK(run("aten::cumsum.out", args2, 4));
   CHECK(ktest_expect(o, DV(1, 2, 3, 5, 7, 9), 6, 0));
   /* column-major input into a column-major out */
-  pte_tensor *cm = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *co = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 3), k_t2, NULL);
+  pte_tensor *cm = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *co = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 3), ktest_t2, NULL);
   pte_evalue *args3[] = {EV(cm), I(1), I(PTE_DTYPE_LONG), EV(co)};
   CHECK_OK(run("aten::cumsum.out", args3, 4));
   CHECK(ktest_expect_i64(co, (int64_t[]){1, 3, 6, 4, 9, 15}, 6));

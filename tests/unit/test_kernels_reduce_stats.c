@@ -6,9 +6,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_t2[2] = {1, 0};
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   pte_op_fn fn = ktest_find(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, name);
   if (!fn) fn = ktest_find(pte_portable_var_kernels, pte_portable_var_kernels_count, name);
@@ -51,7 +48,7 @@ TEST(prod_all_float_and_default_dtypes) {
 
 TEST(prod_int_dim_layouts_overflow) {
   /* logical [[1,2,3],[4,5,6]] stored transposed */
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *o = ktest_dyn(PTE_DTYPE_DOUBLE, 2, 8);
   pte_evalue *args[] = {EV(x), I(1), B(true), NONE(), EV(o)};
   CHECK_OK(run("aten::prod.int_out", args, 5));
@@ -96,7 +93,7 @@ TEST(prod_int_dim_layouts_overflow) {
 /* ---- mean.dtype_out ---- */
 
 TEST(mean_dtype_out) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 2), k_cl, DV(1, 2, 3, 10));
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 2), ktest_cl4, DV(1, 2, 3, 10));
   pte_tensor *o = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args[] = {EV(x), NONE(), EV(o), NULL};
   args[3] = args[2];
@@ -119,7 +116,7 @@ TEST(mean_dtype_out) {
 /* ---- max / min unary ---- */
 
 TEST(max_min_unary) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), k_t2, DV(3, -1, 7, 2, -8, 0));
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), ktest_t2, DV(3, -1, 7, 2, -8, 0));
   pte_tensor *o = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args[] = {EV(x), EV(o)};
   CHECK_OK(run("aten::max.unary_out", args, 2));
@@ -170,7 +167,7 @@ TEST(max_min_unary) {
 
 TEST(var_out_unbiased_and_dims) {
   /* rows [1,2,3,4] and [2,4,6,8]: means 2.5, 5; sum sq dev 5, 20 */
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 4), k_t2, DV(1, 2, 3, 4, 2, 4, 6, 8));
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 4), ktest_t2, DV(1, 2, 3, 4, 2, 4, 6, 8));
   pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8);
   pte_evalue *args[] = {EV(x), IL(1), B(true), B(false), EV(o)};
   CHECK_OK(run("aten::var.out", args, 5));
@@ -188,7 +185,7 @@ TEST(var_out_unbiased_and_dims) {
   CHECK_OK(run("aten::var.out", a4, 5));
   CHECK(ktest_expect(o0, DV(37.5 / 8), 1, 1e-6));
   /* keepdim, channels-last 4-D over dims (2,3) */
-  pte_tensor *x4 = ktest_tensor(PTE_DTYPE_DOUBLE, 4, SZ(1, 2, 1, 3), k_cl, DV(0, 3, 6, 1, 1, 4));
+  pte_tensor *x4 = ktest_tensor(PTE_DTYPE_DOUBLE, 4, SZ(1, 2, 1, 3), ktest_cl4, DV(0, 3, 6, 1, 1, 4));
   pte_tensor *o4 = ktest_dyn(PTE_DTYPE_DOUBLE, 4, 8);
   pte_evalue *a5[] = {EV(x4), IL(2, 3), B(true), B(true), EV(o4)};
   CHECK_OK(run("aten::var.out", a5, 5));

@@ -6,9 +6,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_cl[4] = {0, 2, 3, 1}; /* channels-last */
-static const uint8_t k_t2[2] = {1, 0};       /* column-major 2-D */
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_shape_kernels, pte_portable_shape_kernels_count, name), args, n);
 }
@@ -45,7 +42,7 @@ TEST(view_copy_infer_and_return_slot) {
 
 TEST(view_copy_channels_last_input) {
   /* logical [1,2,2,2] = 0..7 stored channels-last; the view is in logical order */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, DV(0, 1, 2, 3, 4, 5, 6, 7));
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, DV(0, 1, 2, 3, 4, 5, 6, 7));
   /* memory order of channels-last: (h,w,c) -> 0,4,1,5,2,6,3,7 */
   CHECK_EQ_INT(((float *)a->data)[1], 4);
   pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 4), NULL, NULL);
@@ -53,7 +50,7 @@ TEST(view_copy_channels_last_input) {
   CHECK_OK(run("aten::view_copy.out", args, 3));
   CHECK(ktest_expect(o, DV(0, 1, 2, 3, 4, 5, 6, 7), 8, 0));
   /* into a column-major out */
-  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(4, 2), k_t2, NULL);
+  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(4, 2), ktest_t2, NULL);
   pte_evalue *args2[] = {EV(a), IL(4, 2), EV(o2)};
   CHECK_OK(run("aten::view_copy.out", args2, 3));
   CHECK(ktest_expect(o2, DV(0, 1, 2, 3, 4, 5, 6, 7), 8, 0));
@@ -169,7 +166,7 @@ TEST(permute_copy_channels_last_to_nchw) {
   /* NCHW->NHWC permute of a channels-last input is a plain memcpy of its memory */
   double v[12];
   for (int i = 0; i < 12; i++) v[i] = i;
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 3, 2, 2), k_cl, v);
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 3, 2, 2), ktest_cl4, v);
   pte_tensor *o = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 3), NULL, NULL);
   pte_evalue *args[] = {EV(a), IL(0, 2, 3, 1), EV(o)};
   CHECK_OK(run("aten::permute_copy.out", args, 3));
@@ -177,7 +174,7 @@ TEST(permute_copy_channels_last_to_nchw) {
   CHECK(ktest_expect(o, DV(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11), 12, 0));
   CHECK(memcmp(o->data, a->data, 24) == 0);
   /* channels-last out too: out memory order (n,w?)... check logical values only */
-  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 3), k_cl, NULL);
+  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 3), ktest_cl4, NULL);
   pte_evalue *args2[] = {EV(a), IL(0, 2, 3, 1), EV(o2)};
   CHECK_OK(run("aten::permute_copy.out", args2, 3));
   CHECK(ktest_expect(o2, DV(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11), 12, 0));
@@ -235,13 +232,13 @@ TEST(expand_copy_values) {
 TEST(expand_copy_non_contiguous) {
   /* input column-major [2,1]... use a channels-last input [1,2,1,1]->[2,2,3,1] into a
    * channels-last out */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 1), k_cl, DV(5, 6));
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(2, 2, 3, 1), k_cl, NULL);
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 1), ktest_cl4, DV(5, 6));
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(2, 2, 3, 1), ktest_cl4, NULL);
   pte_evalue *args[] = {EV(a), IL(2, 2, 3, 1), ktest_ev_bool(false), EV(o)};
   CHECK_OK(run("aten::expand_copy.out", args, 4));
   CHECK(ktest_expect(o, DV(5, 5, 5, 6, 6, 6, 5, 5, 5, 6, 6, 6), 12, 0));
   /* column-major input [2,3] expanded to [2,2,3] */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *ob = ktest_tensor(PTE_DTYPE_FLOAT, 3, SZ(2, 2, 3), NULL, NULL);
   pte_evalue *args2[] = {EV(b), IL(2, 2, 3), ktest_ev_bool(false), EV(ob)};
   CHECK_OK(run("aten::expand_copy.out", args2, 4));
@@ -339,13 +336,13 @@ TEST(squeeze_unsqueeze) {
 
 TEST(squeeze_channels_last) {
   /* [1,2,1,3] channels-last squeezed to [2,3] */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 3), k_cl, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 3), ktest_cl4, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, NULL);
   pte_evalue *args[] = {EV(a), IL(0, 2), EV(o)};
   CHECK_OK(run("aten::squeeze_copy.dims_out", args, 3));
   CHECK(ktest_expect(o, DV(1, 2, 3, 4, 5, 6), 6, 0));
   /* unsqueeze of a column-major matrix */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *ob = ktest_tensor(PTE_DTYPE_FLOAT, 3, SZ(2, 1, 3), NULL, NULL);
   pte_evalue *args2[] = {EV(b), ktest_ev_int(1), EV(ob)};
   CHECK_OK(run("aten::unsqueeze_copy.out", args2, 3));
@@ -379,7 +376,7 @@ TEST(select_copy) {
   CHECK_OK(run("aten::select_copy.int_out", args3, 4));
   CHECK(ktest_expect(so, DV(8), 1, 0));
   /* channels-last input: select channel 1 of [1,2,2,2] */
-  pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, DV(0, 1, 2, 3, 4, 5, 6, 7));
+  pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, DV(0, 1, 2, 3, 4, 5, 6, 7));
   pte_tensor *co = ktest_tensor(PTE_DTYPE_FLOAT, 3, SZ(1, 2, 2), NULL, NULL);
   pte_evalue *args4[] = {EV(c), ktest_ev_int(1), ktest_ev_int(1), EV(co)};
   CHECK_OK(run("aten::select_copy.int_out", args4, 4));
@@ -406,7 +403,7 @@ TEST(slice_copy) {
   pte_evalue *bad[] = {EV(a), ktest_ev_int(0), ktest_ev_none(), ktest_ev_none(), ktest_ev_int(0), EV(o)};
   CHECK_STATUS(run("aten::slice_copy.Tensor_out", bad, 6), PTE_ERR_INVALID_ARGUMENT);
   /* 2-D, dim 1, column-major input */
-  pte_tensor *m = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 4), k_t2, DV(1, 2, 3, 4, 5, 6, 7, 8));
+  pte_tensor *m = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 4), ktest_t2, DV(1, 2, 3, 4, 5, 6, 7, 8));
   pte_tensor *mo = ktest_dyn(PTE_DTYPE_DOUBLE, 2, 8);
   pte_evalue *args5[] = {EV(m), ktest_ev_int(1), ktest_ev_int(1), ktest_ev_int(3), ktest_ev_int(1), EV(mo)};
   CHECK_OK(run("aten::slice_copy.Tensor_out", args5, 6));
@@ -429,7 +426,7 @@ TEST(cat_values_and_promotion) {
   CHECK(ktest_expect(o, DV(1, 3, 4, 2, 5, 6), 6, 0));
   /* dim 0 */
   pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(1, 2), NULL, DV(7, 8));
-  pte_tensor *ts2[] = {c, ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), k_t2, DV(1, 2, 3, 4))};
+  pte_tensor *ts2[] = {c, ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), ktest_t2, DV(1, 2, 3, 4))};
   pte_tensor *o2 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 6);
   pte_evalue *args2[] = {ktest_ev_tensor_list(ts2, 2), ktest_ev_int(0), EV(o2)};
   CHECK_OK(run("aten::cat.out", args2, 3));
@@ -450,9 +447,9 @@ TEST(cat_values_and_promotion) {
 
 TEST(cat_channels_last) {
   /* two [1,1,2,2] channels-last tensors along C into a channels-last [1,2,2,2] */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), k_cl, DV(1, 2, 3, 4));
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), k_cl, DV(5, 6, 7, 8));
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, NULL);
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), ktest_cl4, DV(1, 2, 3, 4));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), ktest_cl4, DV(5, 6, 7, 8));
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, NULL);
   pte_tensor *ts[] = {a, b};
   pte_evalue *args[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(1), EV(o)};
   CHECK_OK(run("aten::cat.out", args, 3));
@@ -463,7 +460,7 @@ TEST(cat_channels_last) {
 
 TEST(stack) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), NULL, DV(1, 2, 3, 4));
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 2), k_t2, DV(5, 6, 7, 8));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 2), ktest_t2, DV(5, 6, 7, 8));
   pte_tensor *ts[] = {a, b};
   pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 16);
   pte_evalue *args[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(0), EV(o), NULL};
@@ -561,8 +558,8 @@ TEST(constant_pad_nd) {
 
 TEST(constant_pad_nd_channels_last) {
   /* pad W by (1,1) on a channels-last [1,2,1,2] */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 2), k_cl, DV(1, 2, 3, 4));
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 4), k_cl, NULL);
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 2), ktest_cl4, DV(1, 2, 3, 4));
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 4), ktest_cl4, NULL);
   pte_evalue *args[] = {EV(a), IL(1, 1), ktest_ev_double(-0.5), EV(o)};
   CHECK_OK(run("aten::constant_pad_nd.out", args, 4));
   CHECK(ktest_expect(o, DV(-0.5, 1, 2, -0.5, -0.5, 3, 4, -0.5), 8, 0));
@@ -628,7 +625,7 @@ TEST(repeat) {
   for (int i = 0; i < 24; i++) e[i] = (i % 2) + 1;
   CHECK(ktest_expect(o, e, 24, 0));
   /* [2,2] column-major, repeats [2,1] */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 2), k_t2, DV(1, 2, 3, 4));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 2), ktest_t2, DV(1, 2, 3, 4));
   pte_tensor *ob = ktest_dyn(PTE_DTYPE_LONG, 2, 8);
   pte_evalue *args2[] = {EV(b), IL(2, 1), EV(ob)};
   CHECK_OK(run("aten::repeat.out", args2, 3));
@@ -667,7 +664,7 @@ TEST(flip) {
   pte_evalue *bad[] = {EV(a), IL(1, -1), EV(o)};
   CHECK_STATUS(run("aten::flip.out", bad, 3), PTE_ERR_INVALID_ARGUMENT);
   /* column-major in, row-major out */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_BFLOAT16, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_BFLOAT16, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *ob = ktest_tensor(PTE_DTYPE_BFLOAT16, 2, SZ(2, 3), NULL, NULL);
   pte_evalue *args4[] = {EV(b), IL(0), EV(ob)};
   CHECK_OK(run("aten::flip.out", args4, 3));

@@ -9,8 +9,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_t2[2] = {1, 0};
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_creation_kernels, pte_portable_creation_kernels_count, name), args, n);
 }
@@ -33,7 +31,7 @@ TEST(empty_ones_zeros) {
   CHECK_OK(run("aten::empty.out", a2, 3));
   CHECK(ktest_expect_shape(o, 2, SZ(0, 3)));
   for (size_t k = 0; k < KTEST_N_ALL_DTYPES; k++) {
-    pte_tensor *t = ktest_tensor_dyn(ktest_all_dtypes[k], 2, SZ(1, 1), k_t2, 8);
+    pte_tensor *t = ktest_tensor_dyn(ktest_all_dtypes[k], 2, SZ(1, 1), ktest_t2, 8);
     pte_evalue *b[] = {IL(2, 2), EV(t)};
     CHECK_OK(run("aten::ones.out", b, 2));
     CHECK_MSG(ktest_expect(t, DV(1, 1, 1, 1), 4, 0), "dtype %d", ktest_all_dtypes[k]);

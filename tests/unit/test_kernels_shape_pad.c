@@ -7,8 +7,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_pad_kernels, pte_portable_pad_kernels_count, name), args, n);
 }
@@ -91,8 +89,8 @@ TEST(pad2d) {
   CHECK(ktest_expect(o, DV(1, 1, 2, 3, 3, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6), 15, 0));
   /* channels-last 4-D in and out: c0 [[0,1],[2,3]], c1 [[4,5],[6,7]], pad (1,0,0,1) */
   double iota8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-  pte_tensor *y = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 2), k_cl, iota8);
-  pte_tensor *oy = ktest_tensor_dyn(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 1), k_cl, 32);
+  pte_tensor *y = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 2), ktest_cl4, iota8);
+  pte_tensor *oy = ktest_tensor_dyn(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 1), ktest_cl4, 32);
   pte_evalue *b[] = {EV(y), IL(1, 0, 0, 1), EV(oy)};
   CHECK_OK(run("aten::replication_pad2d.out", b, 3));
   CHECK(ktest_expect_shape(oy, 4, SZ(1, 2, 3, 3)));

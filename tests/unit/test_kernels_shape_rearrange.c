@@ -8,9 +8,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-static const uint8_t k_t2[2] = {1, 0};
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_rearrange_kernels, pte_portable_rearrange_kernels_count, name), args, n);
 }
@@ -44,8 +41,8 @@ TEST(roll) {
   CHECK(ktest_expect(o, DV(2, 0, 1, 5, 3, 4), 6, 0));
   /* transposed storage, flattened roll by 2 of logical 0..5 */
   for (size_t k = 0; k < KTEST_N_NUM_DTYPES; k++) {
-    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 2, SZ(2, 3), k_t2, ktest_iota(6));
-    pte_tensor *ot = ktest_tensor(ktest_num_dtypes[k], 2, SZ(2, 3), k_t2, NULL);
+    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 2, SZ(2, 3), ktest_t2, ktest_iota(6));
+    pte_tensor *ot = ktest_tensor(ktest_num_dtypes[k], 2, SZ(2, 3), ktest_t2, NULL);
     pte_evalue *f[] = {EV(t), IL(2), IL(), EV(ot)};
     CHECK_OK(run("aten::roll.out", f, 4));
     CHECK_MSG(ktest_expect(ot, DV(4, 5, 0, 1, 2, 3), 6, 0), "dtype %d", ktest_num_dtypes[k]);
@@ -84,12 +81,12 @@ TEST(pixel_shuffle_unshuffle) {
   CHECK(ktest_expect(back, ktest_iota(8), 8, 0));
   /* every dtype, channels-last in and out */
   for (size_t k = 0; k < KTEST_N_NUM_DTYPES; k++) {
-    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 4, 1, 2), k_cl, ktest_iota(8));
-    pte_tensor *ot = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 1, 2, 4), k_cl, NULL);
+    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 4, 1, 2), ktest_cl4, ktest_iota(8));
+    pte_tensor *ot = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 1, 2, 4), ktest_cl4, NULL);
     pte_evalue *c[] = {EV(t), I(2), EV(ot)};
     CHECK_OK(run("aten::pixel_shuffle.out", c, 3));
     CHECK_MSG(ktest_expect(ot, shuffled, 8, 0), "dtype %d", ktest_num_dtypes[k]);
-    pte_tensor *ob = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 4, 1, 2), k_cl, NULL);
+    pte_tensor *ob = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 4, 1, 2), ktest_cl4, NULL);
     pte_evalue *d[] = {EV(ot), I(2), EV(ob)};
     CHECK_OK(run("aten::pixel_unshuffle.out", d, 3));
     CHECK_MSG(ktest_expect(ob, ktest_iota(8), 8, 0), "dtype %d", ktest_num_dtypes[k]);
@@ -200,7 +197,7 @@ TEST(tril) {
   /* every dtype + bool, batched, channels-last in / contiguous out */
   for (size_t k = 0; k <= KTEST_N_NUM_DTYPES; k++) {
     int dt = k < KTEST_N_NUM_DTYPES ? ktest_num_dtypes[k] : PTE_DTYPE_BOOL;
-    pte_tensor *t = ktest_tensor(dt, 4, SZ(2, 1, 2, 2), k_cl, DV(1, 1, 1, 1, 1, 0, 1, 1));
+    pte_tensor *t = ktest_tensor(dt, 4, SZ(2, 1, 2, 2), ktest_cl4, DV(1, 1, 1, 1, 1, 0, 1, 1));
     pte_tensor *ot = ktest_dyn(dt, 4, 8);
     pte_evalue *f[] = {EV(t), I(0), EV(ot)};
     CHECK_OK(run("aten::tril.out", f, 3));
@@ -246,7 +243,7 @@ TEST(topk) {
   pte_tensor *z = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(3), NULL, DV(-0.0, 0.0, -1.0 / 0.0));
   CHECK(topk_case(z, 3, 0, true, 1, SZ(3), DV(-0.0, 0.0, -1.0 / 0.0), DV(0, 1, 2), 3));
   /* 2-D along dim 0, transposed storage */
-  pte_tensor *m = ktest_tensor(PTE_DTYPE_INT, 2, SZ(3, 2), k_t2, DV(1, 5, 3, 2, 2, 9));
+  pte_tensor *m = ktest_tensor(PTE_DTYPE_INT, 2, SZ(3, 2), ktest_t2, DV(1, 5, 3, 2, 2, 9));
   CHECK(topk_case(m, 2, 0, true, 2, SZ(2, 2), DV(3, 9, 2, 5), DV(1, 2, 2, 0), 4));
   CHECK(topk_case(m, 1, 1, false, 2, SZ(3, 1), DV(1, 2, 2), DV(0, 1, 0), 3));
   /* integer extremes, every dtype on small values */

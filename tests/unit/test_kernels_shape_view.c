@@ -6,9 +6,6 @@
 #include "support/ktest.h"
 #include "support/ktest_sugar.h"
 
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-static const uint8_t k_t2[2] = {1, 0};
-
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_view_kernels, pte_portable_view_kernels_count, name), args, n);
 }
@@ -39,7 +36,7 @@ TEST(as_strided_copy) {
   CHECK_OK(run("aten::as_strided_copy.out", b, 5));
   CHECK(ktest_expect(o3, DV(0, 5, 10, 0, 5, 10), 6, 0));
   /* channels-last self: memory order (h, w, c) of logical c*4 + h*2 + w = 0,4,1,5,2,6,3,7 */
-  pte_tensor *cl = ktest_tensor(PTE_DTYPE_INT, 4, SZ(1, 2, 2, 2), k_cl, ktest_iota(8));
+  pte_tensor *cl = ktest_tensor(PTE_DTYPE_INT, 4, SZ(1, 2, 2, 2), ktest_cl4, ktest_iota(8));
   pte_tensor *o1 = ktest_dyn(PTE_DTYPE_INT, 1, 8);
   pte_evalue *c[] = {EV(cl), IL(4), IL(2), I(1), EV(o1)};
   CHECK_OK(run("aten::as_strided_copy.out", c, 5));
@@ -95,7 +92,7 @@ TEST(diagonal_copy) {
   CHECK(ktest_expect(o2, DV(0, 13, 4, 17, 8, 21), 6, 0));
   /* every dtype, transposed (column-major) self: x^T diag of [[0,1],[2,3]] laid out column-major */
   for (size_t k = 0; k < KTEST_N_NUM_DTYPES; k++) {
-    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 2, SZ(2, 2), k_t2, DV(0, 1, 2, 3));
+    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 2, SZ(2, 2), ktest_t2, DV(0, 1, 2, 3));
     pte_tensor *ot = ktest_dyn(ktest_num_dtypes[k], 1, 4);
     pte_evalue *c[] = {EV(t), I(0), I(0), I(1), EV(ot)};
     CHECK_OK(run("aten::diagonal_copy.out", c, 5));
@@ -171,7 +168,7 @@ TEST(narrow_copy) {
   CHECK(ktest_expect_shape(o, 2, SZ(0, 4)));
   /* every dtype, channels-last 4-D: narrow channels [1, 2) of logical 0..7 over [1,2,2,2] */
   for (size_t k = 0; k < KTEST_N_NUM_DTYPES; k++) {
-    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 2, 2, 2), k_cl, ktest_iota(8));
+    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 2, 2, 2), ktest_cl4, ktest_iota(8));
     pte_tensor *ot = ktest_dyn(ktest_num_dtypes[k], 4, 8);
     pte_evalue *d[] = {EV(t), I(1), I(1), I(1), EV(ot)};
     CHECK_OK(run("aten::narrow_copy.out", d, 5));
@@ -230,7 +227,7 @@ TEST(view_as_real_copy) {
   CHECK(ktest_expect(o, DV(1, 2, 3, -4), 4, 0));
   /* column-major complex double [2,2]: memory a,b,c,d is logical a,c / b,d */
   double m[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  pte_tensor *y = ktest_tensor_raw(PTE_DTYPE_COMPLEX_DOUBLE, 2, SZ(2, 2), k_t2, m, sizeof m);
+  pte_tensor *y = ktest_tensor_raw(PTE_DTYPE_COMPLEX_DOUBLE, 2, SZ(2, 2), ktest_t2, m, sizeof m);
   pte_tensor *o3 = ktest_dyn(PTE_DTYPE_DOUBLE, 3, 8);
   pte_evalue *b[] = {EV(y), EV(o3)};
   CHECK_OK(run("aten::view_as_real_copy.out", b, 2));
@@ -256,7 +253,7 @@ TEST(detach_and_lift_fresh_copy) {
   const char *ops[] = {"aten::detach_copy.out", "aten::lift_fresh_copy.out"};
   for (int k = 0; k < 2; k++) {
     /* channels-last in, contiguous out: logical values survive */
-    pte_tensor *x = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 2, 1, 2), k_cl, DV(1.5, -2, 0.25, 3));
+    pte_tensor *x = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 2, 1, 2), ktest_cl4, DV(1.5, -2, 0.25, 3));
     pte_tensor *o = ktest_dyn(PTE_DTYPE_BFLOAT16, 4, 4);
     pte_evalue *a[] = {EV(x), EV(o), NULL};
     a[2] = ktest_ev_none();
@@ -287,7 +284,7 @@ TEST(copy_inplace) {
   CHECK(ktest_expect(self, DV(1, -2, 3, 1, -2, 3), 6, 0));
   CHECK(a[3]->tag == PTE_TAG_TENSOR && a[3]->u.tensor == self);
   /* no return slot; transposed self, double -> half rounding (2049 -> 2048 ties to even) */
-  pte_tensor *h = ktest_tensor(PTE_DTYPE_HALF, 2, SZ(2, 2), k_t2, NULL);
+  pte_tensor *h = ktest_tensor(PTE_DTYPE_HALF, 2, SZ(2, 2), ktest_t2, NULL);
   pte_tensor *s2 = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 2), NULL, DV(2049, -0.0, 1.0 / 0.0, 0.1));
   pte_evalue *b[] = {EV(h), EV(s2), ktest_ev_bool(false)};
   CHECK_OK(run("aten::copy_", b, 3));
