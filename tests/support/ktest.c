@@ -447,3 +447,15 @@ void ktest_method_close(ktest_method *km) {
 const uint8_t ktest_cl4[4] = {0, 2, 3, 1};
 const uint8_t ktest_cl3[3] = {0, 2, 1};
 const uint8_t ktest_t2[2] = {1, 0};
+
+double ktest_rnd_grid(uint32_t *seed, unsigned shift, unsigned levels, double den) {
+  *seed = *seed * 1664525u + 1013904223u;
+  return (double)((int)((*seed >> shift) % levels) - (int)(levels / 2)) / den;
+}
+
+double *ktest_rnd_array(size_t n, double (*gen)(void)) {
+  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
+  if (!v) return NULL;
+  for (size_t i = 0; i < n; i++) v[i] = gen();
+  return v;
+}

@@ -102,6 +102,12 @@ extern const int ktest_all_dtypes[10];
 #define KTEST_N_NUM_DTYPES 9u
 #define KTEST_N_ALL_DTYPES 10u
 
+/* Deterministic test data: steps the LCG *seed = *seed * 1664525 + 1013904223 and returns
+ * (((*seed >> shift) % levels) - levels / 2) / den, a value on an exact grid. */
+double ktest_rnd_grid(uint32_t *seed, unsigned shift, unsigned levels, double den);
+/* n values of gen() in a malloc'd array (free() it); never NULL-sized (n == 0 gives 1 slot). */
+double *ktest_rnd_array(size_t n, double (*gen)(void));
+
 /* Common dim orders: channels-last 4-D {0, 2, 3, 1}, channels-last 3-D {0, 2, 1} ([N, L, C] in
  * memory), transposed (column-major) 2-D {1, 0}. */
 extern const uint8_t ktest_cl4[4];

@@ -12,15 +12,7 @@ static pte_op_fn find(const char *name) { return ktest_find(TBL, name); }
 
 /* Deterministic pseudo-random values in [-2, 2) with 1/64 resolution (exact in float). */
 static uint32_t g_seed = 12345u;
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 12) % 256u) - 128) / 64.0;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc(n * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 12, 256, 64.0); }
 
 /* C = A[M,K] @ B[K,N], all row-major logical arrays, in double. */
 static double *naive_mm(const double *a, const double *b, int M, int N, int K) {
@@ -67,7 +59,7 @@ TEST(mm_double_and_transposed_operands) {
 
 /* Shapes crossing the 4-row, 16/8-column and 256-deep blocks; every layout combination. */
 static void check_mm_random(int dtype, int M, int N, int K, bool ta, bool tb, bool to, double tol) {
-  double *av = rnd_array((size_t)M * K), *bv = rnd_array((size_t)K * N);
+  double *av = ktest_rnd_array((size_t)M * K, rnd), *bv = ktest_rnd_array((size_t)K * N, rnd);
   double *ref = naive_mm(av, bv, M, N, K);
   int32_t sa[] = {M, K}, sb[] = {K, N}, so[] = {M, N};
   pte_tensor *a = ktest_tensor(dtype, 2, sa, ta ? ktest_t2 : NULL, av);
@@ -239,7 +231,7 @@ TEST(addmm_xor_shapes_vs_naive) {
   static const int dims[][3] = {{4, 10, 2}, {4, 2, 10}, {33, 70, 257}};
   for (size_t t = 0; t < 3; t++) {
     int M = dims[t][0], N = dims[t][1], K = dims[t][2];
-    double *av = rnd_array((size_t)M * K), *bv = rnd_array((size_t)K * N), *cv = rnd_array((size_t)N);
+    double *av = ktest_rnd_array((size_t)M * K, rnd), *bv = ktest_rnd_array((size_t)K * N, rnd), *cv = ktest_rnd_array((size_t)N, rnd);
     double *ref = naive_mm(av, bv, M, N, K);
     for (int i = 0; i < M * N; i++) ref[i] = 0.75 * cv[i % N] + (-1.5) * ref[i];
     int32_t sa[] = {M, K}, sb[] = {K, N}, sc[] = {N}, so[] = {M, N};

@@ -25,15 +25,7 @@ static pte_evalue *ilist(const int64_t *v, size_t n) { return ktest_ev_int_list(
 #define IL0() ilist(NULL, 0)
 
 static uint32_t g_seed = 777u;
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 12) % 256u) - 128) / 64.0;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 12, 256, 64.0); }
 
 /* ======================================================================================== */
 /* convolution                                                                               */
@@ -89,7 +81,7 @@ static bool run_conv_case(const conv_case *c, int dtype, const uint8_t *in_order
   int cin_g = c->Cin / c->groups;
   size_t nx = (size_t)c->N * c->Cin * c->H * c->W, nw = (size_t)c->Cout * cin_g * c->kH * c->kW;
   size_t ny = (size_t)c->N * c->Cout * OH * OW;
-  double *x = rnd_array(nx), *w = rnd_array(nw), *b = rnd_array((size_t)c->Cout);
+  double *x = ktest_rnd_array(nx, rnd), *w = ktest_rnd_array(nw, rnd), *b = ktest_rnd_array((size_t)c->Cout, rnd);
   double *y = (double *)malloc(ny * sizeof(double));
   ref_conv(x, w, c->bias ? b : NULL, y, c->N, c->Cin, c->H, c->W, c->Cout, c->kH, c->kW, c->sH,
            c->sW, c->pH, c->pW, c->dH, c->dW, c->groups, OH, OW);
@@ -233,7 +225,7 @@ static bool run_convt_case(int dtype, bool one_d, const uint8_t *order, int N, i
   int OW = (W - 1) * sW - 2 * pW + dW * (kW - 1) + opW + 1;
   int Cout = cout_g * groups, cin_g = Cin / groups;
   size_t nx = (size_t)N * Cin * H * W, nw = (size_t)Cin * cout_g * kH * kW, ny = (size_t)N * Cout * OH * OW;
-  double *x = rnd_array(nx), *w = rnd_array(nw), *b = rnd_array((size_t)Cout);
+  double *x = ktest_rnd_array(nx, rnd), *w = ktest_rnd_array(nw, rnd), *b = ktest_rnd_array((size_t)Cout, rnd);
   double *y = (double *)calloc(ny, sizeof(double));
   for (int n = 0; n < N; n++)
     for (int co = 0; co < Cout; co++)
@@ -477,7 +469,7 @@ TEST(max_pool_channels_last_big) {
   /* the pr17248 maxpool shape: [1,64,112,112] -> [1,64,56,56], kernel 3, stride 2, padding 1 */
   const int C = 64, H = 112, W = 112, OH = 56, OW = 56;
   size_t n = (size_t)C * H * W, no = (size_t)C * OH * OW;
-  double *x = rnd_array(n), *y = (double *)malloc(no * sizeof(double));
+  double *x = ktest_rnd_array(n, rnd), *y = (double *)malloc(no * sizeof(double));
   int64_t *iy = (int64_t *)malloc(no * sizeof(int64_t));
   ref_max_pool(x, y, iy, C, H, W, 3, 3, 2, 2, 1, 1, 1, 1, OH, OW);
   int32_t si[] = {1, C, H, W}, so[] = {1, C, OH, OW};

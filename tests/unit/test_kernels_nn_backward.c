@@ -23,15 +23,7 @@ static pte_op_fn mpb_fn(void) {
 }
 
 static uint32_t g_seed = 4242u;
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 12) % 64u) - 32) / 16.0;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 12, 64, 16.0); }
 
 static const char k_np_conv[] =
     "def conv(x, w, s, p, d, g, tr, op):\n"
@@ -90,7 +82,7 @@ static bool cb_run_case(const cb_case *c, int dtype, const uint8_t *order, doubl
   const int32_t xs[4] = {c->N, c->Cin, c->H, c->W}, ys[4] = {c->N, c->Cout, OH, OW};
   size_t nx = (size_t)c->N * c->Cin * c->H * c->W, nw = (size_t)ws[0] * ws[1] * c->kH * c->kW;
   size_t ny = (size_t)c->N * c->Cout * OH * OW;
-  double *x = rnd_array(nx), *w = rnd_array(nw), *gy = rnd_array(ny);
+  double *x = ktest_rnd_array(nx, rnd), *w = ktest_rnd_array(nw, rnd), *gy = ktest_rnd_array(ny, rnd);
   np_script s = {0};
   nps_array(&s, "x", x, nx, xs, 4);
   nps_array(&s, "w", w, nw, ws, 4);

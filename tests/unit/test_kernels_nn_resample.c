@@ -20,15 +20,7 @@ static pte_op_fn gs_fn(void) {
 }
 
 static uint32_t g_seed = 99u;
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 12) % 256u) - 128) / 32.0;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 12, 256, 32.0); }
 
 /* ======================================================================================== */
 /* upsample_bilinear2d                                                                       */
@@ -86,7 +78,7 @@ static const char k_np_bilinear[] =
 static bool bilinear_case(int dtype, const int32_t *s, const uint8_t *in_ord, const uint8_t *out_ord, int64_t oh,
                           int64_t ow, double sh, double sw, bool ac, double tol) {
   size_t n = (size_t)s[0] * s[1] * s[2] * s[3];
-  double *v = rnd_array(n);
+  double *v = ktest_rnd_array(n, rnd);
   if (sh > 0) {
     oh = (int64_t)((double)s[2] * sh);
     ow = (int64_t)((double)s[3] * sw);
@@ -164,7 +156,7 @@ static const char k_np_aa[] =
 static bool aa_case(int dtype, const int32_t *s, const uint8_t *ord, int64_t oh, int64_t ow, double sh, double sw,
                     bool ac, double tol) {
   size_t n = (size_t)s[0] * s[1] * s[2] * s[3];
-  double *v = rnd_array(n);
+  double *v = ktest_rnd_array(n, rnd);
   np_script sc = {0};
   nps_array(&sc, "x", v, n, s, 4);
   nps_printf(&sc, "%s", k_np_aa);
@@ -308,7 +300,7 @@ static const char k_np_grid[] =
 TEST(grid_sample_numpy_modes_paddings) {
   const int32_t xs[4] = {2, 3, 4, 5}, gsz[4] = {2, 3, 6, 2};
   size_t nx = 2 * 3 * 4 * 5, ng = 2 * 3 * 6 * 2, no = 2 * 3 * 3 * 6;
-  double *xv = rnd_array(nx), *gv = (double *)malloc(ng * sizeof(double));
+  double *xv = ktest_rnd_array(nx, rnd), *gv = (double *)malloc(ng * sizeof(double));
   /* grid in [-1.6, 1.6]: inside, borders and outside, to exercise every padding */
   for (size_t i = 0; i < ng; i++) gv[i] = rnd() / 2.5;
   gv[0] = 1.0; /* exact corners and a half-pixel tie */
