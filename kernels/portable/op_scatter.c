@@ -210,11 +210,7 @@ static void op_slice_scatter(pte_kernel_context *ctx, pte_evalue **args, size_t 
   if (step <= 0) PTE_K_BAD("slice_scatter: step must be positive, got %lld", (long long)step);
   int32_t dim;
   if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("slice_scatter: dim %lld out of range", (long long)d);
-  int64_t sz = self->sizes[dim];
-  start = pte_ks_slice_bound(start, sz);
-  end = pte_ks_slice_bound(end, sz);
-  if (end < start) end = start;
-  int64_t len = end == start ? 0 : (end - start - 1) / step + 1;
+  int64_t len = pte_ks_slice_len(&start, end, step, self->sizes[dim]);
   scatter_view(ctx, args, nargs, 6, "slice_scatter", self, src, out, dim, start, len, step, true);
 }
 

@@ -414,11 +414,7 @@ static void op_slice_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   if (step <= 0) PTE_K_BAD("slice step must be positive, got %lld", (long long)step);
   int32_t dim;
   if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
-  int64_t sz = self->sizes[dim];
-  start = pte_ks_slice_bound(start, sz);
-  end = pte_ks_slice_bound(end, sz);
-  if (end < start) end = start;
-  int64_t len = end == start ? 0 : (end - start - 1) / step + 1;
+  int64_t len = pte_ks_slice_len(&start, end, step, self->sizes[dim]);
   int32_t sizes[PTE_MAX_RANK];
   view v;
   v.dim = self->dim;
