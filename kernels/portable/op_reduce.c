@@ -47,9 +47,8 @@ static bool sum_mean_core(pte_kernel_context *ctx, const pte_tensor *self, const
   if (dims && n == 0) dims = NULL;
   uint32_t mask;
   if (!pte_kr_mask(ctx, mean ? "mean" : "sum", self, dims, n, &mask)) return false;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, mean ? "mean" : "sum", "out", self, mask, keepdim, out)) return false;
   rplan p;
-  rplan_init(&p, self, mask, keepdim, out, NULL);
+  if (!pte_kr_start(ctx, mean ? "mean" : "sum", self, mask, keepdim, out, &p)) return false;
   int idt = self->dtype, odt = out->dtype;
   const void *in = self->data;
   kwalk w;
@@ -146,9 +145,8 @@ static void prod_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs
     PTE_K_BAD("prod: expected out dtype %s, got %s", pte_dtype_name(want), pte_dtype_name(out->dtype));
   uint32_t mask;
   if (!pte_kr_mask(ctx, "prod", self, dim, 1, &mask)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, "prod", "out", self, mask, keepdim, out)) return;
   rplan p;
-  rplan_init(&p, self, mask, keepdim, out, NULL);
+  if (!pte_kr_start(ctx, "prod", self, mask, keepdim, out, &p)) return;
   int idt = self->dtype, odt = out->dtype;
   kwalk w;
   kwalk_start(&w);
@@ -267,9 +265,8 @@ static void amax_amin(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, 
   uint32_t mask;
   if (!pte_kr_mask(ctx, is_max ? "amax" : "amin", self, n ? dims : NULL, n, &mask)) return;
   if (!pte_kr_check_nonempty(ctx, self, mask, is_max ? "amax" : "amin")) return;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, is_max ? "amax" : "amin", "out", self, mask, keepdim, out)) return;
   rplan p;
-  rplan_init(&p, self, mask, keepdim, out, NULL);
+  if (!pte_kr_start(ctx, is_max ? "amax" : "amin", self, mask, keepdim, out, &p)) return;
   size_t es = pte_dtype_size(out->dtype);
   kwalk w;
   kwalk_start(&w);
@@ -303,9 +300,8 @@ static void argmax_argmin(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   const char *name = is_max ? "argmax" : "argmin";
   if (self->numel == 0 && !has_dim) PTE_K_BAD("%s(): expected a non-empty tensor when dim is None", name);
   if (!pte_kr_check_nonempty(ctx, self, mask, name)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, is_max ? "argmax" : "argmin", "out", self, mask, keepdim, out)) return;
   rplan p;
-  rplan_init(&p, self, mask, keepdim, out, NULL);
+  if (!pte_kr_start(ctx, is_max ? "argmax" : "argmin", self, mask, keepdim, out, &p)) return;
   kwalk w;
   kwalk_start(&w);
   for (int64_t e = 0; e < p.kcount; e++, kwalk_next(&p, &w)) {
@@ -418,9 +414,8 @@ static void any_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
     PTE_K_BAD("any(): out dtype must be bool or uint8, got %s", pte_dtype_name(out->dtype));
   uint32_t mask = 0;
   if (!elementwise && !pte_kr_mask(ctx, "any", self, dims, n, &mask)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, "any", "out", self, mask, keepdim || elementwise, out)) return;
   rplan p;
-  rplan_init(&p, self, mask, keepdim || elementwise, out, NULL);
+  if (!pte_kr_start(ctx, "any", self, mask, keepdim || elementwise, out, &p)) return;
   int dt = self->dtype;
   kwalk w;
   kwalk_start(&w);
