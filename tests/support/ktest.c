@@ -459,3 +459,17 @@ double *ktest_rnd_array(size_t n, double (*gen)(void)) {
   for (size_t i = 0; i < n; i++) v[i] = gen();
   return v;
 }
+
+bool ktest_table_is(const pte_kernel *table, size_t n, const char *const *names, size_t nnames) {
+  bool ok = true;
+  if (n != nnames) {
+    fprintf(stderr, "    table has %zu kernels, expected %zu\n", n, nnames);
+    ok = false;
+  }
+  for (size_t i = 0; i < nnames; i++)
+    if (!ktest_find(table, n, names[i])) {
+      fprintf(stderr, "    table misses %s\n", names[i]);
+      ok = false;
+    }
+  return ok;
+}

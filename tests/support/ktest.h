@@ -66,6 +66,9 @@ pte_evalue *ktest_ev_bool_list(const bool *values, size_t n);
 
 /* The fallback (key NULL) kernel named `name` in a table, or NULL. */
 pte_op_fn ktest_find(const pte_kernel *table, size_t n, const char *name);
+/* True if the table holds exactly the nnames kernels named (a count and a lookup per name);
+ * prints what differs otherwise. */
+bool ktest_table_is(const pte_kernel *table, size_t n, const char *const *names, size_t nnames);
 /* Runs fn with a fresh context (1 MiB temp allocator) and returns ctx.failure. The failure
  * message is kept for ktest_last_msg(). A NULL fn returns PTE_ERR_OPERATOR_MISSING. */
 pte_status ktest_run(pte_op_fn fn, pte_evalue **args, size_t nargs);

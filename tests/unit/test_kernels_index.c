@@ -10,14 +10,11 @@ static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_index_kernels, pte_portable_index_kernels_count, name), args, n);
 }
 
-/* 1-D int64 index tensor */
 TEST(table_names) {
   const char *names[] = {"aten::index.Tensor_out", "aten::index_select.out", "aten::gather.out",
                          "aten::scatter.value_out", "aten::scatter.src_out", "aten::scatter_add.out", "aten::embedding.out",
                          "aten::upsample_nearest2d.vec_out"};
-  CHECK_EQ_INT(pte_portable_index_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_index_kernels, pte_portable_index_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_index_kernels, pte_portable_index_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 /* ---- index.Tensor ---- */

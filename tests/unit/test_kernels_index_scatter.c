@@ -24,9 +24,7 @@ TEST(table_names) {
   const char *names[] = {"aten::index_put.out",       "aten::index_put_",          "aten::select_scatter.out",
                          "aten::slice_scatter.out",   "aten::masked_scatter.out",  "aten::masked_select.out",
                          "aten::nonzero.out"};
-  CHECK_EQ_INT(pte_portable_scatter_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_scatter_kernels, pte_portable_scatter_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_scatter_kernels, pte_portable_scatter_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 TEST(index_put_basic) {

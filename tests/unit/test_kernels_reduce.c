@@ -16,9 +16,7 @@ TEST(table_names) {
                          "aten::any.dims_out", "aten::max.dim_max", "aten::min.dim_min", "aten::cumsum.out",
                          "aten::mean.dtype_out", "aten::prod.out", "aten::prod.int_out", "aten::max.unary_out",
                          "aten::min.unary_out"};
-  CHECK_EQ_INT(pte_portable_reduce_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 /* ---- sum ---- */

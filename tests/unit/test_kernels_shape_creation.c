@@ -16,9 +16,7 @@ static pte_status run(const char *name, pte_evalue **args, size_t n) {
 TEST(table_names) {
   const char *names[] = {"aten::empty.out", "aten::ones.out",  "aten::zeros.out",          "aten::fill.Tensor_out",
                          "aten::rand.out",  "aten::randn.out", "aten::native_dropout.out"};
-  CHECK_EQ_INT(pte_portable_creation_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_creation_kernels, pte_portable_creation_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_creation_kernels, pte_portable_creation_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 TEST(empty_ones_zeros) {

@@ -14,9 +14,7 @@ static pte_status run(const char *name, pte_evalue **args, size_t n) {
 TEST(table_names) {
   const char *names[] = {"aten::reflection_pad1d.out", "aten::reflection_pad2d.out", "aten::reflection_pad3d.out",
                          "aten::replication_pad1d.out", "aten::replication_pad2d.out", "aten::replication_pad3d.out"};
-  CHECK_EQ_INT(pte_portable_pad_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_pad_kernels, pte_portable_pad_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_pad_kernels, pte_portable_pad_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 TEST(pad1d) {

@@ -15,9 +15,7 @@ static pte_status run(const char *name, pte_evalue **args, size_t n) {
 TEST(table_names) {
   const char *names[] = {"aten::roll.out", "aten::pixel_shuffle.out", "aten::pixel_unshuffle.out",
                          "aten::repeat_interleave.Tensor_out", "aten::tril.out", "aten::topk.values"};
-  CHECK_EQ_INT(pte_portable_rearrange_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_rearrange_kernels, pte_portable_rearrange_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_rearrange_kernels, pte_portable_rearrange_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 TEST(roll) {

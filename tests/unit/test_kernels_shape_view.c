@@ -14,9 +14,7 @@ TEST(table_names) {
   const char *names[] = {"aten::as_strided_copy.out", "aten::diagonal_copy.out", "aten::unfold_copy.out",
                          "aten::narrow_copy.out", "aten::unbind_copy.int_out", "aten::view_as_real_copy.out",
                          "aten::detach_copy.out", "aten::lift_fresh_copy.out", "aten::copy_"};
-  CHECK_EQ_INT(pte_portable_view_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_view_kernels, pte_portable_view_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_view_kernels, pte_portable_view_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 TEST(as_strided_copy) {
