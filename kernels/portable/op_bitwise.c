@@ -104,16 +104,16 @@ static void bitwise_xor_scalar_out(pte_kernel_context *c, pte_evalue **a, size_t
 }
 
 /* bitwise_not.out(Tensor self, *, Tensor(a!) out): ~x for integers, logical not for bool. */
-static int64_t not_i(int64_t x, void *p) {
+static int64_t bw_not_i(int64_t x, void *p) {
   (void)p;
   return ~x;
 }
-static int64_t lnot_i(int64_t x, void *p) {
+static int64_t bw_lnot_i(int64_t x, void *p) {
   (void)p;
   return x == 0;
 }
-static const pte_k_unop k_not = {NULL, not_i, NULL};
-static const pte_k_unop k_lnot = {NULL, lnot_i, NULL};
+static const pte_k_unop k_bw_not = {NULL, bw_not_i, NULL};
+static const pte_k_unop k_bw_lnot = {NULL, bw_lnot_i, NULL};
 
 static void bitwise_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_tensor *in, *out;
@@ -130,7 +130,7 @@ static void bitwise_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
     return;
   }
   if (!pte_k_resize_like(c, out, in) || !pte_k_check_data(c, in, "self")) return;
-  pte_k_ew_unary(in, out, in->dtype, in->dtype == PTE_DTYPE_BOOL ? &k_lnot : &k_not, NULL);
+  pte_k_ew_unary(in, out, in->dtype, in->dtype == PTE_DTYPE_BOOL ? &k_bw_lnot : &k_bw_not, NULL);
   pte_k_set_return(a, n, 1);
 }
 

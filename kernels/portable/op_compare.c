@@ -81,21 +81,21 @@ CMP_KERNELS(gt, CMP_GT)
 CMP_KERNELS(ge, CMP_GE)
 
 /* logical_not.out(Tensor self, *, Tensor(a!) out): out = (self == 0) in out's dtype. */
-static double lnot_d(double x, void *p) {
+static double cmp_lnot_d(double x, void *p) {
   (void)p;
   return x == 0.0;
 }
-static int64_t lnot_i(int64_t x, void *p) {
+static int64_t cmp_lnot_i(int64_t x, void *p) {
   (void)p;
   return x == 0;
 }
-static const pte_k_unop k_lnot = {lnot_d, lnot_i, NULL};
+static const pte_k_unop k_cmp_lnot = {cmp_lnot_d, cmp_lnot_i, NULL};
 
 static void logical_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_tensor *in, *out;
   if (!pte_k_self_out_args(c, a, n, 0, &in, &out)) return;
   if (!pte_k_resize_like(c, out, in) || !pte_k_check_data(c, in, "self")) return;
-  pte_k_ew_unary(in, out, pte_k_opmath(in->dtype), &k_lnot, NULL);
+  pte_k_ew_unary(in, out, pte_k_opmath(in->dtype), &k_cmp_lnot, NULL);
   pte_k_set_return(a, n, 1);
 }
 

@@ -91,6 +91,11 @@ void pte_k_store_double(void *data, int dtype, int64_t i, double v);
  * complement), floating targets round, bool stores v != 0. */
 void pte_k_store_int64(void *data, int dtype, int64_t i, int64_t v);
 
+/* The int64 with the bits of u (two's complement wrap) without implementation-defined
+ * conversion: integer arithmetic done in uint64 wraps as ATen's int64 does. */
+static inline int64_t pte_k_wrap_u64(uint64_t u) {
+  return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
+}
 /* Converts a double to int64 the way pte_k_load_int64 does (truncate, NaN -> 0, saturate). */
 int64_t pte_k_double_to_int64(double v);
 /* Rounds a double through dtype (e.g. to float32 or half precision) and back; integral/bool
