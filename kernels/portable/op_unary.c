@@ -133,7 +133,7 @@ UNARY_F32_RUN1(trunc_f32, truncf(x))
 
 static const pte_k_unop k_ceil = {ceil_d, ident_i, ceil_f32};
 static const pte_k_unop k_floor = {floor_d, ident_i, floor_f32};
-static const pte_k_unop k_round = {round_d, ident_i, round_f32};
+static const pte_k_unop k_unary_round = {round_d, ident_i, round_f32};
 static const pte_k_unop k_trunc = {trunc_d, ident_i, trunc_f32};
 static const pte_k_unop k_sign = {sign_d, sign_i, NULL};
 static const pte_k_unop k_ident = {ident_d, ident_i, NULL};
@@ -145,7 +145,7 @@ static void floor_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_k_unary_kernel(c, a, n, 0, PTE_K_UNARY_SAME, false, &k_floor, NULL, "floor");
 }
 static void round_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
-  pte_k_unary_kernel(c, a, n, 0, PTE_K_UNARY_SAME, false, &k_round, NULL, "round");
+  pte_k_unary_kernel(c, a, n, 0, PTE_K_UNARY_SAME, false, &k_unary_round, NULL, "round");
 }
 static void trunc_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_k_unary_kernel(c, a, n, 0, PTE_K_UNARY_SAME, false, &k_trunc, NULL, "trunc");
