@@ -853,7 +853,24 @@ TEST(num_executions_profile_print_threads) {
   CHECK_EQ_INT(r.rc, 0);
   CHECK_CONTAINS(r.out, "XnnpackBackend (delegate 0)");
   CHECK_CONTAINS(r.out, "(median of 19 executes)");
+  CHECK_CONTAINS(r.out, "inside the XNNPACK delegates, per node kind");
   free(r.out);
+  /* widths 64,96,32: two FullyConnected nodes, run 19 times in the steady state */
+  r = pte(false, "run '%s' --num-executions 20 --profile --json", mlp);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *jp = parse_json(r.out);
+  free(r.out);
+  CHECK(jp != NULL);
+  bool fc = false;
+  for (size_t i = 0; i < test_json_len(J(jp, "profile.xnnpack_node_kinds")); i++) {
+    char kk[96], kc[96];
+    snprintf(kk, sizeof kk, "profile.xnnpack_node_kinds[%zu].kind", i);
+    snprintf(kc, sizeof kc, "profile.xnnpack_node_kinds[%zu].calls", i);
+    const char *kind = test_json_str(J(jp, kk));
+    if (kind && !strcmp(kind, "XNNFullyConnected")) fc = test_json_int(J(jp, kc), 0) == 38;
+  }
+  test_json_free(jp);
+  CHECK_MSG(fc, "XNNFullyConnected: 38 calls expected");
   r = pte(true, "run '%s' --threads 0", mlp);
   CHECK_EQ_INT(r.rc, 2);
   CHECK_CONTAINS(r.out, "--threads needs a count from 1 to 64");
