@@ -790,6 +790,26 @@ TEST(num_executions_profile_print_threads) {
   CHECK_EQ_INT(r.rc, 0);
   CHECK(strstr(r.out, "output 0") == NULL);
   free(r.out);
+  /* raw outputs: 16 float32 values of 2 (64 bytes, C order, no header) */
+  r = pte(true, "run '%s' --output-dir '%s/raw' --output-format bin", dbl, dir);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  free(r.out);
+  char rawp[2048];
+  snprintf(rawp, sizeof rawp, "%s/raw/forward.output0.bin", dir);
+  size_t rn = 0;
+  uint8_t *raw = test_read_file(rawp, &rn);
+  CHECK(raw != NULL);
+  bool twos = rn == 64;
+  for (size_t k = 0; twos && k < 16; k++) {
+    float f;
+    memcpy(&f, raw + 4 * k, 4);
+    twos = f == 2.0f;
+  }
+  free(raw);
+  CHECK_MSG(twos, "raw output: %zu bytes", rn);
+  r = pte(true, "run '%s' --output-dir '%s/raw' --output-format csv", dbl, dir);
+  CHECK_EQ_INT(r.rc, 2);
+  free(r.out);
   r = pte(true, "run '%s' --print-output some", dbl);
   CHECK_EQ_INT(r.rc, 2);
   free(r.out);
