@@ -214,6 +214,13 @@ static void conv_tile(void *ctx, size_t item, int tid) {
       pte_xnn_f32_gemm_region(x->k, packed, m0, m1, 0, (j->gout + pte_xnn_f32_tile_for_n(x->k, j->gout).nr - 1) /
                                                             pte_xnn_f32_tile_for_n(x->k, j->gout).nr,
                               (const float *)j->a->data, j->Cin, (float *)j->o->data, j->Cout, n->out_min, n->out_max);
+    if (n->variant == PTE_XNN_V_QS8) { /* the input rows are the GEMM A matrix: no im2col copy */
+      pte_xnn_exec one = *x;
+      one.threads = 1;
+      one.pool = NULL;
+      pte_xnn_qs8_gemm(&one, packed, m1 - m0, (const int8_t *)j->a->data + m0 * j->Cin, j->Cin,
+                       (int8_t *)j->o->data + m0 * j->Cout, j->Cout, j->o->zero_point, n->qmin, n->qmax);
+    }
     return;
   }
   uint8_t *buf = pte_xnn_scratch(x, tid);
@@ -343,7 +350,7 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
   j.gout = dw ? p->goc / p->gic : p->goc;
   j.kdim = (size_t)p->kh * p->kw * j.gin;
   const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;
-  j.direct = n->variant == PTE_XNN_V_F32 && n->n_groups == 1 && p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1 &&
+  j.direct = (n->variant == PTE_XNN_V_F32 || n->variant == PTE_XNN_V_QS8) && n->n_groups == 1 && p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1 &&
              n->rt_pt == 0 && n->rt_pl == 0 && j.OH == j.H && j.OW == j.W;
   j.tile = j.direct ? (j.M < 256 ? j.M : 256) : pte_xnn_conv_tile_rows(x->k, j.kdim, es);
   if (j.tile == 0) j.tile = 1;

@@ -1,5 +1,6 @@
 /* GEMM drivers over packed weights: cache blocking, threading, int8 epilogues. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "xnn_internal.h"
@@ -160,6 +161,32 @@ typedef struct i8_job {
   size_t ldc;
 } i8_job;
 
+/* qs8 epilogue of one row of nc <= 8 columns: out = lrint(clamp((float)(acc + bias) * scale)) + zp.
+ * The caller guarantees acc + bias fits int32 (then the int32 and int64 sums convert to the
+ * same float); one conversion, one multiply, the same compares and round-to-nearest-even as the
+ * scalar loop, so the results are bit-identical. */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void qs8_requant_row8_avx2(size_t nc, const int32_t *acc, const int32_t *pb,
+                                                                  const float *ps, float lo, float hi, int32_t zp,
+                                                                  int8_t *out) {
+  const __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)acc),
+                                     _mm256_loadu_si256((const __m256i *)(const void *)pb));
+  __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(ps));
+  f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+  const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(zp));
+  const __m128i s16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+  const __m128i s8 = _mm_packs_epi16(s16, s16);
+  if (nc == 8) {
+    _mm_storel_epi64((__m128i *)(void *)out, s8);
+  } else {
+    int8_t tmp[16];
+    _mm_storeu_si128((__m128i *)(void *)tmp, s8);
+    memcpy(out, tmp, nc);
+  }
+}
+#endif
+
 static void i8_rows(const i8_job *j, size_t m0, size_t m1) {
   const size_t mr = j->k->i8_mr, nr = j->g.nr;
   const uint8_t *base = j->packed + PTE_XNN_PACKED_HEADER_SIZE;
@@ -175,6 +202,19 @@ static void i8_rows(const i8_job *j, size_t m0, size_t m1) {
         const float *ps = (const float *)(panel + nr * 4);
         j->k->i8_gemm(rows, j->g.k, j->a + m * j->lda, j->lda, (const int8_t *)(panel + nr * 8), acc);
         const float lo = (float)(j->qmin - j->out_zp), hi = (float)(j->qmax - j->out_zp);
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+        if (nr == 8 && j->k->isa != PTE_XNN_KISA_SCALAR) {
+          /* int32 is exact when |bias'| + 128 * 128 * K stays below 2^31 for every column */
+          bool fits = j->g.k < ((size_t)1 << 16);
+          for (size_t q = 0; fits && q < nr; q++)
+            fits = (int64_t)(pb[q] < 0 ? -(int64_t)pb[q] : pb[q]) + (int64_t)16384 * (int64_t)j->g.k <= INT32_MAX;
+          if (fits) {
+            for (size_t r = 0; r < rows; r++)
+              qs8_requant_row8_avx2(nc, acc + r * nr, pb, ps, lo, hi, j->out_zp, j->cq + (m + r) * j->ldc + n0);
+            continue;
+          }
+        }
+#endif
         for (size_t r = 0; r < rows; r++) {
           int8_t *out = j->cq + (m + r) * j->ldc + n0;
           for (size_t q = 0; q < nc; q++) {
