@@ -1,4 +1,5 @@
-/* XNNPACK backend: fp32 depthwise convolution (multiplier 1: the multi-pixel per-ISA kernels,
+/* XNNPACK backend: fp32 and qs8 depthwise convolution, qs8 pointwise convolution.
+ * fp32 depthwise convolution (multiplier 1: the multi-pixel per-ISA kernels,
  * 3x3 and 5x5 specialisations, border pixels over their valid taps) against a naive double-
  * precision convolution written here, over kernel 3x3 / 5x5 / 1x3 / 3x1, stride 1 and 2,
  * padding 0..2 (asymmetric too), dilation 1 and 2, channel counts around the vector widths,
@@ -278,8 +279,109 @@ TEST(depthwise_qs8_vs_integer_reference) {
   q_bias_abs = 3000;
 }
 
+/* qs8 pointwise (1x1) convolution, the GEMM path with the vector requantization epilogue: exact
+ * against the same integer rule (acc = bias + sum_ic (x - zx) * w). */
+static void pwq_run(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, int32_t bias_abs) {
+  const size_t nin = (size_t)h * w * cin, nw = (size_t)cout * cin, nout = (size_t)h * w * cout;
+  int8_t *x = (int8_t *)malloc(nin), *wt = (int8_t *)malloc(nw), *y = (int8_t *)malloc(nout), *ref = (int8_t *)malloc(nout);
+  int32_t *bias = (int32_t *)malloc(cout * 4);
+  float *ws = (float *)malloc(cout * 4), *bs = (float *)malloc(cout * 4);
+  const float sx = 0.25f, sy = 0.5f;
+  const int32_t zx = -5, zy = 7;
+  for (size_t i = 0; i < nin; i++) x[i] = (int8_t)q_rand(-128, 127);
+  for (size_t i = 0; i < nw; i++) wt[i] = (int8_t)q_rand(-127, 127);
+  for (uint32_t o = 0; o < cout; o++) {
+    bias[o] = q_rand(-bias_abs, bias_abs);
+    ws[o] = (float)(1 + 2 * (o % 5)) / 8192.0f;
+    bs[o] = sx * ws[o];
+  }
+  for (size_t px = 0; px < (size_t)h * w; px++)
+    for (uint32_t o = 0; o < cout; o++) {
+      int64_t acc = bias[o];
+      for (uint32_t i = 0; i < cin; i++) acc += ((int64_t)x[px * cin + i] - zx) * (int64_t)wt[(size_t)o * cin + i];
+      float v = (float)acc * (float)((double)sx * (double)ws[o] / (double)sy);
+      const float lo = (float)(-128 - zy), hi = (float)(127 - zy);
+      v = v < lo ? lo : (v > hi ? hi : v);
+      ref[px * cout + o] = (int8_t)(lrintf(v) + zy);
+    }
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  uint32_t din[4] = {1, h, w, cin}, dwd[4] = {cout, 1, 1, cin}, db[1] = {cout}, dout[4] = {1, h, w, cout};
+  pte_xnn_tensor_desc t;
+  uint32_t id_x, id_w, id_b, id_y;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QINT8, t.quant = PTE_XNN_QUANT_PER_TENSOR, t.scale = sx, t.zero_point = zx;
+  t.rank = 4, t.dims = din, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT, t.external_id = 0;
+  pte_xnn_builder_add_tensor(b, &t, &id_x);
+  memset(&t, 0, sizeof t);
+  t.rank = 4, t.dims = dwd, t.data = wt, t.nbytes = nw;
+  t.dtype = PTE_XNN_DT_QCINT8, t.quant = PTE_XNN_QUANT_PER_CHANNEL, t.channel_scales = ws;
+  t.n_channel_scales = cout, t.channel_dim = 0;
+  pte_xnn_builder_add_tensor(b, &t, &id_w);
+  memset(&t, 0, sizeof t);
+  t.rank = 1, t.dims = db, t.data = bias, t.nbytes = cout * 4;
+  t.dtype = PTE_XNN_DT_QCINT32, t.quant = PTE_XNN_QUANT_PER_CHANNEL, t.channel_scales = bs;
+  t.n_channel_scales = cout, t.channel_dim = 0;
+  pte_xnn_builder_add_tensor(b, &t, &id_b);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QINT8, t.quant = PTE_XNN_QUANT_PER_TENSOR, t.scale = sy, t.zero_point = zy;
+  t.rank = 4, t.dims = dout, t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT, t.external_id = 1;
+  pte_xnn_builder_add_tensor(b, &t, &id_y);
+  pte_xnn_node_desc nd;
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_CONV2D;
+  nd.inputs[0] = id_x, nd.inputs[1] = id_w, nd.inputs[2] = id_b, nd.output = id_y;
+  nd.kernel[0] = nd.kernel[1] = 1, nd.stride[0] = nd.stride[1] = 1, nd.dilation[0] = nd.dilation[1] = 1;
+  nd.groups = 1, nd.group_input_channels = cin, nd.group_output_channels = cout;
+  nd.out_min = -INFINITY, nd.out_max = INFINITY;
+  pte_xnn_builder_add_node(b, &nd);
+  pte_xnn_blob blob;
+  pte_error_info err;
+  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err);
+  pte_xnn_builder_free(b);
+  CHECK_OK(s);
+  static const pte_xnn_isa isas[] = {PTE_XNN_ISA_SCALAR, PTE_XNN_ISA_AVX2, PTE_XNN_ISA_AVX512};
+  for (size_t i = 0; s == PTE_OK && i < 3; i++) {
+    if (!pte_xnnpack_isa_supported(isas[i])) continue;
+    for (int threads = 1; threads <= 2 && !test_current_failed; threads++) {
+      pte_xnnpack_options o = {threads, isas[i]};
+      pte_xnn_delegate *d = NULL;
+      CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o, &d, &err));
+      if (!d) break;
+      size_t sin[4] = {1, h, w, cin}, sout[4] = {1, h, w, cout};
+      xt_tensor ti, to;
+      xt_tensor_init(&ti, PTE_DTYPE_CHAR, 4, sin, x, nin, 0);
+      xt_tensor_init(&to, PTE_DTYPE_CHAR, 4, sout, y, nout, 0);
+      pte_evalue *args[2] = {&ti.ev, &to.ev};
+      memset(y, 0x55, nout);
+      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
+      pte_xnn_delegate_destroy(d);
+      size_t bad = 0, first = 0;
+      for (size_t q = 0; q < nout; q++)
+        if (y[q] != ref[q] && bad++ == 0) first = q;
+      CHECK_MSG(bad == 0, "qs8 1x1 %ux%u cin%u cout%u bias %d isa %s threads %d: %zu of %zu differ, out[%zu] %d vs %d",
+                h, w, cin, cout, bias_abs, pte_xnnpack_isa_name(isas[i]), threads, bad, nout, first, y[first],
+                ref[first]);
+    }
+  }
+  pte_xnn_blob_free(&blob);
+  free(x);
+  free(wt);
+  free(y);
+  free(ref);
+  free(bias);
+  free(ws);
+  free(bs);
+}
+
+TEST(pointwise_qs8_vs_integer_reference) {
+  static const uint32_t cs[][2] = {{1, 1}, {19, 13}, {64, 64}, {8, 17}, {33, 8}};
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0] && !test_current_failed; i++) pwq_run(5, 7, cs[i][0], cs[i][1], 4000);
+  pwq_run(3, 3, 16, 12, 2147000000); /* int32 sum could overflow: the scalar int64 epilogue */
+}
+
 int main(void) {
   RUN(depthwise_f32_vs_naive);
   RUN(depthwise_qs8_vs_integer_reference);
+  RUN(pointwise_qs8_vs_integer_reference);
   return test_summary();
 }
