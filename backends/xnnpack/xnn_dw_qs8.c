@@ -136,8 +136,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void dwq_avx512(size
 
 static dwq_fn dwq_pick(const pte_xnn_kernels *k) {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-  if (k && k->isa == PTE_XNN_KISA_AVX512) return dwq_avx512;
-  if (k && k->isa == PTE_XNN_KISA_AVX2) return dwq_avx2;
+  if (k && k->isa == PTE_XNN_KISA_AVX512 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    return dwq_avx512;
+  if (k && (k->isa == PTE_XNN_KISA_AVX512 || k->isa == PTE_XNN_KISA_AVX2)) return dwq_avx2;
 #else
   (void)k;
 #endif

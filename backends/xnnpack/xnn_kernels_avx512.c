@@ -1,4 +1,6 @@
 /* AVX-512F microkernels (compiled with target attributes; used only when the CPU has them). */
+#include <string.h>
+
 #include "xnn_internal.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -272,9 +274,65 @@ PTE_AVX512 static void f32_dw_row(size_t c, size_t taps, const float **in, const
   }
 }
 
+/* int8 GEMM 4x8 over the KR-2 panel (see pte_xnn_i8_gemm_4x8), AVX-512BW: two k pairs per
+ * step, 32 weights widened to int16 in one register (pair p in the low half, p + 1 in the high
+ * half), each row's 4 activations widened and spread as (pair k, pair k+2) over the two halves;
+ * the halves are summed at the end. Integer sums, so identical to every other i8 kernel.
+ * CPUs with AVX-512F but not BW/VL run the AVX2 kernel. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) static void i8_gemm_4x8_bw(size_t mr, size_t kc,
+                                                                                    const int8_t *a, size_t as,
+                                                                                    const int8_t *w, int32_t *acc) {
+  const int8_t *a0 = a, *a1 = mr > 1 ? a0 + as : a0, *a2 = mr > 2 ? a1 + as : a1, *a3 = mr > 3 ? a2 + as : a2;
+  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512(), s2 = _mm512_setzero_si512();
+  __m512i s3 = _mm512_setzero_si512();
+  const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  size_t k = 0;
+#define I8BW_ROW(ar, s)                                                                        \
+  do {                                                                                         \
+    int32_t t4;                                                                                \
+    memcpy(&t4, (ar) + k, 4);                                                                  \
+    const __m128i x = _mm_cvtepi8_epi16(_mm_cvtsi32_si128(t4));                                \
+    s = _mm512_add_epi32(s, _mm512_madd_epi16(_mm512_permutexvar_epi32(idx, _mm512_castsi128_si512(x)), wv)); \
+  } while (0)
+  for (; k + 4 <= kc; k += 4) {
+    const __m512i wv = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w));
+    w += 32;
+    I8BW_ROW(a0, s0);
+    I8BW_ROW(a1, s1);
+    I8BW_ROW(a2, s2);
+    I8BW_ROW(a3, s3);
+  }
+#undef I8BW_ROW
+  __m256i r0 = _mm256_add_epi32(_mm512_castsi512_si256(s0), _mm512_extracti64x4_epi64(s0, 1));
+  __m256i r1 = _mm256_add_epi32(_mm512_castsi512_si256(s1), _mm512_extracti64x4_epi64(s1, 1));
+  __m256i r2 = _mm256_add_epi32(_mm512_castsi512_si256(s2), _mm512_extracti64x4_epi64(s2, 1));
+  __m256i r3 = _mm256_add_epi32(_mm512_castsi512_si256(s3), _mm512_extracti64x4_epi64(s3, 1));
+#define I8BW_PAIR(p, i, two) \
+  ((int32_t)(uint16_t)(int16_t)(p)[i] | (int32_t)((uint32_t)(uint16_t)(int16_t)((two) ? (p)[(i) + 1] : 0) << 16))
+  for (; k < kc; k += 2) { /* 1-3 left: one or two pairs, the last maybe half zero padding */
+    const bool two = k + 1 < kc;
+    const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
+    w += 16;
+    r0 = _mm256_add_epi32(r0, _mm256_madd_epi16(_mm256_set1_epi32(I8BW_PAIR(a0, k, two)), wv));
+    r1 = _mm256_add_epi32(r1, _mm256_madd_epi16(_mm256_set1_epi32(I8BW_PAIR(a1, k, two)), wv));
+    r2 = _mm256_add_epi32(r2, _mm256_madd_epi16(_mm256_set1_epi32(I8BW_PAIR(a2, k, two)), wv));
+    r3 = _mm256_add_epi32(r3, _mm256_madd_epi16(_mm256_set1_epi32(I8BW_PAIR(a3, k, two)), wv));
+  }
+#undef I8BW_PAIR
+  _mm256_storeu_si256((__m256i *)(void *)acc, r0);
+  _mm256_storeu_si256((__m256i *)(void *)(acc + 8), r1);
+  _mm256_storeu_si256((__m256i *)(void *)(acc + 16), r2);
+  _mm256_storeu_si256((__m256i *)(void *)(acc + 24), r3);
+}
+
+static void i8_gemm_4x8_avx512(size_t mr, size_t kc, const int8_t *a, size_t as, const int8_t *w, int32_t *acc) {
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) i8_gemm_4x8_bw(mr, kc, a, as, w, acc);
+  else pte_xnn_i8_gemm_4x8_avx2(mr, kc, a, as, w, acc);
+}
+
 static const pte_xnn_kernels k_avx512 = {PTE_XNN_KISA_AVX512, 8, 32, f32_gemm_8x32, f32_igemm_8x32,
                                          16, 16, f32_gemm_16x16, f32_igemm_16x16, 4, 8,
-                                         pte_xnn_i8_gemm_4x8_avx2, f32_vadd, f32_vmul, f32_vclamp, f32_dw_row};
+                                         i8_gemm_4x8_avx512, f32_vadd, f32_vmul, f32_vclamp, f32_dw_row};
 
 const pte_xnn_kernels *pte_xnn_kernels_avx512(void) { return &k_avx512; }
 

@@ -374,7 +374,7 @@ static void pwq_run(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, int32_t
 }
 
 TEST(pointwise_qs8_vs_integer_reference) {
-  static const uint32_t cs[][2] = {{1, 1}, {19, 13}, {64, 64}, {8, 17}, {33, 8}};
+  static const uint32_t cs[][2] = {{1, 1}, {2, 8}, {3, 5}, {18, 9}, {19, 13}, {64, 64}, {8, 17}, {33, 8}}; /* K % 4: every tail */
   for (size_t i = 0; i < sizeof cs / sizeof cs[0] && !test_current_failed; i++) pwq_run(5, 7, cs[i][0], cs[i][1], 4000);
   pwq_run(3, 3, 16, 12, 2147000000); /* int32 sum could overflow: the scalar int64 epilogue */
 }
