@@ -153,6 +153,7 @@ typedef struct i8_job {
   /* qs8 */
   int8_t *cq;
   int32_t out_zp, qmin, qmax;
+  bool fused; /* AVX-512BW/VL tile with the epilogue (pte_xnn_qs8_gemm_8x8_avx512bw) */
   /* qd8 */
   const pte_xnn_qrow *rows;
   size_t row_off, row_div;
@@ -195,6 +196,23 @@ static void i8_rows(const i8_job *j, size_t m0, size_t m1) {
     const uint8_t *panel = base + p * j->g.stride;
     const size_t n0 = p * nr;
     const size_t nc = j->g.n - n0 < nr ? j->g.n - n0 : nr;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    if (!j->qd8 && nr == 8 && j->k->isa == PTE_XNN_KISA_AVX512 && j->fused) {
+      /* AVX-512BW: 8-row tiles with the epilogue in registers when the int32 sum is exact */
+      const int32_t *pb = (const int32_t *)panel;
+      bool fits = j->g.k < ((size_t)1 << 16);
+      for (size_t q = 0; fits && q < nr; q++)
+        fits = (int64_t)(pb[q] < 0 ? -(int64_t)pb[q] : pb[q]) + (int64_t)16384 * (int64_t)j->g.k <= INT32_MAX;
+      if (fits) {
+        const float lo = (float)(j->qmin - j->out_zp), hi = (float)(j->qmax - j->out_zp);
+        for (size_t m = m0; m < m1; m += 8)
+          pte_xnn_qs8_gemm_8x8_avx512bw(m1 - m < 8 ? m1 - m : 8, nc, j->g.k, j->a + m * j->lda, j->lda,
+                                        (const int8_t *)(panel + nr * 8), pb, (const float *)(panel + nr * 4),
+                                        j->cq + m * j->ldc + n0, j->ldc, lo, hi, j->out_zp);
+        continue;
+      }
+    }
+#endif
     for (size_t m = m0; m < m1; m += mr) {
       const size_t rows = m1 - m < mr ? m1 - m : mr;
       if (!j->qd8) {
@@ -268,6 +286,9 @@ void pte_xnn_qs8_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const in
   memset(&j, 0, sizeof j);
   j.k = x->k, j.packed = packed, j.g = shape_of(packed), j.m = m, j.a = a, j.lda = lda;
   j.cq = c, j.ldc = ldc, j.out_zp = out_zp, j.qmin = qmin, j.qmax = qmax;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  j.fused = x->k->isa == PTE_XNN_KISA_AVX512 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#endif
   i8_run(x, &j);
 }
 

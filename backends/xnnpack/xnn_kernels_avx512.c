@@ -325,6 +325,57 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) static void i8_gemm_4x
   _mm256_storeu_si256((__m256i *)(void *)(acc + 24), r3);
 }
 
+/* qs8 GEMM tile with its epilogue, AVX-512BW/VL: up to 8 rows x nc <= 8 columns of one KR-2
+ * panel (w), out = lrint(clamp((float)(acc + bias) * scale, lo, hi)) + zp. The caller
+ * guarantees acc + bias fits int32 (pte_xnn_qs8_gemm); the float steps are those of the scalar
+ * epilogue (one conversion, multiply, compares, round to nearest even), so bit-identical. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) void pte_xnn_qs8_gemm_8x8_avx512bw(
+    size_t rows, size_t nc, size_t kc, const int8_t *a, size_t as, const int8_t *w, const int32_t *bias,
+    const float *scale, int8_t *out, size_t ldc, float lo, float hi, int32_t zp) {
+  const int8_t *ar[8];
+  for (size_t r = 0; r < 8; r++) ar[r] = a + (r < rows ? r : rows - 1) * as;
+  __m512i s[8];
+  for (int r = 0; r < 8; r++) s[r] = _mm512_setzero_si512();
+  const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  size_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    const __m512i wv = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w));
+    w += 32;
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+      int32_t t4;
+      memcpy(&t4, ar[r] + k, 4);
+      const __m128i x = _mm_cvtepi8_epi16(_mm_cvtsi32_si128(t4));
+      s[r] = _mm512_add_epi32(s[r], _mm512_madd_epi16(_mm512_permutexvar_epi32(idx, _mm512_castsi128_si512(x)), wv));
+    }
+  }
+  __m256i acc[8];
+  const __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)bias);
+#pragma GCC unroll 8
+  for (int r = 0; r < 8; r++)
+    acc[r] = _mm256_add_epi32(_mm256_add_epi32(_mm512_castsi512_si256(s[r]), _mm512_extracti64x4_epi64(s[r], 1)), vb);
+  for (; k < kc; k += 2) { /* 1-3 left: one or two pairs, the last maybe half zero padding */
+    const bool two = k + 1 < kc;
+    const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
+    w += 16;
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+      const int32_t pr = (int32_t)(uint16_t)(int16_t)ar[r][k] |
+                         (int32_t)((uint32_t)(uint16_t)(int16_t)(two ? ar[r][k + 1] : 0) << 16);
+      acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(_mm256_set1_epi32(pr), wv));
+    }
+  }
+  const __m256 vs = _mm256_loadu_ps(scale), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  const __m256i vzp = _mm256_set1_epi32(zp);
+  const __mmask16 m = (__mmask16)((1u << nc) - 1u);
+  for (size_t r = 0; r < rows; r++) {
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[r]), vs);
+    f = _mm256_min_ps(_mm256_max_ps(f, vlo), vhi);
+    const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(f), vzp);
+    _mm_mask_storeu_epi8((void *)(out + r * ldc), m, _mm256_cvtsepi32_epi8(q));
+  }
+}
+
 static void i8_gemm_4x8_avx512(size_t mr, size_t kc, const int8_t *a, size_t as, const int8_t *w, int32_t *acc) {
   if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) i8_gemm_4x8_bw(mr, kc, a, as, w, acc);
   else pte_xnn_i8_gemm_4x8_avx2(mr, kc, a, as, w, acc);
