@@ -338,6 +338,20 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) void pte_xnn_qs8_gemm_
   for (int r = 0; r < 8; r++) s[r] = _mm512_setzero_si512();
   const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
   size_t k = 0;
+  const __m512i idx2 = _mm512_setr_epi32(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+  for (; k + 8 <= kc; k += 8) { /* four k pairs: two weight registers, one 8-byte load per row */
+    const __m512i wv0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w));
+    const __m512i wv1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(w + 32)));
+    w += 64;
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+      int64_t t8;
+      memcpy(&t8, ar[r] + k, 8);
+      const __m512i x = _mm512_castsi128_si512(_mm_cvtepi8_epi16(_mm_cvtsi64_si128(t8)));
+      s[r] = _mm512_add_epi32(s[r], _mm512_madd_epi16(_mm512_permutexvar_epi32(idx, x), wv0));
+      s[r] = _mm512_add_epi32(s[r], _mm512_madd_epi16(_mm512_permutexvar_epi32(idx2, x), wv1));
+    }
+  }
   for (; k + 4 <= kc; k += 4) {
     const __m512i wv = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w));
     w += 32;
