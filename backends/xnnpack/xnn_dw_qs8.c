@@ -1,6 +1,6 @@
 /* Static int8 (qs8) depthwise convolution with channel multiplier 1: per-ISA kernels over an
  * indirection row (tap pointers per output pixel, padding taps pointing at a row of the input
- * zero point), weights re-laid out once at init in blocks of 16 channels.
+ * zero point), weights re-laid out once at init for the kernel (layouts below).
  *
  * Semantics are those of the grouped-GEMM path it replaces (one 1 x taps GEMM per channel):
  *   acc = bias' + sum_t x_t * w_t      (bias' = bias - zx * sum_t w_t, folded when packing;
@@ -11,9 +11,17 @@
  * keeps the grouped path); the float steps are one conversion, one multiply, two compares and
  * one round-to-nearest-even in every kernel, so all kernels are bit-identical to the GEMM path.
  *
- * Layout (pte_xnn_node.dwq, owned by the node): per block of 16 channels
- *   [16 x i32 bias'][16 x f32 scale][taps x 16 x i8 weights]   (channels past C: zeros)
- * then C + 64 bytes of the input zero point (the padding row). */
+ * Layouts (pte_xnn_node.dwq, owned by the node), after a 64-byte header (layout, taps, tap
+ * stride of the indirection, offset of the padding row):
+ *   B16 (scalar, AVX2): per block of 16 channels
+ *     [16 x i32 bias'][16 x f32 scale][taps x 16 x i8 weights]   (channels past C: zeros)
+ *   P32 (AVX-512BW): per block of 32 channels, taps padded to even (weight 0, padding row),
+ *     [32 x i32 bias'][32 x f32 scale][taps/2 x {lo, hi} x 16 x (i16 w_2p, i16 w_2p+1)]
+ *     where the "lo" half holds channels 8L + 0..3 and "hi" channels 8L + 4..7 of each 128-bit
+ *     lane L: the order vpunpckl/hwd of two taps' widened inputs produce, so one vpmaddwd adds
+ *     two taps; bias and scale are stored in that order, and the int8 results are put back in
+ *     channel order by interleaving 32-bit groups of the two halves.
+ *   then C + 64 bytes of the input zero point (the padding row). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,18 +30,25 @@
 #include "xnn_ops.h"
 
 #define DWQ_CB 16
+#define DWQ_HDR 64
+enum { DWQ_B16 = 1, DWQ_P32 = 2 };
 
-typedef void (*dwq_fn)(size_t npix, size_t c, size_t taps, const int8_t *const *ind, const uint8_t *w, int8_t *out,
-                       int32_t ozp, float lo, float hi);
+typedef struct dwq_hdr {
+  uint32_t layout, taps, tstride, pad;
+  uint64_t zrow; /* offset of the padding row from the start of the buffer */
+} dwq_hdr;
+
+typedef void (*dwq_fn)(size_t npix, size_t c, size_t taps, size_t tstride, const int8_t *const *ind, const uint8_t *w,
+                       int8_t *out, int32_t ozp, float lo, float hi);
 
 static size_t dwq_block_bytes(size_t taps) { return DWQ_CB * 8 + taps * DWQ_CB; }
 
 /* ---- kernels ---------------------------------------------------------------------------------- */
 
-static void dwq_scalar(size_t npix, size_t c, size_t taps, const int8_t *const *ind, const uint8_t *w, int8_t *out,
-                       int32_t ozp, float lo, float hi) {
+static void dwq_scalar(size_t npix, size_t c, size_t taps, size_t tstride, const int8_t *const *ind, const uint8_t *w,
+                       int8_t *out, int32_t ozp, float lo, float hi) {
   const size_t bb = dwq_block_bytes(taps);
-  for (size_t px = 0; px < npix; px++, ind += taps, out += c) {
+  for (size_t px = 0; px < npix; px++, ind += tstride, out += c) {
     for (size_t c0 = 0; c0 < c; c0 += DWQ_CB) {
       const uint8_t *blk = w + (c0 / DWQ_CB) * bb;
       const int32_t *bias = (const int32_t *)(const void *)blk;
@@ -54,12 +69,13 @@ static void dwq_scalar(size_t npix, size_t c, size_t taps, const int8_t *const *
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #include <immintrin.h>
 
-__attribute__((target("avx2"))) static void dwq_avx2(size_t npix, size_t c, size_t taps, const int8_t *const *ind,
-                                                     const uint8_t *w, int8_t *out, int32_t ozp, float lo, float hi) {
+__attribute__((target("avx2"))) static void dwq_avx2(size_t npix, size_t c, size_t taps, size_t tstride,
+                                                     const int8_t *const *ind, const uint8_t *w, int8_t *out,
+                                                     int32_t ozp, float lo, float hi) {
   const size_t bb = dwq_block_bytes(taps);
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   const __m256i vzp = _mm256_set1_epi32(ozp);
-  for (size_t px = 0; px < npix; px++, ind += taps, out += c) {
+  for (size_t px = 0; px < npix; px++, ind += tstride, out += c) {
     for (size_t c0 = 0; c0 < c; c0 += DWQ_CB) {
       const uint8_t *blk = w + (c0 / DWQ_CB) * bb;
       const int8_t *wt = (const int8_t *)(blk + DWQ_CB * 8);
@@ -106,48 +122,76 @@ __attribute__((target("avx2"))) static void dwq_avx2(size_t npix, size_t c, size
   }
 }
 
+/* P32 layout: 32 channels per step, two taps per vpmaddwd (see the top of this file). */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void dwq_avx512(size_t npix, size_t c, size_t taps,
-                                                                            const int8_t *const *ind, const uint8_t *w,
-                                                                            int8_t *out, int32_t ozp, float lo,
-                                                                            float hi) {
-  const size_t bb = dwq_block_bytes(taps);
+                                                                            size_t tstride, const int8_t *const *ind,
+                                                                            const uint8_t *w, int8_t *out,
+                                                                            int32_t ozp, float lo, float hi) {
+  const size_t pairs = tstride / 2, bb = 256 + pairs * 128;
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   const __m512i vzp = _mm512_set1_epi32(ozp);
-  for (size_t px = 0; px < npix; px++, ind += taps, out += c) {
-    for (size_t c0 = 0; c0 < c; c0 += DWQ_CB) {
-      const uint8_t *blk = w + (c0 / DWQ_CB) * bb;
-      const int8_t *wt = (const int8_t *)(blk + DWQ_CB * 8);
-      const size_t nc = c - c0 < DWQ_CB ? c - c0 : DWQ_CB;
-      const __mmask16 m = (__mmask16)(nc == DWQ_CB ? 0xFFFFu : ((1u << nc) - 1u));
-      __m512i acc = _mm512_loadu_si512((const void *)blk);
-      for (size_t t = 0; t < taps; t++) {
-        const __m256i x = _mm256_cvtepi8_epi16(_mm_maskz_loadu_epi8(m, (const void *)(ind[t] + c0)));
-        const __m256i k = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wt + t * DWQ_CB)));
-        acc = _mm512_add_epi32(acc, _mm512_cvtepi16_epi32(_mm256_mullo_epi16(x, k)));
+  (void)taps;
+  for (size_t px = 0; px < npix; px++, ind += tstride, out += c) {
+    for (size_t c0 = 0; c0 < c; c0 += 32) {
+      const uint8_t *blk = w + (c0 / 32) * bb;
+      const size_t nc = c - c0 < 32 ? c - c0 : 32;
+      const __mmask32 m = (__mmask32)(nc == 32 ? 0xFFFFFFFFu : ((1u << nc) - 1u));
+      __m512i al = _mm512_loadu_si512((const void *)blk), ah = _mm512_loadu_si512((const void *)(blk + 64));
+      const uint8_t *wp = blk + 256;
+      for (size_t p = 0; p < pairs; p++, wp += 128) {
+        const __m512i xa = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, (const void *)(ind[2 * p] + c0)));
+        const __m512i xb = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, (const void *)(ind[2 * p + 1] + c0)));
+        al = _mm512_add_epi32(al, _mm512_madd_epi16(_mm512_unpacklo_epi16(xa, xb), _mm512_loadu_si512((const void *)wp)));
+        ah = _mm512_add_epi32(ah,
+                              _mm512_madd_epi16(_mm512_unpackhi_epi16(xa, xb), _mm512_loadu_si512((const void *)(wp + 64))));
       }
-      __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps((const void *)(blk + DWQ_CB * 4)));
-      f = _mm512_min_ps(_mm512_max_ps(f, vlo), vhi);
-      const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), vzp);
-      _mm_mask_storeu_epi8((void *)(out + c0), m, _mm512_cvtsepi32_epi8(q));
+      __m512 fl = _mm512_mul_ps(_mm512_cvtepi32_ps(al), _mm512_loadu_ps((const void *)(blk + 128)));
+      __m512 fh = _mm512_mul_ps(_mm512_cvtepi32_ps(ah), _mm512_loadu_ps((const void *)(blk + 192)));
+      fl = _mm512_min_ps(_mm512_max_ps(fl, vlo), vhi);
+      fh = _mm512_min_ps(_mm512_max_ps(fh, vlo), vhi);
+      const __m128i bl = _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(fl), vzp));
+      const __m128i bh = _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(fh), vzp));
+      const __m128i o0 = _mm_unpacklo_epi32(bl, bh), o1 = _mm_unpackhi_epi32(bl, bh);
+      if (nc == 32) {
+        _mm_storeu_si128((__m128i *)(void *)(out + c0), o0);
+        _mm_storeu_si128((__m128i *)(void *)(out + c0 + 16), o1);
+      } else {
+        _mm_mask_storeu_epi8((void *)(out + c0), (__mmask16)(m & 0xFFFFu), o0);
+        if (nc > 16) _mm_mask_storeu_epi8((void *)(out + c0 + 16), (__mmask16)(m >> 16), o1);
+      }
     }
   }
 }
 #endif
 
-static dwq_fn dwq_pick(const pte_xnn_kernels *k) {
+static bool dwq_has_bw(void) {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-  if (k && k->isa == PTE_XNN_KISA_AVX512 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
-    return dwq_avx512;
-  if (k && (k->isa == PTE_XNN_KISA_AVX512 || k->isa == PTE_XNN_KISA_AVX2)) return dwq_avx2;
+  return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#else
+  return false;
+#endif
+}
+
+static dwq_fn dwq_pick(const pte_xnn_kernels *k, uint32_t layout) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  if (layout == DWQ_P32) return dwq_avx512;
+  if (k && k->isa != PTE_XNN_KISA_SCALAR) return dwq_avx2;
 #else
   (void)k;
+  (void)layout;
 #endif
   return dwq_scalar;
 }
 
 /* ---- init ------------------------------------------------------------------------------------- */
 
-pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, int32_t in_zp) {
+/* position of channel j (0..31) of a P32 block in its lo/hi halves: half * 16 + index */
+static size_t dwq_p32_slot(size_t j) {
+  const size_t lane = j / 8, r = j % 8;
+  return (r < 4 ? 0 : 16) + lane * 4 + (r % 4);
+}
+
+pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, const pte_xnn_kernels *k, int32_t in_zp) {
   n->dwq = NULL;
   if (n->variant != PTE_XNN_V_QS8 || n->n_groups == 0 || !n->packed.bytes) return PTE_OK;
   const size_t c = n->n_groups;
@@ -157,10 +201,15 @@ pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, int32_t in_zp) {
     return PTE_OK; /* not the grouped 1-output layout: keep the generic path */
   const size_t taps = h.k, nr = h.nr;
   if (taps == 0 || taps > 4096 || c > ((size_t)1 << 24)) return PTE_OK;
-  const size_t blocks = (c + DWQ_CB - 1) / DWQ_CB, bb = dwq_block_bytes(taps);
-  const size_t total = blocks * bb + c + 64;
+  const bool p32 = k && k->isa == PTE_XNN_KISA_AVX512 && dwq_has_bw();
+  const size_t tstride = p32 ? (taps + 1) & ~(size_t)1 : taps;
+  const size_t cb = p32 ? 32 : DWQ_CB;
+  const size_t blocks = (c + cb - 1) / cb, bb = p32 ? 256 + (tstride / 2) * 128 : dwq_block_bytes(taps);
+  const size_t zrow = DWQ_HDR + blocks * bb, total = zrow + c + 64;
   uint8_t *q = (uint8_t *)calloc(1, total);
   if (!q) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+  const dwq_hdr hd = {p32 ? DWQ_P32 : DWQ_B16, (uint32_t)taps, (uint32_t)tstride, 0, zrow};
+  memcpy(q, &hd, sizeof hd);
   for (size_t ch = 0; ch < c; ch++) {
     const uint8_t *panel = n->packed.bytes + ch * n->group_stride + PTE_XNN_PACKED_HEADER_SIZE;
     int32_t bias;
@@ -168,28 +217,34 @@ pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, int32_t in_zp) {
     memcpy(&bias, panel, 4);
     memcpy(&scale, panel + nr * 4, 4);
     const int8_t *pw = (const int8_t *)(panel + nr * 8);
-    uint8_t *blk = q + (ch / DWQ_CB) * bb;
-    const size_t j = ch % DWQ_CB;
+    uint8_t *blk = q + DWQ_HDR + (ch / cb) * bb;
+    const size_t j = ch % cb, slot = p32 ? dwq_p32_slot(j) : j;
     int64_t bound = bias < 0 ? -(int64_t)bias : (int64_t)bias;
     for (size_t t = 0; t < taps; t++) {
       const int8_t v = pw[(t / 2) * nr * 2 + (t % 2)]; /* column 0 of the KR-2 panel */
-      ((int8_t *)(blk + DWQ_CB * 8))[t * DWQ_CB + j] = v;
+      if (p32) {
+        const int16_t v16 = v;
+        memcpy(blk + 256 + (t / 2) * 128 + slot * 4 + (t % 2) * 2, &v16, 2);
+      } else {
+        ((int8_t *)(blk + DWQ_CB * 8))[t * DWQ_CB + j] = v;
+      }
       bound += 128 * (int64_t)(v < 0 ? -v : v);
     }
     if (bound > INT32_MAX) { /* the int32 accumulator could overflow: keep the int64 path */
       free(q);
       return PTE_OK;
     }
-    memcpy(blk + j * 4, &bias, 4);
-    memcpy(blk + DWQ_CB * 4 + j * 4, &scale, 4);
+    memcpy(blk + slot * 4, &bias, 4);
+    memcpy(blk + cb * 4 + slot * 4, &scale, 4);
   }
-  memset(q + blocks * bb, (int)(int8_t)in_zp, c + 64);
+  memset(q + zrow, (int)(int8_t)in_zp, c + 64);
   n->dwq = q;
   return PTE_OK;
 }
 
 size_t pte_xnn_dwq_scratch(const pte_xnn_node *n, size_t ow) {
-  return ow * (size_t)n->p.conv.kh * n->p.conv.kw * sizeof(const int8_t *);
+  const size_t taps = (size_t)n->p.conv.kh * n->p.conv.kw;
+  return ow * ((taps + 1) & ~(size_t)1) * sizeof(const int8_t *);
 }
 
 /* ---- execute ---------------------------------------------------------------------------------- */
@@ -207,12 +262,14 @@ static void dwq_rows(void *ctx, size_t item, int tid) {
   const dwq_job *j = (const dwq_job *)ctx;
   const pte_xnn_node *n = j->n;
   const pte_xnn_conv_params *p = &n->p.conv;
-  const size_t b = item / j->OH, oy = item % j->OH, C = j->C, taps = (size_t)p->kh * p->kw;
+  dwq_hdr hd;
+  memcpy(&hd, n->dwq, sizeof hd);
+  const size_t b = item / j->OH, oy = item % j->OH, C = j->C, ts = hd.tstride;
   const int8_t **ind = (const int8_t **)(void *)pte_xnn_scratch(j->x, tid);
   const int8_t *src = (const int8_t *)j->a->data + b * j->H * j->W * C;
-  const int8_t *zrow = (const int8_t *)(n->dwq + ((C + DWQ_CB - 1) / DWQ_CB) * dwq_block_bytes(taps));
+  const int8_t *zrow = (const int8_t *)(n->dwq + hd.zrow);
   for (size_t ox = 0; ox < j->OW; ox++) {
-    const int8_t **pi = ind + ox * taps;
+    const int8_t **pi = ind + ox * ts;
     for (size_t ky = 0; ky < p->kh; ky++) {
       const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
       const bool rok = iy >= 0 && iy < (long)j->H;
@@ -221,15 +278,19 @@ static void dwq_rows(void *ctx, size_t item, int tid) {
         *pi++ = rok && ix >= 0 && ix < (long)j->W ? src + ((size_t)iy * j->W + (size_t)ix) * C : zrow;
       }
     }
+    for (size_t t = hd.taps; t < ts; t++) *pi++ = zrow; /* the even padding tap (weight 0) */
   }
   int8_t *dst = (int8_t *)j->o->data + (b * j->OH + oy) * j->OW * C;
-  j->fn(j->OW, C, taps, ind, n->dwq, dst, j->o->zero_point, j->lo, j->hi);
+  j->fn(j->OW, C, hd.taps, ts, ind, n->dwq + DWQ_HDR, dst, j->o->zero_point, j->lo, j->hi);
 }
 
 void pte_xnn_dwq_run(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;
   const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  dwq_job j = {x, n, a, o, a->shape[1], a->shape[2], a->shape[3], o->shape[1], o->shape[2], dwq_pick(x->k), 0, 0};
+  dwq_hdr hd;
+  memcpy(&hd, n->dwq, sizeof hd);
+  dwq_job j = {x, n, a, o, a->shape[1], a->shape[2], a->shape[3], o->shape[1], o->shape[2], dwq_pick(x->k, hd.layout),
+               0, 0};
   j.lo = (float)(n->qmin - o->zero_point);
   j.hi = (float)(n->qmax - o->zero_point);
   pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, dwq_rows, &j, a->shape[0] * j.OH);

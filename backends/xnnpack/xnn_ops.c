@@ -487,7 +487,7 @@ static pte_status prepare_conv(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
   /* one input and one output channel per group (depthwise, multiplier 1): the direct int8 kernel */
   if (s == PTE_OK && n->variant == PTE_XNN_V_QS8 && groups > 1 && nout == 1 && kdim == taps &&
       (dw || p->gic == 1)) {
-    s = pte_xnn_dwq_prepare(n, in->zero_point);
+    s = pte_xnn_dwq_prepare(n, d->k, in->zero_point);
     if (s != PTE_OK) return NERR(s, "xnnpack: node %zu (%s): out of memory laying out depthwise weights", ni, name);
   }
   return s;

@@ -76,7 +76,7 @@ size_t pte_xnn_conv_tile_rows(const pte_xnn_kernels *k, size_t kdim, size_t elem
 /* qs8 depthwise with multiplier 1 (xnn_dw_qs8.c): at init, from the grouped-GEMM packing of the
  * node, the kernel layout in n->dwq (left NULL when the node keeps the grouped path); per-thread
  * scratch for output width ow; execute. */
-pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, int32_t in_zp);
+pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, const pte_xnn_kernels *k, int32_t in_zp);
 size_t pte_xnn_dwq_scratch(const pte_xnn_node *n, size_t ow);
 void pte_xnn_dwq_run(pte_xnn_exec *x, const pte_xnn_node *n);
 
