@@ -1328,6 +1328,51 @@ static int n_desc(const Def *d) {
   return n;
 }
 
+/* Unchecked accessors for a verified buffer (flatbuf.h pte_fb_raw_*): <P>_<T>_<f>_at(b, t) with t the
+ * table's absolute position; scalars (not floats) read with their default, tables/strings as
+ * positions (0 = absent), vectors as pte_fb_raw_vec; <P>_<T>_<f>_present_at tests presence. */
+static void gen_field_at_h(Buf *h, Def *d, Field *f, NameSet *names) {
+  const char *cn = cname(d);
+  const Type *t = &f->type;
+  char nm[512];
+  int sb = scalar_base(t);
+  const char *args = "(const uint8_t *b, uint32_t t)";
+  if (sb != B_NONE && sb != B_F32 && sb != B_F64) {
+    char def[128];
+    default_expr(d, f, def, sizeof def);
+    const char *ct = base_ctype(sb);
+    const char *rf = "u8", *rt = "uint8_t";
+    if (sb == B_I16 || sb == B_U16) rf = "u16", rt = "uint16_t";
+    else if (sb == B_I32 || sb == B_U32) rf = "u32", rt = "uint32_t";
+    else if (sb == B_I64 || sb == B_U64) rf = "u64", rt = "uint64_t";
+    snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
+    claim(names, nm, "unchecked accessor");
+    if (sb == B_BOOL)
+      bprintf(h, "static inline bool %s%s { return pte_fb_raw_u8(b, t, %d, (uint8_t)(%s)) != 0; }\n", nm, args, f->slot, def);
+    else
+      bprintf(h, "static inline %s %s%s { return (%s)pte_fb_raw_%s(b, t, %d, (%s)(%s)); }\n", ct, nm, args, ct, rf, f->slot, rt,
+              def);
+  } else if (t->base == B_VECTOR) {
+    snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
+    claim(names, nm, "unchecked accessor");
+    bprintf(h, "static inline pte_fb_raw_vec %s%s { return pte_fb_raw_vec_of(b, t, %d); }\n", nm, args, f->slot);
+  } else if (t->base == B_STRING || (t->base == B_NAMED && (t->def->kind == K_TABLE || t->def->kind == K_UNION))) {
+    if (t->base == B_NAMED && t->def->kind == K_UNION) {
+      snprintf(nm, sizeof nm, "%s_%s_type_at", cn, f->name);
+      claim(names, nm, "unchecked accessor");
+      bprintf(h, "static inline uint8_t %s%s { return pte_fb_raw_u8(b, t, %d, 0); }\n", nm, args, f->slot - 1);
+    }
+    snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
+    claim(names, nm, "unchecked accessor");
+    bprintf(h, "static inline uint32_t %s%s { return pte_fb_raw_obj(b, t, %d); }\n", nm, args, f->slot);
+  } else {
+    return; /* structs and floats: no unchecked accessor */
+  }
+  snprintf(nm, sizeof nm, "%s_%s_present_at", cn, f->name);
+  claim(names, nm, "unchecked presence test");
+  bprintf(h, "static inline bool %s%s { return pte_fb_raw_field(b, t, %d) != 0; }\n", nm, args, f->slot);
+}
+
 static void gen_table_h(Buf *h, Def *d, NameSet *names) {
   const char *cn = cname(d);
   char nm[512];
@@ -1377,6 +1422,7 @@ static void gen_table_h(Buf *h, Def *d, NameSet *names) {
     claim(names, nm, "presence test");
     bprintf(h, "static inline bool %s_%s_present(pte_fb_table t) { return pte_fb_field_pos(t, %d) != 0; }\n", cn, f->name,
             f->slot);
+    gen_field_at_h(h, d, f, names);
   }
   /* verifier, json */
   bprintf(h, "pte_status %s_verify(pte_fb_verifier *v, uint32_t pos);\n", cn);
