@@ -57,21 +57,37 @@ bool pte_bp_ValueUnion_to_json(uint8_t tag, pte_fb_table t, pte_fb_json_sink *si
 #define pte_bp_Tensor_data_SLOT 2
 #define pte_bp_Tensor_dim_order_SLOT 3
 static inline int8_t pte_bp_Tensor_scalar_type(pte_fb_table t) { return pte_fb_get_i8(t, 0, 0); }
+#define pte_bp_Tensor_scalar_type(t) (pte_fb_get_i8((t), 0, 0))
 static inline bool pte_bp_Tensor_scalar_type_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_bp_Tensor_scalar_type_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int8_t pte_bp_Tensor_scalar_type_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 0, (uint8_t)(0)); }
+#define pte_bp_Tensor_scalar_type_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 0, (uint8_t)(0)))
 static inline bool pte_bp_Tensor_scalar_type_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_bp_Tensor_scalar_type_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_bp_Tensor_sizes(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_bp_Tensor_sizes(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_bp_Tensor_sizes_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_bp_Tensor_sizes_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_bp_Tensor_sizes_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_bp_Tensor_sizes_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_bp_Tensor_sizes_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_bp_Tensor_sizes_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_bp_Tensor_data(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_bp_Tensor_data(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_bp_Tensor_data_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_bp_Tensor_data_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_bp_Tensor_data_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_bp_Tensor_data_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_bp_Tensor_data_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_bp_Tensor_data_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_vec pte_bp_Tensor_dim_order(pte_fb_table t) { return pte_fb_get_vec(t, 3); }
+#define pte_bp_Tensor_dim_order(t) (pte_fb_get_vec((t), 3))
 static inline bool pte_bp_Tensor_dim_order_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_bp_Tensor_dim_order_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline pte_fb_raw_vec pte_bp_Tensor_dim_order_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 3); }
+#define pte_bp_Tensor_dim_order_at(b, t) (pte_fb_raw_vec_of((b), (t), 3))
 static inline bool pte_bp_Tensor_dim_order_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_bp_Tensor_dim_order_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_bp_Tensor_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_bp_Tensor_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_bp_Tensor_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -89,9 +105,13 @@ extern const pte_fbgen_field pte_bp_Tensor_fields[5];
 /* ---- table bundled_program_flatbuffer.Int */
 #define pte_bp_Int_int_val_SLOT 0
 static inline int64_t pte_bp_Int_int_val(pte_fb_table t) { return pte_fb_get_i64(t, 0, 0); }
+#define pte_bp_Int_int_val(t) (pte_fb_get_i64((t), 0, 0))
 static inline bool pte_bp_Int_int_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_bp_Int_int_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int64_t pte_bp_Int_int_val_at(const uint8_t *b, uint32_t t) { return (int64_t)pte_fb_raw_u64(b, t, 0, (uint64_t)(0)); }
+#define pte_bp_Int_int_val_at(b, t) ((int64_t)pte_fb_raw_u64((b), (t), 0, (uint64_t)(0)))
 static inline bool pte_bp_Int_int_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_bp_Int_int_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_bp_Int_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_bp_Int_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_bp_Int_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -103,9 +123,13 @@ extern const pte_fbgen_field pte_bp_Int_fields[2];
 /* ---- table bundled_program_flatbuffer.Bool */
 #define pte_bp_Bool_bool_val_SLOT 0
 static inline bool pte_bp_Bool_bool_val(pte_fb_table t) { return pte_fb_get_bool(t, 0, false); }
+#define pte_bp_Bool_bool_val(t) (pte_fb_get_bool((t), 0, false))
 static inline bool pte_bp_Bool_bool_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_bp_Bool_bool_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline bool pte_bp_Bool_bool_val_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 0, (uint8_t)(false)) != 0; }
+#define pte_bp_Bool_bool_val_at(b, t) (pte_fb_raw_u8((b), (t), 0, (uint8_t)(false)) != 0)
 static inline bool pte_bp_Bool_bool_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_bp_Bool_bool_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_bp_Bool_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_bp_Bool_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_bp_Bool_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -117,7 +141,9 @@ extern const pte_fbgen_field pte_bp_Bool_fields[2];
 /* ---- table bundled_program_flatbuffer.Double */
 #define pte_bp_Double_double_val_SLOT 0
 static inline double pte_bp_Double_double_val(pte_fb_table t) { return pte_fb_get_f64(t, 0, 0.0); }
+#define pte_bp_Double_double_val(t) (pte_fb_get_f64((t), 0, 0.0))
 static inline bool pte_bp_Double_double_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_bp_Double_double_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 pte_status pte_bp_Double_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_bp_Double_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_bp_Double_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -130,11 +156,17 @@ extern const pte_fbgen_field pte_bp_Double_fields[2];
 #define pte_bp_Value_val_type_SLOT 0
 #define pte_bp_Value_val_SLOT 1
 static inline uint8_t pte_bp_Value_val_type(pte_fb_table t) { return pte_fb_get_u8(t, 0, 0); }
+#define pte_bp_Value_val_type(t) (pte_fb_get_u8((t), 0, 0))
 static inline pte_fb_table pte_bp_Value_val(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_bp_Value_val(t) (pte_fb_get_table((t), 1))
 static inline bool pte_bp_Value_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_bp_Value_val_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint8_t pte_bp_Value_val_type_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 0, 0); }
+#define pte_bp_Value_val_type_at(b, t) (pte_fb_raw_u8((b), (t), 0, 0))
 static inline uint32_t pte_bp_Value_val_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_bp_Value_val_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_bp_Value_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_bp_Value_val_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_bp_Value_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_bp_Value_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_bp_Value_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -148,13 +180,21 @@ extern const pte_fbgen_field pte_bp_Value_fields[3];
 #define pte_bp_BundledMethodTestCase_inputs_SLOT 0
 #define pte_bp_BundledMethodTestCase_expected_outputs_SLOT 1
 static inline pte_fb_vec pte_bp_BundledMethodTestCase_inputs(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_bp_BundledMethodTestCase_inputs(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_bp_BundledMethodTestCase_inputs_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_bp_BundledMethodTestCase_inputs_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_bp_BundledMethodTestCase_inputs_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_bp_BundledMethodTestCase_inputs_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_bp_BundledMethodTestCase_inputs_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_bp_BundledMethodTestCase_inputs_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_bp_BundledMethodTestCase_expected_outputs(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_bp_BundledMethodTestCase_expected_outputs(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_bp_BundledMethodTestCase_expected_outputs_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_bp_BundledMethodTestCase_expected_outputs_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_bp_BundledMethodTestCase_expected_outputs_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_bp_BundledMethodTestCase_expected_outputs_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_bp_BundledMethodTestCase_expected_outputs_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_bp_BundledMethodTestCase_expected_outputs_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_bp_BundledMethodTestCase_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_bp_BundledMethodTestCase_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_bp_BundledMethodTestCase_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -170,13 +210,21 @@ extern const pte_fbgen_field pte_bp_BundledMethodTestCase_fields[3];
 #define pte_bp_BundledMethodTestSuite_method_name_SLOT 0
 #define pte_bp_BundledMethodTestSuite_test_cases_SLOT 1
 static inline pte_fb_str pte_bp_BundledMethodTestSuite_method_name(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_bp_BundledMethodTestSuite_method_name(t) (pte_fb_get_str((t), 0))
 static inline bool pte_bp_BundledMethodTestSuite_method_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_bp_BundledMethodTestSuite_method_name_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_bp_BundledMethodTestSuite_method_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_bp_BundledMethodTestSuite_method_name_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_bp_BundledMethodTestSuite_method_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_bp_BundledMethodTestSuite_method_name_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_bp_BundledMethodTestSuite_test_cases(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_bp_BundledMethodTestSuite_test_cases(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_bp_BundledMethodTestSuite_test_cases_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_bp_BundledMethodTestSuite_test_cases_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_bp_BundledMethodTestSuite_test_cases_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_bp_BundledMethodTestSuite_test_cases_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_bp_BundledMethodTestSuite_test_cases_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_bp_BundledMethodTestSuite_test_cases_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_bp_BundledMethodTestSuite_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_bp_BundledMethodTestSuite_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_bp_BundledMethodTestSuite_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -192,17 +240,29 @@ extern const pte_fbgen_field pte_bp_BundledMethodTestSuite_fields[3];
 #define pte_bp_BundledProgram_method_test_suites_SLOT 1
 #define pte_bp_BundledProgram_program_SLOT 2
 static inline uint32_t pte_bp_BundledProgram_version(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_bp_BundledProgram_version(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_bp_BundledProgram_version_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_bp_BundledProgram_version_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_bp_BundledProgram_version_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_bp_BundledProgram_version_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_bp_BundledProgram_version_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_bp_BundledProgram_version_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_bp_BundledProgram_method_test_suites(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_bp_BundledProgram_method_test_suites(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_bp_BundledProgram_method_test_suites_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_bp_BundledProgram_method_test_suites_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_bp_BundledProgram_method_test_suites_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_bp_BundledProgram_method_test_suites_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_bp_BundledProgram_method_test_suites_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_bp_BundledProgram_method_test_suites_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_bp_BundledProgram_program(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_bp_BundledProgram_program(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_bp_BundledProgram_program_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_bp_BundledProgram_program_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_bp_BundledProgram_program_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_bp_BundledProgram_program_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_bp_BundledProgram_program_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_bp_BundledProgram_program_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_bp_BundledProgram_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_bp_BundledProgram_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_bp_BundledProgram_start(pte_fb_builder *b) { pte_fb_table_start(b); }

@@ -73,21 +73,37 @@ extern const pte_fbgen_field pte_ed_Null_fields[1];
 #define pte_ed_Tensor_strides_SLOT 2
 #define pte_ed_Tensor_offset_SLOT 3
 static inline int8_t pte_ed_Tensor_scalar_type(pte_fb_table t) { return pte_fb_get_i8(t, 0, 0); }
+#define pte_ed_Tensor_scalar_type(t) (pte_fb_get_i8((t), 0, 0))
 static inline bool pte_ed_Tensor_scalar_type_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_Tensor_scalar_type_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int8_t pte_ed_Tensor_scalar_type_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 0, (uint8_t)(0)); }
+#define pte_ed_Tensor_scalar_type_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 0, (uint8_t)(0)))
 static inline bool pte_ed_Tensor_scalar_type_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_Tensor_scalar_type_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_ed_Tensor_sizes(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_ed_Tensor_sizes(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_ed_Tensor_sizes_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ed_Tensor_sizes_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_ed_Tensor_sizes_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_ed_Tensor_sizes_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_ed_Tensor_sizes_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ed_Tensor_sizes_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_ed_Tensor_strides(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_ed_Tensor_strides(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_ed_Tensor_strides_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ed_Tensor_strides_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_ed_Tensor_strides_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_ed_Tensor_strides_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_ed_Tensor_strides_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ed_Tensor_strides_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline int64_t pte_ed_Tensor_offset(pte_fb_table t) { return pte_fb_get_i64(t, 3, 0); }
+#define pte_ed_Tensor_offset(t) (pte_fb_get_i64((t), 3, 0))
 static inline bool pte_ed_Tensor_offset_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_ed_Tensor_offset_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline int64_t pte_ed_Tensor_offset_at(const uint8_t *b, uint32_t t) { return (int64_t)pte_fb_raw_u64(b, t, 3, (uint64_t)(0)); }
+#define pte_ed_Tensor_offset_at(b, t) ((int64_t)pte_fb_raw_u64((b), (t), 3, (uint64_t)(0)))
 static inline bool pte_ed_Tensor_offset_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_ed_Tensor_offset_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_ed_Tensor_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_Tensor_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_Tensor_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -104,9 +120,13 @@ extern const pte_fbgen_field pte_ed_Tensor_fields[5];
 /* ---- table etdump.Int */
 #define pte_ed_Int_int_val_SLOT 0
 static inline int64_t pte_ed_Int_int_val(pte_fb_table t) { return pte_fb_get_i64(t, 0, 0); }
+#define pte_ed_Int_int_val(t) (pte_fb_get_i64((t), 0, 0))
 static inline bool pte_ed_Int_int_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_Int_int_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int64_t pte_ed_Int_int_val_at(const uint8_t *b, uint32_t t) { return (int64_t)pte_fb_raw_u64(b, t, 0, (uint64_t)(0)); }
+#define pte_ed_Int_int_val_at(b, t) ((int64_t)pte_fb_raw_u64((b), (t), 0, (uint64_t)(0)))
 static inline bool pte_ed_Int_int_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_Int_int_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_ed_Int_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_Int_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_Int_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -118,9 +138,13 @@ extern const pte_fbgen_field pte_ed_Int_fields[2];
 /* ---- table etdump.Bool */
 #define pte_ed_Bool_bool_val_SLOT 0
 static inline bool pte_ed_Bool_bool_val(pte_fb_table t) { return pte_fb_get_bool(t, 0, false); }
+#define pte_ed_Bool_bool_val(t) (pte_fb_get_bool((t), 0, false))
 static inline bool pte_ed_Bool_bool_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_Bool_bool_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline bool pte_ed_Bool_bool_val_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 0, (uint8_t)(false)) != 0; }
+#define pte_ed_Bool_bool_val_at(b, t) (pte_fb_raw_u8((b), (t), 0, (uint8_t)(false)) != 0)
 static inline bool pte_ed_Bool_bool_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_Bool_bool_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_ed_Bool_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_Bool_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_Bool_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -132,7 +156,9 @@ extern const pte_fbgen_field pte_ed_Bool_fields[2];
 /* ---- table etdump.Float */
 #define pte_ed_Float_float_val_SLOT 0
 static inline float pte_ed_Float_float_val(pte_fb_table t) { return pte_fb_get_f32(t, 0, 0.0); }
+#define pte_ed_Float_float_val(t) (pte_fb_get_f32((t), 0, 0.0))
 static inline bool pte_ed_Float_float_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_Float_float_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 pte_status pte_ed_Float_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_Float_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_Float_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -144,7 +170,9 @@ extern const pte_fbgen_field pte_ed_Float_fields[2];
 /* ---- table etdump.Double */
 #define pte_ed_Double_double_val_SLOT 0
 static inline double pte_ed_Double_double_val(pte_fb_table t) { return pte_fb_get_f64(t, 0, 0.0); }
+#define pte_ed_Double_double_val(t) (pte_fb_get_f64((t), 0, 0.0))
 static inline bool pte_ed_Double_double_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_Double_double_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 pte_status pte_ed_Double_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_Double_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_Double_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -156,9 +184,13 @@ extern const pte_fbgen_field pte_ed_Double_fields[2];
 /* ---- table etdump.String */
 #define pte_ed_String_string_val_SLOT 0
 static inline pte_fb_str pte_ed_String_string_val(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_ed_String_string_val(t) (pte_fb_get_str((t), 0))
 static inline bool pte_ed_String_string_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_String_string_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_ed_String_string_val_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_ed_String_string_val_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_ed_String_string_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_String_string_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_ed_String_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_String_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_String_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -170,9 +202,13 @@ extern const pte_fbgen_field pte_ed_String_fields[2];
 /* ---- table etdump.TensorList */
 #define pte_ed_TensorList_tensors_SLOT 0
 static inline pte_fb_vec pte_ed_TensorList_tensors(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_ed_TensorList_tensors(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_ed_TensorList_tensors_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_TensorList_tensors_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_ed_TensorList_tensors_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_ed_TensorList_tensors_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_ed_TensorList_tensors_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_TensorList_tensors_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_ed_TensorList_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_TensorList_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_TensorList_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -192,37 +228,69 @@ extern const pte_fbgen_field pte_ed_TensorList_fields[2];
 #define pte_ed_Value_bool_value_SLOT 6
 #define pte_ed_Value_output_SLOT 7
 static inline int8_t pte_ed_Value_val(pte_fb_table t) { return pte_fb_get_i8(t, 0, 0); }
+#define pte_ed_Value_val(t) (pte_fb_get_i8((t), 0, 0))
 static inline bool pte_ed_Value_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_Value_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int8_t pte_ed_Value_val_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 0, (uint8_t)(0)); }
+#define pte_ed_Value_val_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 0, (uint8_t)(0)))
 static inline bool pte_ed_Value_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_Value_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_table pte_ed_Value_tensor(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_ed_Value_tensor(t) (pte_fb_get_table((t), 1))
 static inline bool pte_ed_Value_tensor_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ed_Value_tensor_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_ed_Value_tensor_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_ed_Value_tensor_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_ed_Value_tensor_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ed_Value_tensor_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_table pte_ed_Value_tensor_list(pte_fb_table t) { return pte_fb_get_table(t, 2); }
+#define pte_ed_Value_tensor_list(t) (pte_fb_get_table((t), 2))
 static inline bool pte_ed_Value_tensor_list_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ed_Value_tensor_list_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_ed_Value_tensor_list_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 2); }
+#define pte_ed_Value_tensor_list_at(b, t) (pte_fb_raw_obj((b), (t), 2))
 static inline bool pte_ed_Value_tensor_list_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ed_Value_tensor_list_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_table pte_ed_Value_int_value(pte_fb_table t) { return pte_fb_get_table(t, 3); }
+#define pte_ed_Value_int_value(t) (pte_fb_get_table((t), 3))
 static inline bool pte_ed_Value_int_value_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_ed_Value_int_value_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_ed_Value_int_value_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 3); }
+#define pte_ed_Value_int_value_at(b, t) (pte_fb_raw_obj((b), (t), 3))
 static inline bool pte_ed_Value_int_value_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_ed_Value_int_value_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline pte_fb_table pte_ed_Value_float_value(pte_fb_table t) { return pte_fb_get_table(t, 4); }
+#define pte_ed_Value_float_value(t) (pte_fb_get_table((t), 4))
 static inline bool pte_ed_Value_float_value_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_ed_Value_float_value_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_ed_Value_float_value_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 4); }
+#define pte_ed_Value_float_value_at(b, t) (pte_fb_raw_obj((b), (t), 4))
 static inline bool pte_ed_Value_float_value_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_ed_Value_float_value_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline pte_fb_table pte_ed_Value_double_value(pte_fb_table t) { return pte_fb_get_table(t, 5); }
+#define pte_ed_Value_double_value(t) (pte_fb_get_table((t), 5))
 static inline bool pte_ed_Value_double_value_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_ed_Value_double_value_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_ed_Value_double_value_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 5); }
+#define pte_ed_Value_double_value_at(b, t) (pte_fb_raw_obj((b), (t), 5))
 static inline bool pte_ed_Value_double_value_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_ed_Value_double_value_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline pte_fb_table pte_ed_Value_bool_value(pte_fb_table t) { return pte_fb_get_table(t, 6); }
+#define pte_ed_Value_bool_value(t) (pte_fb_get_table((t), 6))
 static inline bool pte_ed_Value_bool_value_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_ed_Value_bool_value_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint32_t pte_ed_Value_bool_value_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 6); }
+#define pte_ed_Value_bool_value_at(b, t) (pte_fb_raw_obj((b), (t), 6))
 static inline bool pte_ed_Value_bool_value_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_ed_Value_bool_value_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline pte_fb_table pte_ed_Value_output(pte_fb_table t) { return pte_fb_get_table(t, 7); }
+#define pte_ed_Value_output(t) (pte_fb_get_table((t), 7))
 static inline bool pte_ed_Value_output_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_ed_Value_output_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline uint32_t pte_ed_Value_output_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 7); }
+#define pte_ed_Value_output_at(b, t) (pte_fb_raw_obj((b), (t), 7))
 static inline bool pte_ed_Value_output_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_ed_Value_output_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 pte_status pte_ed_Value_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_Value_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_Value_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -246,29 +314,53 @@ extern const pte_fbgen_field pte_ed_Value_fields[9];
 #define pte_ed_DebugEvent_delegate_debug_id_str_SLOT 4
 #define pte_ed_DebugEvent_name_SLOT 5
 static inline uint64_t pte_ed_DebugEvent_chain_index(pte_fb_table t) { return pte_fb_get_u64(t, 0, 0); }
+#define pte_ed_DebugEvent_chain_index(t) (pte_fb_get_u64((t), 0, 0))
 static inline bool pte_ed_DebugEvent_chain_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_DebugEvent_chain_index_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint64_t pte_ed_DebugEvent_chain_index_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 0, (uint64_t)(0)); }
+#define pte_ed_DebugEvent_chain_index_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 0, (uint64_t)(0)))
 static inline bool pte_ed_DebugEvent_chain_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_DebugEvent_chain_index_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_ed_DebugEvent_instruction_id(pte_fb_table t) { return pte_fb_get_i32(t, 1, -1); }
+#define pte_ed_DebugEvent_instruction_id(t) (pte_fb_get_i32((t), 1, -1))
 static inline bool pte_ed_DebugEvent_instruction_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ed_DebugEvent_instruction_id_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_ed_DebugEvent_instruction_id_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(-1)); }
+#define pte_ed_DebugEvent_instruction_id_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(-1)))
 static inline bool pte_ed_DebugEvent_instruction_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ed_DebugEvent_instruction_id_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_table pte_ed_DebugEvent_debug_entry(pte_fb_table t) { return pte_fb_get_table(t, 2); }
+#define pte_ed_DebugEvent_debug_entry(t) (pte_fb_get_table((t), 2))
 static inline bool pte_ed_DebugEvent_debug_entry_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ed_DebugEvent_debug_entry_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_ed_DebugEvent_debug_entry_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 2); }
+#define pte_ed_DebugEvent_debug_entry_at(b, t) (pte_fb_raw_obj((b), (t), 2))
 static inline bool pte_ed_DebugEvent_debug_entry_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ed_DebugEvent_debug_entry_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline int32_t pte_ed_DebugEvent_delegate_debug_id_int(pte_fb_table t) { return pte_fb_get_i32(t, 3, -1); }
+#define pte_ed_DebugEvent_delegate_debug_id_int(t) (pte_fb_get_i32((t), 3, -1))
 static inline bool pte_ed_DebugEvent_delegate_debug_id_int_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_ed_DebugEvent_delegate_debug_id_int_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline int32_t pte_ed_DebugEvent_delegate_debug_id_int_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(-1)); }
+#define pte_ed_DebugEvent_delegate_debug_id_int_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(-1)))
 static inline bool pte_ed_DebugEvent_delegate_debug_id_int_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_ed_DebugEvent_delegate_debug_id_int_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline pte_fb_str pte_ed_DebugEvent_delegate_debug_id_str(pte_fb_table t) { return pte_fb_get_str(t, 4); }
+#define pte_ed_DebugEvent_delegate_debug_id_str(t) (pte_fb_get_str((t), 4))
 static inline bool pte_ed_DebugEvent_delegate_debug_id_str_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_ed_DebugEvent_delegate_debug_id_str_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_ed_DebugEvent_delegate_debug_id_str_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 4); }
+#define pte_ed_DebugEvent_delegate_debug_id_str_at(b, t) (pte_fb_raw_obj((b), (t), 4))
 static inline bool pte_ed_DebugEvent_delegate_debug_id_str_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_ed_DebugEvent_delegate_debug_id_str_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline pte_fb_str pte_ed_DebugEvent_name(pte_fb_table t) { return pte_fb_get_str(t, 5); }
+#define pte_ed_DebugEvent_name(t) (pte_fb_get_str((t), 5))
 static inline bool pte_ed_DebugEvent_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_ed_DebugEvent_name_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_ed_DebugEvent_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 5); }
+#define pte_ed_DebugEvent_name_at(b, t) (pte_fb_raw_obj((b), (t), 5))
 static inline bool pte_ed_DebugEvent_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_ed_DebugEvent_name_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 pte_status pte_ed_DebugEvent_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_DebugEvent_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_DebugEvent_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -286,13 +378,21 @@ extern const pte_fbgen_field pte_ed_DebugEvent_fields[7];
 #define pte_ed_AllocationEvent_allocator_id_SLOT 0
 #define pte_ed_AllocationEvent_allocation_size_SLOT 1
 static inline int32_t pte_ed_AllocationEvent_allocator_id(pte_fb_table t) { return pte_fb_get_i32(t, 0, 0); }
+#define pte_ed_AllocationEvent_allocator_id(t) (pte_fb_get_i32((t), 0, 0))
 static inline bool pte_ed_AllocationEvent_allocator_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_AllocationEvent_allocator_id_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_ed_AllocationEvent_allocator_id_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_ed_AllocationEvent_allocator_id_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_ed_AllocationEvent_allocator_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_AllocationEvent_allocator_id_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint64_t pte_ed_AllocationEvent_allocation_size(pte_fb_table t) { return pte_fb_get_u64(t, 1, 0); }
+#define pte_ed_AllocationEvent_allocation_size(t) (pte_fb_get_u64((t), 1, 0))
 static inline bool pte_ed_AllocationEvent_allocation_size_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ed_AllocationEvent_allocation_size_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint64_t pte_ed_AllocationEvent_allocation_size_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 1, (uint64_t)(0)); }
+#define pte_ed_AllocationEvent_allocation_size_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 1, (uint64_t)(0)))
 static inline bool pte_ed_AllocationEvent_allocation_size_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ed_AllocationEvent_allocation_size_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_ed_AllocationEvent_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_AllocationEvent_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_AllocationEvent_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -312,37 +412,69 @@ extern const pte_fbgen_field pte_ed_AllocationEvent_fields[3];
 #define pte_ed_ProfileEvent_start_time_SLOT 6
 #define pte_ed_ProfileEvent_end_time_SLOT 7
 static inline pte_fb_str pte_ed_ProfileEvent_name(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_ed_ProfileEvent_name(t) (pte_fb_get_str((t), 0))
 static inline bool pte_ed_ProfileEvent_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_ProfileEvent_name_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_ed_ProfileEvent_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_ed_ProfileEvent_name_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_ed_ProfileEvent_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_ProfileEvent_name_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_ed_ProfileEvent_chain_index(pte_fb_table t) { return pte_fb_get_i32(t, 1, 0); }
+#define pte_ed_ProfileEvent_chain_index(t) (pte_fb_get_i32((t), 1, 0))
 static inline bool pte_ed_ProfileEvent_chain_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ed_ProfileEvent_chain_index_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_ed_ProfileEvent_chain_index_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_ed_ProfileEvent_chain_index_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_ed_ProfileEvent_chain_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ed_ProfileEvent_chain_index_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline int32_t pte_ed_ProfileEvent_instruction_id(pte_fb_table t) { return pte_fb_get_i32(t, 2, -1); }
+#define pte_ed_ProfileEvent_instruction_id(t) (pte_fb_get_i32((t), 2, -1))
 static inline bool pte_ed_ProfileEvent_instruction_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ed_ProfileEvent_instruction_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline int32_t pte_ed_ProfileEvent_instruction_id_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(-1)); }
+#define pte_ed_ProfileEvent_instruction_id_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(-1)))
 static inline bool pte_ed_ProfileEvent_instruction_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ed_ProfileEvent_instruction_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline int32_t pte_ed_ProfileEvent_delegate_debug_id_int(pte_fb_table t) { return pte_fb_get_i32(t, 3, -1); }
+#define pte_ed_ProfileEvent_delegate_debug_id_int(t) (pte_fb_get_i32((t), 3, -1))
 static inline bool pte_ed_ProfileEvent_delegate_debug_id_int_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_ed_ProfileEvent_delegate_debug_id_int_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline int32_t pte_ed_ProfileEvent_delegate_debug_id_int_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(-1)); }
+#define pte_ed_ProfileEvent_delegate_debug_id_int_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(-1)))
 static inline bool pte_ed_ProfileEvent_delegate_debug_id_int_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_ed_ProfileEvent_delegate_debug_id_int_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline pte_fb_str pte_ed_ProfileEvent_delegate_debug_id_str(pte_fb_table t) { return pte_fb_get_str(t, 4); }
+#define pte_ed_ProfileEvent_delegate_debug_id_str(t) (pte_fb_get_str((t), 4))
 static inline bool pte_ed_ProfileEvent_delegate_debug_id_str_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_ed_ProfileEvent_delegate_debug_id_str_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_ed_ProfileEvent_delegate_debug_id_str_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 4); }
+#define pte_ed_ProfileEvent_delegate_debug_id_str_at(b, t) (pte_fb_raw_obj((b), (t), 4))
 static inline bool pte_ed_ProfileEvent_delegate_debug_id_str_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_ed_ProfileEvent_delegate_debug_id_str_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline pte_fb_vec pte_ed_ProfileEvent_delegate_debug_metadata(pte_fb_table t) { return pte_fb_get_vec(t, 5); }
+#define pte_ed_ProfileEvent_delegate_debug_metadata(t) (pte_fb_get_vec((t), 5))
 static inline bool pte_ed_ProfileEvent_delegate_debug_metadata_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_ed_ProfileEvent_delegate_debug_metadata_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline pte_fb_raw_vec pte_ed_ProfileEvent_delegate_debug_metadata_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 5); }
+#define pte_ed_ProfileEvent_delegate_debug_metadata_at(b, t) (pte_fb_raw_vec_of((b), (t), 5))
 static inline bool pte_ed_ProfileEvent_delegate_debug_metadata_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_ed_ProfileEvent_delegate_debug_metadata_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline uint64_t pte_ed_ProfileEvent_start_time(pte_fb_table t) { return pte_fb_get_u64(t, 6, 0); }
+#define pte_ed_ProfileEvent_start_time(t) (pte_fb_get_u64((t), 6, 0))
 static inline bool pte_ed_ProfileEvent_start_time_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_ed_ProfileEvent_start_time_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint64_t pte_ed_ProfileEvent_start_time_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 6, (uint64_t)(0)); }
+#define pte_ed_ProfileEvent_start_time_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 6, (uint64_t)(0)))
 static inline bool pte_ed_ProfileEvent_start_time_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_ed_ProfileEvent_start_time_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline uint64_t pte_ed_ProfileEvent_end_time(pte_fb_table t) { return pte_fb_get_u64(t, 7, 0); }
+#define pte_ed_ProfileEvent_end_time(t) (pte_fb_get_u64((t), 7, 0))
 static inline bool pte_ed_ProfileEvent_end_time_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_ed_ProfileEvent_end_time_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline uint64_t pte_ed_ProfileEvent_end_time_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 7, (uint64_t)(0)); }
+#define pte_ed_ProfileEvent_end_time_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 7, (uint64_t)(0)))
 static inline bool pte_ed_ProfileEvent_end_time_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_ed_ProfileEvent_end_time_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 pte_status pte_ed_ProfileEvent_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_ProfileEvent_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_ProfileEvent_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -364,17 +496,29 @@ extern const pte_fbgen_field pte_ed_ProfileEvent_fields[9];
 #define pte_ed_Event_allocation_event_SLOT 1
 #define pte_ed_Event_debug_event_SLOT 2
 static inline pte_fb_table pte_ed_Event_profile_event(pte_fb_table t) { return pte_fb_get_table(t, 0); }
+#define pte_ed_Event_profile_event(t) (pte_fb_get_table((t), 0))
 static inline bool pte_ed_Event_profile_event_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_Event_profile_event_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_ed_Event_profile_event_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_ed_Event_profile_event_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_ed_Event_profile_event_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_Event_profile_event_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_table pte_ed_Event_allocation_event(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_ed_Event_allocation_event(t) (pte_fb_get_table((t), 1))
 static inline bool pte_ed_Event_allocation_event_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ed_Event_allocation_event_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_ed_Event_allocation_event_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_ed_Event_allocation_event_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_ed_Event_allocation_event_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ed_Event_allocation_event_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_table pte_ed_Event_debug_event(pte_fb_table t) { return pte_fb_get_table(t, 2); }
+#define pte_ed_Event_debug_event(t) (pte_fb_get_table((t), 2))
 static inline bool pte_ed_Event_debug_event_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ed_Event_debug_event_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_ed_Event_debug_event_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 2); }
+#define pte_ed_Event_debug_event_at(b, t) (pte_fb_raw_obj((b), (t), 2))
 static inline bool pte_ed_Event_debug_event_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ed_Event_debug_event_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_ed_Event_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_Event_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_Event_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -388,9 +532,13 @@ extern const pte_fbgen_field pte_ed_Event_fields[4];
 /* ---- table etdump.Allocator */
 #define pte_ed_Allocator_name_SLOT 0
 static inline pte_fb_str pte_ed_Allocator_name(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_ed_Allocator_name(t) (pte_fb_get_str((t), 0))
 static inline bool pte_ed_Allocator_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_Allocator_name_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_ed_Allocator_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_ed_Allocator_name_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_ed_Allocator_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_Allocator_name_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_ed_Allocator_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_Allocator_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_Allocator_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -405,21 +553,37 @@ extern const pte_fbgen_field pte_ed_Allocator_fields[2];
 #define pte_ed_RunData_allocators_SLOT 2
 #define pte_ed_RunData_events_SLOT 3
 static inline pte_fb_str pte_ed_RunData_name(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_ed_RunData_name(t) (pte_fb_get_str((t), 0))
 static inline bool pte_ed_RunData_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_RunData_name_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_ed_RunData_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_ed_RunData_name_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_ed_RunData_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_RunData_name_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_ed_RunData_bundled_input_index(pte_fb_table t) { return pte_fb_get_i32(t, 1, -1); }
+#define pte_ed_RunData_bundled_input_index(t) (pte_fb_get_i32((t), 1, -1))
 static inline bool pte_ed_RunData_bundled_input_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ed_RunData_bundled_input_index_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_ed_RunData_bundled_input_index_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(-1)); }
+#define pte_ed_RunData_bundled_input_index_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(-1)))
 static inline bool pte_ed_RunData_bundled_input_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ed_RunData_bundled_input_index_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_ed_RunData_allocators(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_ed_RunData_allocators(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_ed_RunData_allocators_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ed_RunData_allocators_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_ed_RunData_allocators_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_ed_RunData_allocators_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_ed_RunData_allocators_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ed_RunData_allocators_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_vec pte_ed_RunData_events(pte_fb_table t) { return pte_fb_get_vec(t, 3); }
+#define pte_ed_RunData_events(t) (pte_fb_get_vec((t), 3))
 static inline bool pte_ed_RunData_events_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_ed_RunData_events_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline pte_fb_raw_vec pte_ed_RunData_events_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 3); }
+#define pte_ed_RunData_events_at(b, t) (pte_fb_raw_vec_of((b), (t), 3))
 static inline bool pte_ed_RunData_events_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_ed_RunData_events_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_ed_RunData_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_RunData_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_RunData_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -437,13 +601,21 @@ extern const pte_fbgen_field pte_ed_RunData_fields[5];
 #define pte_ed_ETDump_version_SLOT 0
 #define pte_ed_ETDump_run_data_SLOT 1
 static inline uint32_t pte_ed_ETDump_version(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_ed_ETDump_version(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_ed_ETDump_version_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ed_ETDump_version_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_ed_ETDump_version_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_ed_ETDump_version_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_ed_ETDump_version_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ed_ETDump_version_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_ed_ETDump_run_data(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_ed_ETDump_run_data(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_ed_ETDump_run_data_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ed_ETDump_run_data_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_ed_ETDump_run_data_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_ed_ETDump_run_data_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_ed_ETDump_run_data_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ed_ETDump_run_data_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_ed_ETDump_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ed_ETDump_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ed_ETDump_start(pte_fb_builder *b) { pte_fb_table_start(b); }

@@ -38,17 +38,29 @@ pte_status pte_ft_FlatTensor_verify(pte_fb_verifier *v, uint32_t pos);
 #define pte_ft_TensorLayout_sizes_SLOT 1
 #define pte_ft_TensorLayout_dim_order_SLOT 2
 static inline int8_t pte_ft_TensorLayout_scalar_type(pte_fb_table t) { return pte_fb_get_i8(t, 0, 0); }
+#define pte_ft_TensorLayout_scalar_type(t) (pte_fb_get_i8((t), 0, 0))
 static inline bool pte_ft_TensorLayout_scalar_type_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ft_TensorLayout_scalar_type_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int8_t pte_ft_TensorLayout_scalar_type_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 0, (uint8_t)(0)); }
+#define pte_ft_TensorLayout_scalar_type_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 0, (uint8_t)(0)))
 static inline bool pte_ft_TensorLayout_scalar_type_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ft_TensorLayout_scalar_type_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_ft_TensorLayout_sizes(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_ft_TensorLayout_sizes(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_ft_TensorLayout_sizes_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ft_TensorLayout_sizes_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_ft_TensorLayout_sizes_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_ft_TensorLayout_sizes_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_ft_TensorLayout_sizes_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ft_TensorLayout_sizes_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_ft_TensorLayout_dim_order(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_ft_TensorLayout_dim_order(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_ft_TensorLayout_dim_order_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ft_TensorLayout_dim_order_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_ft_TensorLayout_dim_order_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_ft_TensorLayout_dim_order_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_ft_TensorLayout_dim_order_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ft_TensorLayout_dim_order_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_ft_TensorLayout_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ft_TensorLayout_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ft_TensorLayout_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -65,13 +77,21 @@ extern const pte_fbgen_field pte_ft_TensorLayout_fields[4];
 #define pte_ft_DataSegment_offset_SLOT 0
 #define pte_ft_DataSegment_size_SLOT 1
 static inline uint64_t pte_ft_DataSegment_offset(pte_fb_table t) { return pte_fb_get_u64(t, 0, 0); }
+#define pte_ft_DataSegment_offset(t) (pte_fb_get_u64((t), 0, 0))
 static inline bool pte_ft_DataSegment_offset_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ft_DataSegment_offset_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint64_t pte_ft_DataSegment_offset_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 0, (uint64_t)(0)); }
+#define pte_ft_DataSegment_offset_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 0, (uint64_t)(0)))
 static inline bool pte_ft_DataSegment_offset_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ft_DataSegment_offset_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint64_t pte_ft_DataSegment_size(pte_fb_table t) { return pte_fb_get_u64(t, 1, 0); }
+#define pte_ft_DataSegment_size(t) (pte_fb_get_u64((t), 1, 0))
 static inline bool pte_ft_DataSegment_size_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ft_DataSegment_size_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint64_t pte_ft_DataSegment_size_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 1, (uint64_t)(0)); }
+#define pte_ft_DataSegment_size_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 1, (uint64_t)(0)))
 static inline bool pte_ft_DataSegment_size_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ft_DataSegment_size_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_ft_DataSegment_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ft_DataSegment_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ft_DataSegment_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -86,17 +106,29 @@ extern const pte_fbgen_field pte_ft_DataSegment_fields[3];
 #define pte_ft_NamedData_segment_index_SLOT 1
 #define pte_ft_NamedData_tensor_layout_SLOT 2
 static inline pte_fb_str pte_ft_NamedData_key(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_ft_NamedData_key(t) (pte_fb_get_str((t), 0))
 static inline bool pte_ft_NamedData_key_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ft_NamedData_key_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_ft_NamedData_key_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_ft_NamedData_key_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_ft_NamedData_key_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ft_NamedData_key_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_ft_NamedData_segment_index(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_ft_NamedData_segment_index(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_ft_NamedData_segment_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ft_NamedData_segment_index_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_ft_NamedData_segment_index_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_ft_NamedData_segment_index_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_ft_NamedData_segment_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ft_NamedData_segment_index_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_table pte_ft_NamedData_tensor_layout(pte_fb_table t) { return pte_fb_get_table(t, 2); }
+#define pte_ft_NamedData_tensor_layout(t) (pte_fb_get_table((t), 2))
 static inline bool pte_ft_NamedData_tensor_layout_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ft_NamedData_tensor_layout_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_ft_NamedData_tensor_layout_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 2); }
+#define pte_ft_NamedData_tensor_layout_at(b, t) (pte_fb_raw_obj((b), (t), 2))
 static inline bool pte_ft_NamedData_tensor_layout_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ft_NamedData_tensor_layout_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_ft_NamedData_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ft_NamedData_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ft_NamedData_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -112,17 +144,29 @@ extern const pte_fbgen_field pte_ft_NamedData_fields[4];
 #define pte_ft_FlatTensor_segments_SLOT 1
 #define pte_ft_FlatTensor_named_data_SLOT 2
 static inline uint32_t pte_ft_FlatTensor_version(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_ft_FlatTensor_version(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_ft_FlatTensor_version_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_ft_FlatTensor_version_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_ft_FlatTensor_version_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_ft_FlatTensor_version_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_ft_FlatTensor_version_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_ft_FlatTensor_version_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_ft_FlatTensor_segments(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_ft_FlatTensor_segments(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_ft_FlatTensor_segments_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_ft_FlatTensor_segments_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_ft_FlatTensor_segments_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_ft_FlatTensor_segments_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_ft_FlatTensor_segments_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_ft_FlatTensor_segments_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_ft_FlatTensor_named_data(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_ft_FlatTensor_named_data(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_ft_FlatTensor_named_data_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_ft_FlatTensor_named_data_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_ft_FlatTensor_named_data_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_ft_FlatTensor_named_data_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_ft_FlatTensor_named_data_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_ft_FlatTensor_named_data_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_ft_FlatTensor_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_ft_FlatTensor_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_ft_FlatTensor_start(pte_fb_builder *b) { pte_fb_table_start(b); }

@@ -139,13 +139,21 @@ void pte_et_DataLocation_to_json(int8_t v, pte_fb_json_sink *sink);
 #define pte_et_ContainerMetadata_encoded_inp_str_SLOT 0
 #define pte_et_ContainerMetadata_encoded_out_str_SLOT 1
 static inline pte_fb_str pte_et_ContainerMetadata_encoded_inp_str(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_et_ContainerMetadata_encoded_inp_str(t) (pte_fb_get_str((t), 0))
 static inline bool pte_et_ContainerMetadata_encoded_inp_str_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_ContainerMetadata_encoded_inp_str_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_ContainerMetadata_encoded_inp_str_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_et_ContainerMetadata_encoded_inp_str_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_et_ContainerMetadata_encoded_inp_str_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_ContainerMetadata_encoded_inp_str_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_str pte_et_ContainerMetadata_encoded_out_str(pte_fb_table t) { return pte_fb_get_str(t, 1); }
+#define pte_et_ContainerMetadata_encoded_out_str(t) (pte_fb_get_str((t), 1))
 static inline bool pte_et_ContainerMetadata_encoded_out_str_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_ContainerMetadata_encoded_out_str_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_et_ContainerMetadata_encoded_out_str_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_et_ContainerMetadata_encoded_out_str_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_et_ContainerMetadata_encoded_out_str_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_ContainerMetadata_encoded_out_str_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_ContainerMetadata_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_ContainerMetadata_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_ContainerMetadata_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -168,17 +176,29 @@ extern const pte_fbgen_field pte_et_Null_fields[1];
 #define pte_et_AllocationDetails_memory_offset_low_SLOT 1
 #define pte_et_AllocationDetails_memory_offset_high_SLOT 2
 static inline uint32_t pte_et_AllocationDetails_memory_id(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_et_AllocationDetails_memory_id(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_et_AllocationDetails_memory_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_AllocationDetails_memory_id_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_AllocationDetails_memory_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_AllocationDetails_memory_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_AllocationDetails_memory_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_AllocationDetails_memory_id_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_et_AllocationDetails_memory_offset_low(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_et_AllocationDetails_memory_offset_low(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_et_AllocationDetails_memory_offset_low_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_AllocationDetails_memory_offset_low_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_et_AllocationDetails_memory_offset_low_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_et_AllocationDetails_memory_offset_low_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_et_AllocationDetails_memory_offset_low_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_AllocationDetails_memory_offset_low_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_et_AllocationDetails_memory_offset_high(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_et_AllocationDetails_memory_offset_high(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_et_AllocationDetails_memory_offset_high_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_AllocationDetails_memory_offset_high_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_et_AllocationDetails_memory_offset_high_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_et_AllocationDetails_memory_offset_high_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_et_AllocationDetails_memory_offset_high_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_AllocationDetails_memory_offset_high_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_et_AllocationDetails_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_AllocationDetails_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_AllocationDetails_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -196,25 +216,45 @@ extern const pte_fbgen_field pte_et_AllocationDetails_fields[4];
 #define pte_et_ExtraTensorInfo_device_type_SLOT 3
 #define pte_et_ExtraTensorInfo_device_index_SLOT 4
 static inline uint64_t pte_et_ExtraTensorInfo_mutable_data_segments_idx(pte_fb_table t) { return pte_fb_get_u64(t, 0, 0); }
+#define pte_et_ExtraTensorInfo_mutable_data_segments_idx(t) (pte_fb_get_u64((t), 0, 0))
 static inline bool pte_et_ExtraTensorInfo_mutable_data_segments_idx_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_ExtraTensorInfo_mutable_data_segments_idx_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint64_t pte_et_ExtraTensorInfo_mutable_data_segments_idx_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 0, (uint64_t)(0)); }
+#define pte_et_ExtraTensorInfo_mutable_data_segments_idx_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 0, (uint64_t)(0)))
 static inline bool pte_et_ExtraTensorInfo_mutable_data_segments_idx_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_ExtraTensorInfo_mutable_data_segments_idx_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_str pte_et_ExtraTensorInfo_fully_qualified_name(pte_fb_table t) { return pte_fb_get_str(t, 1); }
+#define pte_et_ExtraTensorInfo_fully_qualified_name(t) (pte_fb_get_str((t), 1))
 static inline bool pte_et_ExtraTensorInfo_fully_qualified_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_ExtraTensorInfo_fully_qualified_name_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_et_ExtraTensorInfo_fully_qualified_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_et_ExtraTensorInfo_fully_qualified_name_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_et_ExtraTensorInfo_fully_qualified_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_ExtraTensorInfo_fully_qualified_name_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline int8_t pte_et_ExtraTensorInfo_location(pte_fb_table t) { return pte_fb_get_i8(t, 2, 0); }
+#define pte_et_ExtraTensorInfo_location(t) (pte_fb_get_i8((t), 2, 0))
 static inline bool pte_et_ExtraTensorInfo_location_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_ExtraTensorInfo_location_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline int8_t pte_et_ExtraTensorInfo_location_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 2, (uint8_t)(0)); }
+#define pte_et_ExtraTensorInfo_location_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 2, (uint8_t)(0)))
 static inline bool pte_et_ExtraTensorInfo_location_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_ExtraTensorInfo_location_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline int8_t pte_et_ExtraTensorInfo_device_type(pte_fb_table t) { return pte_fb_get_i8(t, 3, 0); }
+#define pte_et_ExtraTensorInfo_device_type(t) (pte_fb_get_i8((t), 3, 0))
 static inline bool pte_et_ExtraTensorInfo_device_type_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_et_ExtraTensorInfo_device_type_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline int8_t pte_et_ExtraTensorInfo_device_type_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 3, (uint8_t)(0)); }
+#define pte_et_ExtraTensorInfo_device_type_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 3, (uint8_t)(0)))
 static inline bool pte_et_ExtraTensorInfo_device_type_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_et_ExtraTensorInfo_device_type_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline int8_t pte_et_ExtraTensorInfo_device_index(pte_fb_table t) { return pte_fb_get_i8(t, 4, 0); }
+#define pte_et_ExtraTensorInfo_device_index(t) (pte_fb_get_i8((t), 4, 0))
 static inline bool pte_et_ExtraTensorInfo_device_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_et_ExtraTensorInfo_device_index_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline int8_t pte_et_ExtraTensorInfo_device_index_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 4, (uint8_t)(0)); }
+#define pte_et_ExtraTensorInfo_device_index_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 4, (uint8_t)(0)))
 static inline bool pte_et_ExtraTensorInfo_device_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_et_ExtraTensorInfo_device_index_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 pte_status pte_et_ExtraTensorInfo_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_ExtraTensorInfo_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_ExtraTensorInfo_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -239,45 +279,85 @@ extern const pte_fbgen_field pte_et_ExtraTensorInfo_fields[6];
 #define pte_et_Tensor_shape_dynamism_SLOT 8
 #define pte_et_Tensor_extra_tensor_info_SLOT 9
 static inline int8_t pte_et_Tensor_scalar_type(pte_fb_table t) { return pte_fb_get_i8(t, 0, 0); }
+#define pte_et_Tensor_scalar_type(t) (pte_fb_get_i8((t), 0, 0))
 static inline bool pte_et_Tensor_scalar_type_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Tensor_scalar_type_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int8_t pte_et_Tensor_scalar_type_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 0, (uint8_t)(0)); }
+#define pte_et_Tensor_scalar_type_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 0, (uint8_t)(0)))
 static inline bool pte_et_Tensor_scalar_type_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_Tensor_scalar_type_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_et_Tensor_storage_offset(pte_fb_table t) { return pte_fb_get_i32(t, 1, 0); }
+#define pte_et_Tensor_storage_offset(t) (pte_fb_get_i32((t), 1, 0))
 static inline bool pte_et_Tensor_storage_offset_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_Tensor_storage_offset_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_et_Tensor_storage_offset_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_et_Tensor_storage_offset_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_et_Tensor_storage_offset_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_Tensor_storage_offset_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_et_Tensor_sizes(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_et_Tensor_sizes(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_et_Tensor_sizes_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_Tensor_sizes_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_et_Tensor_sizes_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_et_Tensor_sizes_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_et_Tensor_sizes_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_Tensor_sizes_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_vec pte_et_Tensor_dim_order(pte_fb_table t) { return pte_fb_get_vec(t, 3); }
+#define pte_et_Tensor_dim_order(t) (pte_fb_get_vec((t), 3))
 static inline bool pte_et_Tensor_dim_order_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_et_Tensor_dim_order_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline pte_fb_raw_vec pte_et_Tensor_dim_order_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 3); }
+#define pte_et_Tensor_dim_order_at(b, t) (pte_fb_raw_vec_of((b), (t), 3))
 static inline bool pte_et_Tensor_dim_order_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_et_Tensor_dim_order_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline bool pte_et_Tensor_requires_grad(pte_fb_table t) { return pte_fb_get_bool(t, 4, false); }
+#define pte_et_Tensor_requires_grad(t) (pte_fb_get_bool((t), 4, false))
 static inline bool pte_et_Tensor_requires_grad_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_et_Tensor_requires_grad_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline bool pte_et_Tensor_requires_grad_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 4, (uint8_t)(false)) != 0; }
+#define pte_et_Tensor_requires_grad_at(b, t) (pte_fb_raw_u8((b), (t), 4, (uint8_t)(false)) != 0)
 static inline bool pte_et_Tensor_requires_grad_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_et_Tensor_requires_grad_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_et_Tensor_data_buffer_idx(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_et_Tensor_data_buffer_idx(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_et_Tensor_data_buffer_idx_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_et_Tensor_data_buffer_idx_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_et_Tensor_data_buffer_idx_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_et_Tensor_data_buffer_idx_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_et_Tensor_data_buffer_idx_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_et_Tensor_data_buffer_idx_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline pte_fb_table pte_et_Tensor_allocation_info(pte_fb_table t) { return pte_fb_get_table(t, 6); }
+#define pte_et_Tensor_allocation_info(t) (pte_fb_get_table((t), 6))
 static inline bool pte_et_Tensor_allocation_info_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_et_Tensor_allocation_info_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint32_t pte_et_Tensor_allocation_info_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 6); }
+#define pte_et_Tensor_allocation_info_at(b, t) (pte_fb_raw_obj((b), (t), 6))
 static inline bool pte_et_Tensor_allocation_info_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_et_Tensor_allocation_info_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline int8_t pte_et_Tensor_layout(pte_fb_table t) { return pte_fb_get_i8(t, 7, 0); }
+#define pte_et_Tensor_layout(t) (pte_fb_get_i8((t), 7, 0))
 static inline bool pte_et_Tensor_layout_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_et_Tensor_layout_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline int8_t pte_et_Tensor_layout_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 7, (uint8_t)(0)); }
+#define pte_et_Tensor_layout_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 7, (uint8_t)(0)))
 static inline bool pte_et_Tensor_layout_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_et_Tensor_layout_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 static inline int8_t pte_et_Tensor_shape_dynamism(pte_fb_table t) { return pte_fb_get_i8(t, 8, 0); }
+#define pte_et_Tensor_shape_dynamism(t) (pte_fb_get_i8((t), 8, 0))
 static inline bool pte_et_Tensor_shape_dynamism_present(pte_fb_table t) { return pte_fb_field_pos(t, 8) != 0; }
+#define pte_et_Tensor_shape_dynamism_present(t) (pte_fb_field_pos((t), 8) != 0)
 static inline int8_t pte_et_Tensor_shape_dynamism_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 8, (uint8_t)(0)); }
+#define pte_et_Tensor_shape_dynamism_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 8, (uint8_t)(0)))
 static inline bool pte_et_Tensor_shape_dynamism_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 8) != 0; }
+#define pte_et_Tensor_shape_dynamism_present_at(b, t) (pte_fb_raw_field((b), (t), 8) != 0)
 static inline pte_fb_table pte_et_Tensor_extra_tensor_info(pte_fb_table t) { return pte_fb_get_table(t, 9); }
+#define pte_et_Tensor_extra_tensor_info(t) (pte_fb_get_table((t), 9))
 static inline bool pte_et_Tensor_extra_tensor_info_present(pte_fb_table t) { return pte_fb_field_pos(t, 9) != 0; }
+#define pte_et_Tensor_extra_tensor_info_present(t) (pte_fb_field_pos((t), 9) != 0)
 static inline uint32_t pte_et_Tensor_extra_tensor_info_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 9); }
+#define pte_et_Tensor_extra_tensor_info_at(b, t) (pte_fb_raw_obj((b), (t), 9))
 static inline bool pte_et_Tensor_extra_tensor_info_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 9) != 0; }
+#define pte_et_Tensor_extra_tensor_info_present_at(b, t) (pte_fb_raw_field((b), (t), 9) != 0)
 pte_status pte_et_Tensor_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Tensor_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Tensor_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -300,9 +380,13 @@ extern const pte_fbgen_field pte_et_Tensor_fields[11];
 /* ---- table executorch_flatbuffer.Int */
 #define pte_et_Int_int_val_SLOT 0
 static inline int64_t pte_et_Int_int_val(pte_fb_table t) { return pte_fb_get_i64(t, 0, 0); }
+#define pte_et_Int_int_val(t) (pte_fb_get_i64((t), 0, 0))
 static inline bool pte_et_Int_int_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Int_int_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int64_t pte_et_Int_int_val_at(const uint8_t *b, uint32_t t) { return (int64_t)pte_fb_raw_u64(b, t, 0, (uint64_t)(0)); }
+#define pte_et_Int_int_val_at(b, t) ((int64_t)pte_fb_raw_u64((b), (t), 0, (uint64_t)(0)))
 static inline bool pte_et_Int_int_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_Int_int_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_Int_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Int_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Int_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -314,9 +398,13 @@ extern const pte_fbgen_field pte_et_Int_fields[2];
 /* ---- table executorch_flatbuffer.Bool */
 #define pte_et_Bool_bool_val_SLOT 0
 static inline bool pte_et_Bool_bool_val(pte_fb_table t) { return pte_fb_get_bool(t, 0, false); }
+#define pte_et_Bool_bool_val(t) (pte_fb_get_bool((t), 0, false))
 static inline bool pte_et_Bool_bool_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Bool_bool_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline bool pte_et_Bool_bool_val_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 0, (uint8_t)(false)) != 0; }
+#define pte_et_Bool_bool_val_at(b, t) (pte_fb_raw_u8((b), (t), 0, (uint8_t)(false)) != 0)
 static inline bool pte_et_Bool_bool_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_Bool_bool_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_Bool_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Bool_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Bool_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -328,7 +416,9 @@ extern const pte_fbgen_field pte_et_Bool_fields[2];
 /* ---- table executorch_flatbuffer.Double */
 #define pte_et_Double_double_val_SLOT 0
 static inline double pte_et_Double_double_val(pte_fb_table t) { return pte_fb_get_f64(t, 0, 0.0); }
+#define pte_et_Double_double_val(t) (pte_fb_get_f64((t), 0, 0.0))
 static inline bool pte_et_Double_double_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Double_double_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 pte_status pte_et_Double_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Double_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Double_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -340,9 +430,13 @@ extern const pte_fbgen_field pte_et_Double_fields[2];
 /* ---- table executorch_flatbuffer.String */
 #define pte_et_String_string_val_SLOT 0
 static inline pte_fb_str pte_et_String_string_val(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_et_String_string_val(t) (pte_fb_get_str((t), 0))
 static inline bool pte_et_String_string_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_String_string_val_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_String_string_val_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_et_String_string_val_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_et_String_string_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_String_string_val_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_String_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_String_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_String_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -354,9 +448,13 @@ extern const pte_fbgen_field pte_et_String_fields[2];
 /* ---- table executorch_flatbuffer.IntList */
 #define pte_et_IntList_items_SLOT 0
 static inline pte_fb_vec pte_et_IntList_items(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_IntList_items(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_IntList_items_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_IntList_items_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_IntList_items_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_IntList_items_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_IntList_items_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_IntList_items_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_IntList_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_IntList_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_IntList_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -369,9 +467,13 @@ extern const pte_fbgen_field pte_et_IntList_fields[2];
 /* ---- table executorch_flatbuffer.DoubleList */
 #define pte_et_DoubleList_items_SLOT 0
 static inline pte_fb_vec pte_et_DoubleList_items(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_DoubleList_items(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_DoubleList_items_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_DoubleList_items_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_DoubleList_items_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_DoubleList_items_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_DoubleList_items_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_DoubleList_items_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_DoubleList_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_DoubleList_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_DoubleList_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -384,9 +486,13 @@ extern const pte_fbgen_field pte_et_DoubleList_fields[2];
 /* ---- table executorch_flatbuffer.BoolList */
 #define pte_et_BoolList_items_SLOT 0
 static inline pte_fb_vec pte_et_BoolList_items(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_BoolList_items(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_BoolList_items_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_BoolList_items_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_BoolList_items_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_BoolList_items_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_BoolList_items_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_BoolList_items_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_BoolList_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_BoolList_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_BoolList_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -399,9 +505,13 @@ extern const pte_fbgen_field pte_et_BoolList_fields[2];
 /* ---- table executorch_flatbuffer.TensorList */
 #define pte_et_TensorList_items_SLOT 0
 static inline pte_fb_vec pte_et_TensorList_items(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_TensorList_items(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_TensorList_items_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_TensorList_items_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_TensorList_items_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_TensorList_items_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_TensorList_items_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_TensorList_items_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_TensorList_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_TensorList_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_TensorList_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -414,9 +524,13 @@ extern const pte_fbgen_field pte_et_TensorList_fields[2];
 /* ---- table executorch_flatbuffer.OptionalTensorList */
 #define pte_et_OptionalTensorList_items_SLOT 0
 static inline pte_fb_vec pte_et_OptionalTensorList_items(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_OptionalTensorList_items(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_OptionalTensorList_items_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_OptionalTensorList_items_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_OptionalTensorList_items_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_OptionalTensorList_items_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_OptionalTensorList_items_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_OptionalTensorList_items_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_OptionalTensorList_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_OptionalTensorList_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_OptionalTensorList_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -430,11 +544,17 @@ extern const pte_fbgen_field pte_et_OptionalTensorList_fields[2];
 #define pte_et_EValue_val_type_SLOT 0
 #define pte_et_EValue_val_SLOT 1
 static inline uint8_t pte_et_EValue_val_type(pte_fb_table t) { return pte_fb_get_u8(t, 0, 0); }
+#define pte_et_EValue_val_type(t) (pte_fb_get_u8((t), 0, 0))
 static inline pte_fb_table pte_et_EValue_val(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_et_EValue_val(t) (pte_fb_get_table((t), 1))
 static inline bool pte_et_EValue_val_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_EValue_val_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint8_t pte_et_EValue_val_type_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 0, 0); }
+#define pte_et_EValue_val_type_at(b, t) (pte_fb_raw_u8((b), (t), 0, 0))
 static inline uint32_t pte_et_EValue_val_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_et_EValue_val_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_et_EValue_val_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_EValue_val_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_EValue_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_EValue_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_EValue_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -448,13 +568,21 @@ extern const pte_fbgen_field pte_et_EValue_fields[3];
 #define pte_et_Operator_name_SLOT 0
 #define pte_et_Operator_overload_SLOT 1
 static inline pte_fb_str pte_et_Operator_name(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_et_Operator_name(t) (pte_fb_get_str((t), 0))
 static inline bool pte_et_Operator_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Operator_name_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_Operator_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_et_Operator_name_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_et_Operator_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_Operator_name_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_str pte_et_Operator_overload(pte_fb_table t) { return pte_fb_get_str(t, 1); }
+#define pte_et_Operator_overload(t) (pte_fb_get_str((t), 1))
 static inline bool pte_et_Operator_overload_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_Operator_overload_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_et_Operator_overload_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_et_Operator_overload_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_et_Operator_overload_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_Operator_overload_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_Operator_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Operator_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Operator_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -468,13 +596,21 @@ extern const pte_fbgen_field pte_et_Operator_fields[3];
 #define pte_et_KernelCall_op_index_SLOT 0
 #define pte_et_KernelCall_args_SLOT 1
 static inline int32_t pte_et_KernelCall_op_index(pte_fb_table t) { return pte_fb_get_i32(t, 0, 0); }
+#define pte_et_KernelCall_op_index(t) (pte_fb_get_i32((t), 0, 0))
 static inline bool pte_et_KernelCall_op_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_KernelCall_op_index_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_et_KernelCall_op_index_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_KernelCall_op_index_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_KernelCall_op_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_KernelCall_op_index_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_et_KernelCall_args(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_et_KernelCall_args(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_et_KernelCall_args_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_KernelCall_args_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_et_KernelCall_args_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_et_KernelCall_args_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_et_KernelCall_args_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_KernelCall_args_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_KernelCall_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_KernelCall_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_KernelCall_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -489,13 +625,21 @@ extern const pte_fbgen_field pte_et_KernelCall_fields[3];
 #define pte_et_DelegateCall_delegate_index_SLOT 0
 #define pte_et_DelegateCall_args_SLOT 1
 static inline int32_t pte_et_DelegateCall_delegate_index(pte_fb_table t) { return pte_fb_get_i32(t, 0, 0); }
+#define pte_et_DelegateCall_delegate_index(t) (pte_fb_get_i32((t), 0, 0))
 static inline bool pte_et_DelegateCall_delegate_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_DelegateCall_delegate_index_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_et_DelegateCall_delegate_index_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_DelegateCall_delegate_index_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_DelegateCall_delegate_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_DelegateCall_delegate_index_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_et_DelegateCall_args(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_et_DelegateCall_args(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_et_DelegateCall_args_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_DelegateCall_args_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_et_DelegateCall_args_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_et_DelegateCall_args_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_et_DelegateCall_args_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_DelegateCall_args_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_DelegateCall_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_DelegateCall_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_DelegateCall_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -510,13 +654,21 @@ extern const pte_fbgen_field pte_et_DelegateCall_fields[3];
 #define pte_et_MoveCall_move_from_SLOT 0
 #define pte_et_MoveCall_move_to_SLOT 1
 static inline int32_t pte_et_MoveCall_move_from(pte_fb_table t) { return pte_fb_get_i32(t, 0, 0); }
+#define pte_et_MoveCall_move_from(t) (pte_fb_get_i32((t), 0, 0))
 static inline bool pte_et_MoveCall_move_from_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_MoveCall_move_from_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_et_MoveCall_move_from_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_MoveCall_move_from_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_MoveCall_move_from_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_MoveCall_move_from_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_et_MoveCall_move_to(pte_fb_table t) { return pte_fb_get_i32(t, 1, 0); }
+#define pte_et_MoveCall_move_to(t) (pte_fb_get_i32((t), 1, 0))
 static inline bool pte_et_MoveCall_move_to_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_MoveCall_move_to_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_et_MoveCall_move_to_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_et_MoveCall_move_to_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_et_MoveCall_move_to_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_MoveCall_move_to_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_MoveCall_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_MoveCall_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_MoveCall_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -530,13 +682,21 @@ extern const pte_fbgen_field pte_et_MoveCall_fields[3];
 #define pte_et_JumpFalseCall_cond_value_index_SLOT 0
 #define pte_et_JumpFalseCall_destination_instruction_SLOT 1
 static inline int32_t pte_et_JumpFalseCall_cond_value_index(pte_fb_table t) { return pte_fb_get_i32(t, 0, 0); }
+#define pte_et_JumpFalseCall_cond_value_index(t) (pte_fb_get_i32((t), 0, 0))
 static inline bool pte_et_JumpFalseCall_cond_value_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_JumpFalseCall_cond_value_index_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_et_JumpFalseCall_cond_value_index_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_JumpFalseCall_cond_value_index_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_JumpFalseCall_cond_value_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_JumpFalseCall_cond_value_index_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_et_JumpFalseCall_destination_instruction(pte_fb_table t) { return pte_fb_get_i32(t, 1, 0); }
+#define pte_et_JumpFalseCall_destination_instruction(t) (pte_fb_get_i32((t), 1, 0))
 static inline bool pte_et_JumpFalseCall_destination_instruction_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_JumpFalseCall_destination_instruction_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_et_JumpFalseCall_destination_instruction_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_et_JumpFalseCall_destination_instruction_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_et_JumpFalseCall_destination_instruction_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_JumpFalseCall_destination_instruction_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_JumpFalseCall_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_JumpFalseCall_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_JumpFalseCall_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -549,9 +709,13 @@ extern const pte_fbgen_field pte_et_JumpFalseCall_fields[3];
 /* ---- table executorch_flatbuffer.FreeCall */
 #define pte_et_FreeCall_value_index_SLOT 0
 static inline int32_t pte_et_FreeCall_value_index(pte_fb_table t) { return pte_fb_get_i32(t, 0, 0); }
+#define pte_et_FreeCall_value_index(t) (pte_fb_get_i32((t), 0, 0))
 static inline bool pte_et_FreeCall_value_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_FreeCall_value_index_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_et_FreeCall_value_index_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_FreeCall_value_index_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_FreeCall_value_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_FreeCall_value_index_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_FreeCall_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_FreeCall_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_FreeCall_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -564,11 +728,17 @@ extern const pte_fbgen_field pte_et_FreeCall_fields[2];
 #define pte_et_Instruction_instr_args_type_SLOT 0
 #define pte_et_Instruction_instr_args_SLOT 1
 static inline uint8_t pte_et_Instruction_instr_args_type(pte_fb_table t) { return pte_fb_get_u8(t, 0, 0); }
+#define pte_et_Instruction_instr_args_type(t) (pte_fb_get_u8((t), 0, 0))
 static inline pte_fb_table pte_et_Instruction_instr_args(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_et_Instruction_instr_args(t) (pte_fb_get_table((t), 1))
 static inline bool pte_et_Instruction_instr_args_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_Instruction_instr_args_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint8_t pte_et_Instruction_instr_args_type_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 0, 0); }
+#define pte_et_Instruction_instr_args_type_at(b, t) (pte_fb_raw_u8((b), (t), 0, 0))
 static inline uint32_t pte_et_Instruction_instr_args_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_et_Instruction_instr_args_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_et_Instruction_instr_args_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_Instruction_instr_args_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_Instruction_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Instruction_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Instruction_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -584,21 +754,37 @@ extern const pte_fbgen_field pte_et_Instruction_fields[3];
 #define pte_et_Frame_name_SLOT 2
 #define pte_et_Frame_context_SLOT 3
 static inline pte_fb_str pte_et_Frame_filename(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_et_Frame_filename(t) (pte_fb_get_str((t), 0))
 static inline bool pte_et_Frame_filename_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Frame_filename_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_Frame_filename_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_et_Frame_filename_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_et_Frame_filename_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_Frame_filename_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_et_Frame_lineno(pte_fb_table t) { return pte_fb_get_i32(t, 1, 0); }
+#define pte_et_Frame_lineno(t) (pte_fb_get_i32((t), 1, 0))
 static inline bool pte_et_Frame_lineno_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_Frame_lineno_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_et_Frame_lineno_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_et_Frame_lineno_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_et_Frame_lineno_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_Frame_lineno_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_str pte_et_Frame_name(pte_fb_table t) { return pte_fb_get_str(t, 2); }
+#define pte_et_Frame_name(t) (pte_fb_get_str((t), 2))
 static inline bool pte_et_Frame_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_Frame_name_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_et_Frame_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 2); }
+#define pte_et_Frame_name_at(b, t) (pte_fb_raw_obj((b), (t), 2))
 static inline bool pte_et_Frame_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_Frame_name_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_str pte_et_Frame_context(pte_fb_table t) { return pte_fb_get_str(t, 3); }
+#define pte_et_Frame_context(t) (pte_fb_get_str((t), 3))
 static inline bool pte_et_Frame_context_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_et_Frame_context_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_et_Frame_context_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 3); }
+#define pte_et_Frame_context_at(b, t) (pte_fb_raw_obj((b), (t), 3))
 static inline bool pte_et_Frame_context_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_et_Frame_context_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_et_Frame_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Frame_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Frame_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -613,9 +799,13 @@ extern const pte_fbgen_field pte_et_Frame_fields[5];
 /* ---- table executorch_flatbuffer.FrameList */
 #define pte_et_FrameList_items_SLOT 0
 static inline pte_fb_vec pte_et_FrameList_items(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_FrameList_items(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_FrameList_items_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_FrameList_items_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_FrameList_items_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_FrameList_items_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_FrameList_items_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_FrameList_items_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_FrameList_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_FrameList_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_FrameList_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -629,13 +819,21 @@ extern const pte_fbgen_field pte_et_FrameList_fields[2];
 #define pte_et_BackendDelegateDataReference_location_SLOT 0
 #define pte_et_BackendDelegateDataReference_index_SLOT 1
 static inline int8_t pte_et_BackendDelegateDataReference_location(pte_fb_table t) { return pte_fb_get_i8(t, 0, 0); }
+#define pte_et_BackendDelegateDataReference_location(t) (pte_fb_get_i8((t), 0, 0))
 static inline bool pte_et_BackendDelegateDataReference_location_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_BackendDelegateDataReference_location_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int8_t pte_et_BackendDelegateDataReference_location_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 0, (uint8_t)(0)); }
+#define pte_et_BackendDelegateDataReference_location_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 0, (uint8_t)(0)))
 static inline bool pte_et_BackendDelegateDataReference_location_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_BackendDelegateDataReference_location_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_et_BackendDelegateDataReference_index(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_et_BackendDelegateDataReference_index(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_et_BackendDelegateDataReference_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_BackendDelegateDataReference_index_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_et_BackendDelegateDataReference_index_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_et_BackendDelegateDataReference_index_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_et_BackendDelegateDataReference_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_BackendDelegateDataReference_index_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_BackendDelegateDataReference_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_BackendDelegateDataReference_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_BackendDelegateDataReference_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -649,13 +847,21 @@ extern const pte_fbgen_field pte_et_BackendDelegateDataReference_fields[3];
 #define pte_et_CompileSpec_key_SLOT 0
 #define pte_et_CompileSpec_value_SLOT 1
 static inline pte_fb_str pte_et_CompileSpec_key(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_et_CompileSpec_key(t) (pte_fb_get_str((t), 0))
 static inline bool pte_et_CompileSpec_key_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_CompileSpec_key_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_CompileSpec_key_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_et_CompileSpec_key_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_et_CompileSpec_key_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_CompileSpec_key_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_et_CompileSpec_value(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_et_CompileSpec_value(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_et_CompileSpec_value_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_CompileSpec_value_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_et_CompileSpec_value_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_et_CompileSpec_value_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_et_CompileSpec_value_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_CompileSpec_value_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_CompileSpec_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_CompileSpec_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_CompileSpec_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -671,17 +877,29 @@ extern const pte_fbgen_field pte_et_CompileSpec_fields[3];
 #define pte_et_DelegateScratch_offset_SLOT 1
 #define pte_et_DelegateScratch_size_SLOT 2
 static inline uint32_t pte_et_DelegateScratch_memory_id(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_et_DelegateScratch_memory_id(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_et_DelegateScratch_memory_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_DelegateScratch_memory_id_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_DelegateScratch_memory_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_DelegateScratch_memory_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_DelegateScratch_memory_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_DelegateScratch_memory_id_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint64_t pte_et_DelegateScratch_offset(pte_fb_table t) { return pte_fb_get_u64(t, 1, 0); }
+#define pte_et_DelegateScratch_offset(t) (pte_fb_get_u64((t), 1, 0))
 static inline bool pte_et_DelegateScratch_offset_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_DelegateScratch_offset_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint64_t pte_et_DelegateScratch_offset_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 1, (uint64_t)(0)); }
+#define pte_et_DelegateScratch_offset_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 1, (uint64_t)(0)))
 static inline bool pte_et_DelegateScratch_offset_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_DelegateScratch_offset_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint64_t pte_et_DelegateScratch_size(pte_fb_table t) { return pte_fb_get_u64(t, 2, 0); }
+#define pte_et_DelegateScratch_size(t) (pte_fb_get_u64((t), 2, 0))
 static inline bool pte_et_DelegateScratch_size_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_DelegateScratch_size_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint64_t pte_et_DelegateScratch_size_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 2, (uint64_t)(0)); }
+#define pte_et_DelegateScratch_size_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 2, (uint64_t)(0)))
 static inline bool pte_et_DelegateScratch_size_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_DelegateScratch_size_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_et_DelegateScratch_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_DelegateScratch_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_DelegateScratch_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -699,25 +917,45 @@ extern const pte_fbgen_field pte_et_DelegateScratch_fields[4];
 #define pte_et_BackendDelegate_scratch_SLOT 3
 #define pte_et_BackendDelegate_share_handle_SLOT 4
 static inline pte_fb_str pte_et_BackendDelegate_id(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_et_BackendDelegate_id(t) (pte_fb_get_str((t), 0))
 static inline bool pte_et_BackendDelegate_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_BackendDelegate_id_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_BackendDelegate_id_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_et_BackendDelegate_id_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_et_BackendDelegate_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_BackendDelegate_id_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_table pte_et_BackendDelegate_processed(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_et_BackendDelegate_processed(t) (pte_fb_get_table((t), 1))
 static inline bool pte_et_BackendDelegate_processed_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_BackendDelegate_processed_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_et_BackendDelegate_processed_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_et_BackendDelegate_processed_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_et_BackendDelegate_processed_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_BackendDelegate_processed_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_et_BackendDelegate_compile_specs(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_et_BackendDelegate_compile_specs(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_et_BackendDelegate_compile_specs_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_BackendDelegate_compile_specs_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_et_BackendDelegate_compile_specs_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_et_BackendDelegate_compile_specs_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_et_BackendDelegate_compile_specs_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_BackendDelegate_compile_specs_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_vec pte_et_BackendDelegate_scratch(pte_fb_table t) { return pte_fb_get_vec(t, 3); }
+#define pte_et_BackendDelegate_scratch(t) (pte_fb_get_vec((t), 3))
 static inline bool pte_et_BackendDelegate_scratch_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_et_BackendDelegate_scratch_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline pte_fb_raw_vec pte_et_BackendDelegate_scratch_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 3); }
+#define pte_et_BackendDelegate_scratch_at(b, t) (pte_fb_raw_vec_of((b), (t), 3))
 static inline bool pte_et_BackendDelegate_scratch_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_et_BackendDelegate_scratch_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline bool pte_et_BackendDelegate_share_handle(pte_fb_table t) { return pte_fb_get_bool(t, 4, false); }
+#define pte_et_BackendDelegate_share_handle(t) (pte_fb_get_bool((t), 4, false))
 static inline bool pte_et_BackendDelegate_share_handle_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_et_BackendDelegate_share_handle_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline bool pte_et_BackendDelegate_share_handle_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 4, (uint8_t)(false)) != 0; }
+#define pte_et_BackendDelegate_share_handle_at(b, t) (pte_fb_raw_u8((b), (t), 4, (uint8_t)(false)) != 0)
 static inline bool pte_et_BackendDelegate_share_handle_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_et_BackendDelegate_share_handle_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 pte_status pte_et_BackendDelegate_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_BackendDelegate_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_BackendDelegate_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -738,21 +976,37 @@ extern const pte_fbgen_field pte_et_BackendDelegate_fields[6];
 #define pte_et_Chain_instructions_SLOT 2
 #define pte_et_Chain_stacktrace_SLOT 3
 static inline pte_fb_vec pte_et_Chain_inputs(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_Chain_inputs(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_Chain_inputs_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Chain_inputs_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_Chain_inputs_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_Chain_inputs_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_Chain_inputs_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_Chain_inputs_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_et_Chain_outputs(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_et_Chain_outputs(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_et_Chain_outputs_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_Chain_outputs_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_et_Chain_outputs_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_et_Chain_outputs_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_et_Chain_outputs_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_Chain_outputs_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_et_Chain_instructions(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_et_Chain_instructions(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_et_Chain_instructions_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_Chain_instructions_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_et_Chain_instructions_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_et_Chain_instructions_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_et_Chain_instructions_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_Chain_instructions_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_vec pte_et_Chain_stacktrace(pte_fb_table t) { return pte_fb_get_vec(t, 3); }
+#define pte_et_Chain_stacktrace(t) (pte_fb_get_vec((t), 3))
 static inline bool pte_et_Chain_stacktrace_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_et_Chain_stacktrace_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline pte_fb_raw_vec pte_et_Chain_stacktrace_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 3); }
+#define pte_et_Chain_stacktrace_at(b, t) (pte_fb_raw_vec_of((b), (t), 3))
 static inline bool pte_et_Chain_stacktrace_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_et_Chain_stacktrace_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_et_Chain_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Chain_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Chain_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -773,17 +1027,29 @@ extern const pte_fbgen_field pte_et_Chain_fields[5];
 #define pte_et_NonConstBufferDevice_device_type_SLOT 1
 #define pte_et_NonConstBufferDevice_device_index_SLOT 2
 static inline int32_t pte_et_NonConstBufferDevice_buffer_idx(pte_fb_table t) { return pte_fb_get_i32(t, 0, 0); }
+#define pte_et_NonConstBufferDevice_buffer_idx(t) (pte_fb_get_i32((t), 0, 0))
 static inline bool pte_et_NonConstBufferDevice_buffer_idx_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_NonConstBufferDevice_buffer_idx_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_et_NonConstBufferDevice_buffer_idx_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_NonConstBufferDevice_buffer_idx_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_NonConstBufferDevice_buffer_idx_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_NonConstBufferDevice_buffer_idx_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int8_t pte_et_NonConstBufferDevice_device_type(pte_fb_table t) { return pte_fb_get_i8(t, 1, 0); }
+#define pte_et_NonConstBufferDevice_device_type(t) (pte_fb_get_i8((t), 1, 0))
 static inline bool pte_et_NonConstBufferDevice_device_type_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_NonConstBufferDevice_device_type_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int8_t pte_et_NonConstBufferDevice_device_type_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 1, (uint8_t)(0)); }
+#define pte_et_NonConstBufferDevice_device_type_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 1, (uint8_t)(0)))
 static inline bool pte_et_NonConstBufferDevice_device_type_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_NonConstBufferDevice_device_type_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline int8_t pte_et_NonConstBufferDevice_device_index(pte_fb_table t) { return pte_fb_get_i8(t, 2, 0); }
+#define pte_et_NonConstBufferDevice_device_index(t) (pte_fb_get_i8((t), 2, 0))
 static inline bool pte_et_NonConstBufferDevice_device_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_NonConstBufferDevice_device_index_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline int8_t pte_et_NonConstBufferDevice_device_index_at(const uint8_t *b, uint32_t t) { return (int8_t)pte_fb_raw_u8(b, t, 2, (uint8_t)(0)); }
+#define pte_et_NonConstBufferDevice_device_index_at(b, t) ((int8_t)pte_fb_raw_u8((b), (t), 2, (uint8_t)(0)))
 static inline bool pte_et_NonConstBufferDevice_device_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_NonConstBufferDevice_device_index_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_et_NonConstBufferDevice_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_NonConstBufferDevice_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_NonConstBufferDevice_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -806,45 +1072,85 @@ extern const pte_fbgen_field pte_et_NonConstBufferDevice_fields[4];
 #define pte_et_ExecutionPlan_non_const_buffer_sizes_SLOT 8
 #define pte_et_ExecutionPlan_non_const_buffer_device_SLOT 9
 static inline pte_fb_str pte_et_ExecutionPlan_name(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_et_ExecutionPlan_name(t) (pte_fb_get_str((t), 0))
 static inline bool pte_et_ExecutionPlan_name_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_ExecutionPlan_name_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_ExecutionPlan_name_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_et_ExecutionPlan_name_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_et_ExecutionPlan_name_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_ExecutionPlan_name_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_table pte_et_ExecutionPlan_container_meta_type(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_et_ExecutionPlan_container_meta_type(t) (pte_fb_get_table((t), 1))
 static inline bool pte_et_ExecutionPlan_container_meta_type_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_ExecutionPlan_container_meta_type_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_et_ExecutionPlan_container_meta_type_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_et_ExecutionPlan_container_meta_type_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_et_ExecutionPlan_container_meta_type_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_ExecutionPlan_container_meta_type_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_et_ExecutionPlan_values(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_et_ExecutionPlan_values(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_et_ExecutionPlan_values_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_ExecutionPlan_values_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_et_ExecutionPlan_values_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_et_ExecutionPlan_values_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_et_ExecutionPlan_values_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_ExecutionPlan_values_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_vec pte_et_ExecutionPlan_inputs(pte_fb_table t) { return pte_fb_get_vec(t, 3); }
+#define pte_et_ExecutionPlan_inputs(t) (pte_fb_get_vec((t), 3))
 static inline bool pte_et_ExecutionPlan_inputs_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_et_ExecutionPlan_inputs_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline pte_fb_raw_vec pte_et_ExecutionPlan_inputs_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 3); }
+#define pte_et_ExecutionPlan_inputs_at(b, t) (pte_fb_raw_vec_of((b), (t), 3))
 static inline bool pte_et_ExecutionPlan_inputs_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_et_ExecutionPlan_inputs_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline pte_fb_vec pte_et_ExecutionPlan_outputs(pte_fb_table t) { return pte_fb_get_vec(t, 4); }
+#define pte_et_ExecutionPlan_outputs(t) (pte_fb_get_vec((t), 4))
 static inline bool pte_et_ExecutionPlan_outputs_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_et_ExecutionPlan_outputs_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline pte_fb_raw_vec pte_et_ExecutionPlan_outputs_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 4); }
+#define pte_et_ExecutionPlan_outputs_at(b, t) (pte_fb_raw_vec_of((b), (t), 4))
 static inline bool pte_et_ExecutionPlan_outputs_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_et_ExecutionPlan_outputs_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline pte_fb_vec pte_et_ExecutionPlan_chains(pte_fb_table t) { return pte_fb_get_vec(t, 5); }
+#define pte_et_ExecutionPlan_chains(t) (pte_fb_get_vec((t), 5))
 static inline bool pte_et_ExecutionPlan_chains_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_et_ExecutionPlan_chains_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline pte_fb_raw_vec pte_et_ExecutionPlan_chains_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 5); }
+#define pte_et_ExecutionPlan_chains_at(b, t) (pte_fb_raw_vec_of((b), (t), 5))
 static inline bool pte_et_ExecutionPlan_chains_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_et_ExecutionPlan_chains_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline pte_fb_vec pte_et_ExecutionPlan_operators(pte_fb_table t) { return pte_fb_get_vec(t, 6); }
+#define pte_et_ExecutionPlan_operators(t) (pte_fb_get_vec((t), 6))
 static inline bool pte_et_ExecutionPlan_operators_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_et_ExecutionPlan_operators_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline pte_fb_raw_vec pte_et_ExecutionPlan_operators_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 6); }
+#define pte_et_ExecutionPlan_operators_at(b, t) (pte_fb_raw_vec_of((b), (t), 6))
 static inline bool pte_et_ExecutionPlan_operators_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_et_ExecutionPlan_operators_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline pte_fb_vec pte_et_ExecutionPlan_delegates(pte_fb_table t) { return pte_fb_get_vec(t, 7); }
+#define pte_et_ExecutionPlan_delegates(t) (pte_fb_get_vec((t), 7))
 static inline bool pte_et_ExecutionPlan_delegates_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_et_ExecutionPlan_delegates_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline pte_fb_raw_vec pte_et_ExecutionPlan_delegates_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 7); }
+#define pte_et_ExecutionPlan_delegates_at(b, t) (pte_fb_raw_vec_of((b), (t), 7))
 static inline bool pte_et_ExecutionPlan_delegates_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_et_ExecutionPlan_delegates_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 static inline pte_fb_vec pte_et_ExecutionPlan_non_const_buffer_sizes(pte_fb_table t) { return pte_fb_get_vec(t, 8); }
+#define pte_et_ExecutionPlan_non_const_buffer_sizes(t) (pte_fb_get_vec((t), 8))
 static inline bool pte_et_ExecutionPlan_non_const_buffer_sizes_present(pte_fb_table t) { return pte_fb_field_pos(t, 8) != 0; }
+#define pte_et_ExecutionPlan_non_const_buffer_sizes_present(t) (pte_fb_field_pos((t), 8) != 0)
 static inline pte_fb_raw_vec pte_et_ExecutionPlan_non_const_buffer_sizes_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 8); }
+#define pte_et_ExecutionPlan_non_const_buffer_sizes_at(b, t) (pte_fb_raw_vec_of((b), (t), 8))
 static inline bool pte_et_ExecutionPlan_non_const_buffer_sizes_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 8) != 0; }
+#define pte_et_ExecutionPlan_non_const_buffer_sizes_present_at(b, t) (pte_fb_raw_field((b), (t), 8) != 0)
 static inline pte_fb_vec pte_et_ExecutionPlan_non_const_buffer_device(pte_fb_table t) { return pte_fb_get_vec(t, 9); }
+#define pte_et_ExecutionPlan_non_const_buffer_device(t) (pte_fb_get_vec((t), 9))
 static inline bool pte_et_ExecutionPlan_non_const_buffer_device_present(pte_fb_table t) { return pte_fb_field_pos(t, 9) != 0; }
+#define pte_et_ExecutionPlan_non_const_buffer_device_present(t) (pte_fb_field_pos((t), 9) != 0)
 static inline pte_fb_raw_vec pte_et_ExecutionPlan_non_const_buffer_device_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 9); }
+#define pte_et_ExecutionPlan_non_const_buffer_device_at(b, t) (pte_fb_raw_vec_of((b), (t), 9))
 static inline bool pte_et_ExecutionPlan_non_const_buffer_device_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 9) != 0; }
+#define pte_et_ExecutionPlan_non_const_buffer_device_present_at(b, t) (pte_fb_raw_field((b), (t), 9) != 0)
 pte_status pte_et_ExecutionPlan_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_ExecutionPlan_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_ExecutionPlan_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -873,9 +1179,13 @@ extern const pte_fbgen_field pte_et_ExecutionPlan_fields[11];
 /* ---- table executorch_flatbuffer.Buffer */
 #define pte_et_Buffer_storage_SLOT 0
 static inline pte_fb_vec pte_et_Buffer_storage(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_Buffer_storage(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_Buffer_storage_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Buffer_storage_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_Buffer_storage_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_Buffer_storage_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_Buffer_storage_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_Buffer_storage_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_Buffer_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Buffer_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Buffer_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -888,9 +1198,13 @@ extern const pte_fbgen_field pte_et_Buffer_fields[2];
 /* ---- table executorch_flatbuffer.BackendDelegateInlineData */
 #define pte_et_BackendDelegateInlineData_data_SLOT 0
 static inline pte_fb_vec pte_et_BackendDelegateInlineData_data(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_et_BackendDelegateInlineData_data(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_et_BackendDelegateInlineData_data_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_BackendDelegateInlineData_data_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_et_BackendDelegateInlineData_data_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_et_BackendDelegateInlineData_data_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_et_BackendDelegateInlineData_data_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_BackendDelegateInlineData_data_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_et_BackendDelegateInlineData_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_BackendDelegateInlineData_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_BackendDelegateInlineData_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -904,13 +1218,21 @@ extern const pte_fbgen_field pte_et_BackendDelegateInlineData_fields[2];
 #define pte_et_DataSegment_offset_SLOT 0
 #define pte_et_DataSegment_size_SLOT 1
 static inline uint64_t pte_et_DataSegment_offset(pte_fb_table t) { return pte_fb_get_u64(t, 0, 0); }
+#define pte_et_DataSegment_offset(t) (pte_fb_get_u64((t), 0, 0))
 static inline bool pte_et_DataSegment_offset_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_DataSegment_offset_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint64_t pte_et_DataSegment_offset_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 0, (uint64_t)(0)); }
+#define pte_et_DataSegment_offset_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 0, (uint64_t)(0)))
 static inline bool pte_et_DataSegment_offset_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_DataSegment_offset_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint64_t pte_et_DataSegment_size(pte_fb_table t) { return pte_fb_get_u64(t, 1, 0); }
+#define pte_et_DataSegment_size(t) (pte_fb_get_u64((t), 1, 0))
 static inline bool pte_et_DataSegment_size_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_DataSegment_size_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint64_t pte_et_DataSegment_size_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 1, (uint64_t)(0)); }
+#define pte_et_DataSegment_size_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 1, (uint64_t)(0)))
 static inline bool pte_et_DataSegment_size_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_DataSegment_size_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_DataSegment_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_DataSegment_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_DataSegment_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -924,13 +1246,21 @@ extern const pte_fbgen_field pte_et_DataSegment_fields[3];
 #define pte_et_SubsegmentOffsets_segment_index_SLOT 0
 #define pte_et_SubsegmentOffsets_offsets_SLOT 1
 static inline uint32_t pte_et_SubsegmentOffsets_segment_index(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_et_SubsegmentOffsets_segment_index(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_et_SubsegmentOffsets_segment_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_SubsegmentOffsets_segment_index_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_SubsegmentOffsets_segment_index_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_SubsegmentOffsets_segment_index_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_SubsegmentOffsets_segment_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_SubsegmentOffsets_segment_index_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_et_SubsegmentOffsets_offsets(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_et_SubsegmentOffsets_offsets(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_et_SubsegmentOffsets_offsets_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_SubsegmentOffsets_offsets_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_et_SubsegmentOffsets_offsets_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_et_SubsegmentOffsets_offsets_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_et_SubsegmentOffsets_offsets_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_SubsegmentOffsets_offsets_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_SubsegmentOffsets_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_SubsegmentOffsets_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_SubsegmentOffsets_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -945,13 +1275,21 @@ extern const pte_fbgen_field pte_et_SubsegmentOffsets_fields[3];
 #define pte_et_NamedData_key_SLOT 0
 #define pte_et_NamedData_segment_index_SLOT 1
 static inline pte_fb_str pte_et_NamedData_key(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_et_NamedData_key(t) (pte_fb_get_str((t), 0))
 static inline bool pte_et_NamedData_key_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_NamedData_key_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_NamedData_key_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_et_NamedData_key_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_et_NamedData_key_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_NamedData_key_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_et_NamedData_segment_index(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_et_NamedData_segment_index(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_et_NamedData_segment_index_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_NamedData_segment_index_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_et_NamedData_segment_index_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_et_NamedData_segment_index_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_et_NamedData_segment_index_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_NamedData_segment_index_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_et_NamedData_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_NamedData_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_NamedData_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -971,37 +1309,69 @@ extern const pte_fbgen_field pte_et_NamedData_fields[3];
 #define pte_et_Program_mutable_data_segments_SLOT 6
 #define pte_et_Program_named_data_SLOT 7
 static inline uint32_t pte_et_Program_version(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_et_Program_version(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_et_Program_version_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_et_Program_version_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_et_Program_version_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_et_Program_version_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_et_Program_version_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_et_Program_version_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_et_Program_execution_plan(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_et_Program_execution_plan(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_et_Program_execution_plan_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_et_Program_execution_plan_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_et_Program_execution_plan_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_et_Program_execution_plan_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_et_Program_execution_plan_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_et_Program_execution_plan_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_et_Program_constant_buffer(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_et_Program_constant_buffer(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_et_Program_constant_buffer_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_et_Program_constant_buffer_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_et_Program_constant_buffer_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_et_Program_constant_buffer_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_et_Program_constant_buffer_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_et_Program_constant_buffer_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_vec pte_et_Program_backend_delegate_data(pte_fb_table t) { return pte_fb_get_vec(t, 3); }
+#define pte_et_Program_backend_delegate_data(t) (pte_fb_get_vec((t), 3))
 static inline bool pte_et_Program_backend_delegate_data_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_et_Program_backend_delegate_data_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline pte_fb_raw_vec pte_et_Program_backend_delegate_data_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 3); }
+#define pte_et_Program_backend_delegate_data_at(b, t) (pte_fb_raw_vec_of((b), (t), 3))
 static inline bool pte_et_Program_backend_delegate_data_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_et_Program_backend_delegate_data_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline pte_fb_vec pte_et_Program_segments(pte_fb_table t) { return pte_fb_get_vec(t, 4); }
+#define pte_et_Program_segments(t) (pte_fb_get_vec((t), 4))
 static inline bool pte_et_Program_segments_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_et_Program_segments_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline pte_fb_raw_vec pte_et_Program_segments_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 4); }
+#define pte_et_Program_segments_at(b, t) (pte_fb_raw_vec_of((b), (t), 4))
 static inline bool pte_et_Program_segments_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_et_Program_segments_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline pte_fb_table pte_et_Program_constant_segment(pte_fb_table t) { return pte_fb_get_table(t, 5); }
+#define pte_et_Program_constant_segment(t) (pte_fb_get_table((t), 5))
 static inline bool pte_et_Program_constant_segment_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_et_Program_constant_segment_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_et_Program_constant_segment_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 5); }
+#define pte_et_Program_constant_segment_at(b, t) (pte_fb_raw_obj((b), (t), 5))
 static inline bool pte_et_Program_constant_segment_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_et_Program_constant_segment_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline pte_fb_vec pte_et_Program_mutable_data_segments(pte_fb_table t) { return pte_fb_get_vec(t, 6); }
+#define pte_et_Program_mutable_data_segments(t) (pte_fb_get_vec((t), 6))
 static inline bool pte_et_Program_mutable_data_segments_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_et_Program_mutable_data_segments_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline pte_fb_raw_vec pte_et_Program_mutable_data_segments_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 6); }
+#define pte_et_Program_mutable_data_segments_at(b, t) (pte_fb_raw_vec_of((b), (t), 6))
 static inline bool pte_et_Program_mutable_data_segments_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_et_Program_mutable_data_segments_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline pte_fb_vec pte_et_Program_named_data(pte_fb_table t) { return pte_fb_get_vec(t, 7); }
+#define pte_et_Program_named_data(t) (pte_fb_get_vec((t), 7))
 static inline bool pte_et_Program_named_data_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_et_Program_named_data_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline pte_fb_raw_vec pte_et_Program_named_data_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 7); }
+#define pte_et_Program_named_data_at(b, t) (pte_fb_raw_vec_of((b), (t), 7))
 static inline bool pte_et_Program_named_data_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_et_Program_named_data_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 pte_status pte_et_Program_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_et_Program_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_et_Program_start(pte_fb_builder *b) { pte_fb_table_start(b); }

@@ -159,9 +159,13 @@ bool pte_xn_XValueUnion_to_json(uint8_t tag, pte_fb_table t, pte_fb_json_sink *s
 /* ---- table fb_xnnpack.Buffer */
 #define pte_xn_Buffer_storage_SLOT 0
 static inline pte_fb_vec pte_xn_Buffer_storage(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_xn_Buffer_storage(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_xn_Buffer_storage_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_Buffer_storage_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_xn_Buffer_storage_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_xn_Buffer_storage_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_xn_Buffer_storage_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_Buffer_storage_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_xn_Buffer_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_Buffer_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_Buffer_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -177,21 +181,37 @@ extern const pte_fbgen_field pte_xn_Buffer_fields[2];
 #define pte_xn_PerChannelQuant_scale_buffer_idx_SLOT 2
 #define pte_xn_PerChannelQuant_num_scales_SLOT 3
 static inline pte_fb_vec pte_xn_PerChannelQuant_scale(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_xn_PerChannelQuant_scale(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_xn_PerChannelQuant_scale_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_PerChannelQuant_scale_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_xn_PerChannelQuant_scale_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_xn_PerChannelQuant_scale_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_xn_PerChannelQuant_scale_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_PerChannelQuant_scale_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_xn_PerChannelQuant_channel_dim(pte_fb_table t) { return pte_fb_get_i32(t, 1, 0); }
+#define pte_xn_PerChannelQuant_channel_dim(t) (pte_fb_get_i32((t), 1, 0))
 static inline bool pte_xn_PerChannelQuant_channel_dim_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_PerChannelQuant_channel_dim_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_xn_PerChannelQuant_channel_dim_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_PerChannelQuant_channel_dim_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_PerChannelQuant_channel_dim_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_PerChannelQuant_channel_dim_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_PerChannelQuant_scale_buffer_idx(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_PerChannelQuant_scale_buffer_idx(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_PerChannelQuant_scale_buffer_idx_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_PerChannelQuant_scale_buffer_idx_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_PerChannelQuant_scale_buffer_idx_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_PerChannelQuant_scale_buffer_idx_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_PerChannelQuant_scale_buffer_idx_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_PerChannelQuant_scale_buffer_idx_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_PerChannelQuant_num_scales(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_PerChannelQuant_num_scales(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_PerChannelQuant_num_scales_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_PerChannelQuant_num_scales_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_PerChannelQuant_num_scales_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_PerChannelQuant_num_scales_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_PerChannelQuant_num_scales_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_PerChannelQuant_num_scales_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_xn_PerChannelQuant_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_PerChannelQuant_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_PerChannelQuant_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -207,9 +227,13 @@ extern const pte_fbgen_field pte_xn_PerChannelQuant_fields[5];
 /* ---- table fb_xnnpack.PerTokenDynamicQuant */
 #define pte_xn_PerTokenDynamicQuant_num_nonbatch_dims_SLOT 0
 static inline int32_t pte_xn_PerTokenDynamicQuant_num_nonbatch_dims(pte_fb_table t) { return pte_fb_get_i32(t, 0, 0); }
+#define pte_xn_PerTokenDynamicQuant_num_nonbatch_dims(t) (pte_fb_get_i32((t), 0, 0))
 static inline bool pte_xn_PerTokenDynamicQuant_num_nonbatch_dims_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_PerTokenDynamicQuant_num_nonbatch_dims_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_xn_PerTokenDynamicQuant_num_nonbatch_dims_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn_PerTokenDynamicQuant_num_nonbatch_dims_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn_PerTokenDynamicQuant_num_nonbatch_dims_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_PerTokenDynamicQuant_num_nonbatch_dims_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 pte_status pte_xn_PerTokenDynamicQuant_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_PerTokenDynamicQuant_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_PerTokenDynamicQuant_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -222,11 +246,17 @@ extern const pte_fbgen_field pte_xn_PerTokenDynamicQuant_fields[2];
 #define pte_xn_PerTensorQuant_scale_SLOT 0
 #define pte_xn_PerTensorQuant_zero_point_SLOT 1
 static inline float pte_xn_PerTensorQuant_scale(pte_fb_table t) { return pte_fb_get_f32(t, 0, 0.0); }
+#define pte_xn_PerTensorQuant_scale(t) (pte_fb_get_f32((t), 0, 0.0))
 static inline bool pte_xn_PerTensorQuant_scale_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_PerTensorQuant_scale_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int32_t pte_xn_PerTensorQuant_zero_point(pte_fb_table t) { return pte_fb_get_i32(t, 1, 0); }
+#define pte_xn_PerTensorQuant_zero_point(t) (pte_fb_get_i32((t), 1, 0))
 static inline bool pte_xn_PerTensorQuant_zero_point_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_PerTensorQuant_zero_point_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_xn_PerTensorQuant_zero_point_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_PerTensorQuant_zero_point_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_PerTensorQuant_zero_point_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_PerTensorQuant_zero_point_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_xn_PerTensorQuant_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_PerTensorQuant_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_PerTensorQuant_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -244,29 +274,53 @@ extern const pte_fbgen_field pte_xn_PerTensorQuant_fields[3];
 #define pte_xn_PerChannelGroupQuant_scale_buffer_idx_SLOT 4
 #define pte_xn_PerChannelGroupQuant_num_scales_SLOT 5
 static inline pte_fb_vec pte_xn_PerChannelGroupQuant_scale(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_xn_PerChannelGroupQuant_scale(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_xn_PerChannelGroupQuant_scale_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_PerChannelGroupQuant_scale_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_xn_PerChannelGroupQuant_scale_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_xn_PerChannelGroupQuant_scale_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_xn_PerChannelGroupQuant_scale_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_PerChannelGroupQuant_scale_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline int32_t pte_xn_PerChannelGroupQuant_channel_dim(pte_fb_table t) { return pte_fb_get_i32(t, 1, 0); }
+#define pte_xn_PerChannelGroupQuant_channel_dim(t) (pte_fb_get_i32((t), 1, 0))
 static inline bool pte_xn_PerChannelGroupQuant_channel_dim_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_PerChannelGroupQuant_channel_dim_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline int32_t pte_xn_PerChannelGroupQuant_channel_dim_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_PerChannelGroupQuant_channel_dim_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_PerChannelGroupQuant_channel_dim_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_PerChannelGroupQuant_channel_dim_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline int32_t pte_xn_PerChannelGroupQuant_group_size(pte_fb_table t) { return pte_fb_get_i32(t, 2, 0); }
+#define pte_xn_PerChannelGroupQuant_group_size(t) (pte_fb_get_i32((t), 2, 0))
 static inline bool pte_xn_PerChannelGroupQuant_group_size_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_PerChannelGroupQuant_group_size_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline int32_t pte_xn_PerChannelGroupQuant_group_size_at(const uint8_t *b, uint32_t t) { return (int32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_PerChannelGroupQuant_group_size_at(b, t) ((int32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_PerChannelGroupQuant_group_size_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_PerChannelGroupQuant_group_size_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_vec pte_xn_PerChannelGroupQuant_scale_bf16(pte_fb_table t) { return pte_fb_get_vec(t, 3); }
+#define pte_xn_PerChannelGroupQuant_scale_bf16(t) (pte_fb_get_vec((t), 3))
 static inline bool pte_xn_PerChannelGroupQuant_scale_bf16_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_PerChannelGroupQuant_scale_bf16_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline pte_fb_raw_vec pte_xn_PerChannelGroupQuant_scale_bf16_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 3); }
+#define pte_xn_PerChannelGroupQuant_scale_bf16_at(b, t) (pte_fb_raw_vec_of((b), (t), 3))
 static inline bool pte_xn_PerChannelGroupQuant_scale_bf16_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_PerChannelGroupQuant_scale_bf16_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_PerChannelGroupQuant_scale_buffer_idx(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_PerChannelGroupQuant_scale_buffer_idx(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_PerChannelGroupQuant_scale_buffer_idx_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_PerChannelGroupQuant_scale_buffer_idx_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_PerChannelGroupQuant_scale_buffer_idx_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_PerChannelGroupQuant_scale_buffer_idx_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_PerChannelGroupQuant_scale_buffer_idx_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_PerChannelGroupQuant_scale_buffer_idx_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn_PerChannelGroupQuant_num_scales(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn_PerChannelGroupQuant_num_scales(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn_PerChannelGroupQuant_num_scales_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn_PerChannelGroupQuant_num_scales_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn_PerChannelGroupQuant_num_scales_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn_PerChannelGroupQuant_num_scales_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn_PerChannelGroupQuant_num_scales_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn_PerChannelGroupQuant_num_scales_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 pte_status pte_xn_PerChannelGroupQuant_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_PerChannelGroupQuant_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_PerChannelGroupQuant_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -292,37 +346,69 @@ extern const pte_fbgen_field pte_xn_PerChannelGroupQuant_fields[7];
 #define pte_xn_XNNTensorValue_id_out_SLOT 6
 #define pte_xn_XNNTensorValue_dq_datatype_SLOT 7
 static inline int16_t pte_xn_XNNTensorValue_datatype(pte_fb_table t) { return pte_fb_get_i16(t, 0, 0); }
+#define pte_xn_XNNTensorValue_datatype(t) (pte_fb_get_i16((t), 0, 0))
 static inline bool pte_xn_XNNTensorValue_datatype_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNTensorValue_datatype_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline int16_t pte_xn_XNNTensorValue_datatype_at(const uint8_t *b, uint32_t t) { return (int16_t)pte_fb_raw_u16(b, t, 0, (uint16_t)(0)); }
+#define pte_xn_XNNTensorValue_datatype_at(b, t) ((int16_t)pte_fb_raw_u16((b), (t), 0, (uint16_t)(0)))
 static inline bool pte_xn_XNNTensorValue_datatype_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNTensorValue_datatype_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_num_dims(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn_XNNTensorValue_num_dims(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn_XNNTensorValue_num_dims_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNTensorValue_num_dims_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_num_dims_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_XNNTensorValue_num_dims_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_XNNTensorValue_num_dims_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNTensorValue_num_dims_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_xn_XNNTensorValue_dims(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_xn_XNNTensorValue_dims(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_xn_XNNTensorValue_dims_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNTensorValue_dims_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNTensorValue_dims_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_xn_XNNTensorValue_dims_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_xn_XNNTensorValue_dims_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNTensorValue_dims_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_constant_buffer_idx(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNTensorValue_constant_buffer_idx(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNTensorValue_constant_buffer_idx_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNTensorValue_constant_buffer_idx_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_constant_buffer_idx_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNTensorValue_constant_buffer_idx_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNTensorValue_constant_buffer_idx_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNTensorValue_constant_buffer_idx_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_external_id(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNTensorValue_external_id(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNTensorValue_external_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNTensorValue_external_id_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_external_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNTensorValue_external_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNTensorValue_external_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNTensorValue_external_id_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_flags(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn_XNNTensorValue_flags(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn_XNNTensorValue_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn_XNNTensorValue_flags_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn_XNNTensorValue_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn_XNNTensorValue_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn_XNNTensorValue_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_id_out(pte_fb_table t) { return pte_fb_get_u32(t, 6, 0); }
+#define pte_xn_XNNTensorValue_id_out(t) (pte_fb_get_u32((t), 6, 0))
 static inline bool pte_xn_XNNTensorValue_id_out_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_xn_XNNTensorValue_id_out_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint32_t pte_xn_XNNTensorValue_id_out_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 6, (uint32_t)(0)); }
+#define pte_xn_XNNTensorValue_id_out_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 6, (uint32_t)(0)))
 static inline bool pte_xn_XNNTensorValue_id_out_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_xn_XNNTensorValue_id_out_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline int16_t pte_xn_XNNTensorValue_dq_datatype(pte_fb_table t) { return pte_fb_get_i16(t, 7, 0); }
+#define pte_xn_XNNTensorValue_dq_datatype(t) (pte_fb_get_i16((t), 7, 0))
 static inline bool pte_xn_XNNTensorValue_dq_datatype_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_xn_XNNTensorValue_dq_datatype_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline int16_t pte_xn_XNNTensorValue_dq_datatype_at(const uint8_t *b, uint32_t t) { return (int16_t)pte_fb_raw_u16(b, t, 7, (uint16_t)(0)); }
+#define pte_xn_XNNTensorValue_dq_datatype_at(b, t) ((int16_t)pte_fb_raw_u16((b), (t), 7, (uint16_t)(0)))
 static inline bool pte_xn_XNNTensorValue_dq_datatype_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_xn_XNNTensorValue_dq_datatype_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 pte_status pte_xn_XNNTensorValue_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNTensorValue_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNTensorValue_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -344,15 +430,25 @@ extern const pte_fbgen_field pte_xn_XNNTensorValue_fields[9];
 #define pte_xn_XNNQuantizedTensorValue_quant_params_type_SLOT 1
 #define pte_xn_XNNQuantizedTensorValue_quant_params_SLOT 2
 static inline pte_fb_table pte_xn_XNNQuantizedTensorValue_tensor_value(pte_fb_table t) { return pte_fb_get_table(t, 0); }
+#define pte_xn_XNNQuantizedTensorValue_tensor_value(t) (pte_fb_get_table((t), 0))
 static inline bool pte_xn_XNNQuantizedTensorValue_tensor_value_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNQuantizedTensorValue_tensor_value_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNQuantizedTensorValue_tensor_value_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_xn_XNNQuantizedTensorValue_tensor_value_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_xn_XNNQuantizedTensorValue_tensor_value_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNQuantizedTensorValue_tensor_value_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint8_t pte_xn_XNNQuantizedTensorValue_quant_params_type(pte_fb_table t) { return pte_fb_get_u8(t, 1, 0); }
+#define pte_xn_XNNQuantizedTensorValue_quant_params_type(t) (pte_fb_get_u8((t), 1, 0))
 static inline pte_fb_table pte_xn_XNNQuantizedTensorValue_quant_params(pte_fb_table t) { return pte_fb_get_table(t, 2); }
+#define pte_xn_XNNQuantizedTensorValue_quant_params(t) (pte_fb_get_table((t), 2))
 static inline bool pte_xn_XNNQuantizedTensorValue_quant_params_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNQuantizedTensorValue_quant_params_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint8_t pte_xn_XNNQuantizedTensorValue_quant_params_type_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 1, 0); }
+#define pte_xn_XNNQuantizedTensorValue_quant_params_type_at(b, t) (pte_fb_raw_u8((b), (t), 1, 0))
 static inline uint32_t pte_xn_XNNQuantizedTensorValue_quant_params_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 2); }
+#define pte_xn_XNNQuantizedTensorValue_quant_params_at(b, t) (pte_fb_raw_obj((b), (t), 2))
 static inline bool pte_xn_XNNQuantizedTensorValue_quant_params_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNQuantizedTensorValue_quant_params_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_xn_XNNQuantizedTensorValue_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNQuantizedTensorValue_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNQuantizedTensorValue_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -367,9 +463,13 @@ extern const pte_fbgen_field pte_xn_XNNQuantizedTensorValue_fields[4];
 #define pte_xn_OutputMinMax_output_min_SLOT 0
 #define pte_xn_OutputMinMax_output_max_SLOT 1
 static inline float pte_xn_OutputMinMax_output_min(pte_fb_table t) { return pte_fb_get_f32(t, 0, 0.0); }
+#define pte_xn_OutputMinMax_output_min(t) (pte_fb_get_f32((t), 0, 0.0))
 static inline bool pte_xn_OutputMinMax_output_min_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_OutputMinMax_output_min_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline float pte_xn_OutputMinMax_output_max(pte_fb_table t) { return pte_fb_get_f32(t, 1, 0.0); }
+#define pte_xn_OutputMinMax_output_max(t) (pte_fb_get_f32((t), 1, 0.0))
 static inline bool pte_xn_OutputMinMax_output_max_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_OutputMinMax_output_max_present(t) (pte_fb_field_pos((t), 1) != 0)
 pte_status pte_xn_OutputMinMax_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_OutputMinMax_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_OutputMinMax_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -385,19 +485,33 @@ extern const pte_fbgen_field pte_xn_OutputMinMax_fields[3];
 #define pte_xn_XNode_debug_handle_SLOT 2
 #define pte_xn_XNode_output_min_max_SLOT 3
 static inline uint8_t pte_xn_XNode_xnode_union_type(pte_fb_table t) { return pte_fb_get_u8(t, 0, 0); }
+#define pte_xn_XNode_xnode_union_type(t) (pte_fb_get_u8((t), 0, 0))
 static inline pte_fb_table pte_xn_XNode_xnode_union(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_xn_XNode_xnode_union(t) (pte_fb_get_table((t), 1))
 static inline bool pte_xn_XNode_xnode_union_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNode_xnode_union_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint8_t pte_xn_XNode_xnode_union_type_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 0, 0); }
+#define pte_xn_XNode_xnode_union_type_at(b, t) (pte_fb_raw_u8((b), (t), 0, 0))
 static inline uint32_t pte_xn_XNode_xnode_union_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_xn_XNode_xnode_union_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_xn_XNode_xnode_union_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNode_xnode_union_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNode_debug_handle(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNode_debug_handle(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNode_debug_handle_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNode_debug_handle_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNode_debug_handle_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNode_debug_handle_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNode_debug_handle_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNode_debug_handle_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline pte_fb_table pte_xn_XNode_output_min_max(pte_fb_table t) { return pte_fb_get_table(t, 3); }
+#define pte_xn_XNode_output_min_max(t) (pte_fb_get_table((t), 3))
 static inline bool pte_xn_XNode_output_min_max_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNode_output_min_max_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNode_output_min_max_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 3); }
+#define pte_xn_XNode_output_min_max_at(b, t) (pte_fb_raw_obj((b), (t), 3))
 static inline bool pte_xn_XNode_output_min_max_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNode_output_min_max_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_xn_XNode_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNode_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNode_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -413,11 +527,17 @@ extern const pte_fbgen_field pte_xn_XNode_fields[5];
 #define pte_xn_XValue_xvalue_union_type_SLOT 0
 #define pte_xn_XValue_xvalue_union_SLOT 1
 static inline uint8_t pte_xn_XValue_xvalue_union_type(pte_fb_table t) { return pte_fb_get_u8(t, 0, 0); }
+#define pte_xn_XValue_xvalue_union_type(t) (pte_fb_get_u8((t), 0, 0))
 static inline pte_fb_table pte_xn_XValue_xvalue_union(pte_fb_table t) { return pte_fb_get_table(t, 1); }
+#define pte_xn_XValue_xvalue_union(t) (pte_fb_get_table((t), 1))
 static inline bool pte_xn_XValue_xvalue_union_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XValue_xvalue_union_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint8_t pte_xn_XValue_xvalue_union_type_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_u8(b, t, 0, 0); }
+#define pte_xn_XValue_xvalue_union_type_at(b, t) (pte_fb_raw_u8((b), (t), 0, 0))
 static inline uint32_t pte_xn_XValue_xvalue_union_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 1); }
+#define pte_xn_XValue_xvalue_union_at(b, t) (pte_fb_raw_obj((b), (t), 1))
 static inline bool pte_xn_XValue_xvalue_union_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XValue_xvalue_union_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 pte_status pte_xn_XValue_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XValue_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XValue_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -434,25 +554,45 @@ extern const pte_fbgen_field pte_xn_XValue_fields[3];
 #define pte_xn_XNNStaticTranspose_output_id_SLOT 3
 #define pte_xn_XNNStaticTranspose_flags_SLOT 4
 static inline uint32_t pte_xn_XNNStaticTranspose_num_dims(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn_XNNStaticTranspose_num_dims(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn_XNNStaticTranspose_num_dims_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNStaticTranspose_num_dims_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNStaticTranspose_num_dims_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn_XNNStaticTranspose_num_dims_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticTranspose_num_dims_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNStaticTranspose_num_dims_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_xn_XNNStaticTranspose_perm(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_xn_XNNStaticTranspose_perm(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_xn_XNNStaticTranspose_perm_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNStaticTranspose_perm_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNStaticTranspose_perm_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_xn_XNNStaticTranspose_perm_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_xn_XNNStaticTranspose_perm_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNStaticTranspose_perm_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNNStaticTranspose_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNNStaticTranspose_input_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNNStaticTranspose_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNStaticTranspose_input_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNStaticTranspose_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNNStaticTranspose_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticTranspose_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNStaticTranspose_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNStaticTranspose_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNStaticTranspose_output_id(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNStaticTranspose_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNStaticTranspose_output_id_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticTranspose_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNStaticTranspose_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticTranspose_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNStaticTranspose_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticTranspose_flags(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNStaticTranspose_flags(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNStaticTranspose_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNStaticTranspose_flags_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNStaticTranspose_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNStaticTranspose_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticTranspose_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNStaticTranspose_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 pte_status pte_xn_XNNStaticTranspose_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNStaticTranspose_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNStaticTranspose_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -473,25 +613,45 @@ extern const pte_fbgen_field pte_xn_XNNStaticTranspose_fields[6];
 #define pte_xn_XNNStaticResizeBilinear2D_output_id_SLOT 3
 #define pte_xn_XNNStaticResizeBilinear2D_flags_SLOT 4
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_new_height(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn_XNNStaticResizeBilinear2D_new_height(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_new_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_new_height_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_new_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn_XNNStaticResizeBilinear2D_new_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_new_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_new_height_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_new_width(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn_XNNStaticResizeBilinear2D_new_width(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_new_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_new_width_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_new_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_XNNStaticResizeBilinear2D_new_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_new_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_new_width_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNNStaticResizeBilinear2D_input_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_input_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNNStaticResizeBilinear2D_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNStaticResizeBilinear2D_output_id(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_output_id_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNStaticResizeBilinear2D_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_flags(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNStaticResizeBilinear2D_flags(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_flags_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNStaticResizeBilinear2D_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNStaticResizeBilinear2D_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticResizeBilinear2D_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNStaticResizeBilinear2D_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 pte_status pte_xn_XNNStaticResizeBilinear2D_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNStaticResizeBilinear2D_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNStaticResizeBilinear2D_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -512,27 +672,49 @@ extern const pte_fbgen_field pte_xn_XNNStaticResizeBilinear2D_fields[6];
 #define pte_xn_XNNStaticConstantPad_output_id_SLOT 4
 #define pte_xn_XNNStaticConstantPad_flags_SLOT 5
 static inline pte_fb_vec pte_xn_XNNStaticConstantPad_pre_paddings(pte_fb_table t) { return pte_fb_get_vec(t, 0); }
+#define pte_xn_XNNStaticConstantPad_pre_paddings(t) (pte_fb_get_vec((t), 0))
 static inline bool pte_xn_XNNStaticConstantPad_pre_paddings_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNStaticConstantPad_pre_paddings_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNStaticConstantPad_pre_paddings_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 0); }
+#define pte_xn_XNNStaticConstantPad_pre_paddings_at(b, t) (pte_fb_raw_vec_of((b), (t), 0))
 static inline bool pte_xn_XNNStaticConstantPad_pre_paddings_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNStaticConstantPad_pre_paddings_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_xn_XNNStaticConstantPad_post_paddings(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_xn_XNNStaticConstantPad_post_paddings(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_xn_XNNStaticConstantPad_post_paddings_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNStaticConstantPad_post_paddings_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNStaticConstantPad_post_paddings_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_xn_XNNStaticConstantPad_post_paddings_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_xn_XNNStaticConstantPad_post_paddings_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNStaticConstantPad_post_paddings_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline float pte_xn_XNNStaticConstantPad_padding_value(pte_fb_table t) { return pte_fb_get_f32(t, 2, 0.0); }
+#define pte_xn_XNNStaticConstantPad_padding_value(t) (pte_fb_get_f32((t), 2, 0.0))
 static inline bool pte_xn_XNNStaticConstantPad_padding_value_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNStaticConstantPad_padding_value_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNStaticConstantPad_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNStaticConstantPad_input_id(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNStaticConstantPad_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNStaticConstantPad_input_id_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticConstantPad_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNStaticConstantPad_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticConstantPad_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNStaticConstantPad_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticConstantPad_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNStaticConstantPad_output_id(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNStaticConstantPad_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNStaticConstantPad_output_id_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNStaticConstantPad_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNStaticConstantPad_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticConstantPad_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNStaticConstantPad_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn_XNNStaticConstantPad_flags(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn_XNNStaticConstantPad_flags(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn_XNNStaticConstantPad_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn_XNNStaticConstantPad_flags_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn_XNNStaticConstantPad_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn_XNNStaticConstantPad_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticConstantPad_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn_XNNStaticConstantPad_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 pte_status pte_xn_XNNStaticConstantPad_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNStaticConstantPad_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNStaticConstantPad_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -554,21 +736,37 @@ extern const pte_fbgen_field pte_xn_XNNStaticConstantPad_fields[7];
 #define pte_xn__XNNNode2x1_output_id_SLOT 2
 #define pte_xn__XNNNode2x1_flags_SLOT 3
 static inline uint32_t pte_xn__XNNNode2x1_input1_id(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn__XNNNode2x1_input1_id(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn__XNNNode2x1_input1_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn__XNNNode2x1_input1_id_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn__XNNNode2x1_input1_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn__XNNNode2x1_input1_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn__XNNNode2x1_input1_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn__XNNNode2x1_input1_id_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn__XNNNode2x1_input2_id(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn__XNNNode2x1_input2_id(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn__XNNNode2x1_input2_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn__XNNNode2x1_input2_id_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn__XNNNode2x1_input2_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn__XNNNode2x1_input2_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn__XNNNode2x1_input2_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn__XNNNode2x1_input2_id_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn__XNNNode2x1_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn__XNNNode2x1_output_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn__XNNNode2x1_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn__XNNNode2x1_output_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn__XNNNode2x1_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn__XNNNode2x1_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn__XNNNode2x1_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn__XNNNode2x1_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn__XNNNode2x1_flags(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn__XNNNode2x1_flags(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn__XNNNode2x1_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn__XNNNode2x1_flags_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn__XNNNode2x1_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn__XNNNode2x1_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn__XNNNode2x1_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn__XNNNode2x1_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_xn__XNNNode2x1_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn__XNNNode2x1_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn__XNNNode2x1_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -585,17 +783,29 @@ extern const pte_fbgen_field pte_xn__XNNNode2x1_fields[5];
 #define pte_xn__XNNNode1x1_output_id_SLOT 1
 #define pte_xn__XNNNode1x1_flags_SLOT 2
 static inline uint32_t pte_xn__XNNNode1x1_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn__XNNNode1x1_input_id(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn__XNNNode1x1_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn__XNNNode1x1_input_id_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn__XNNNode1x1_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn__XNNNode1x1_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn__XNNNode1x1_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn__XNNNode1x1_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn__XNNNode1x1_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn__XNNNode1x1_output_id(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn__XNNNode1x1_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn__XNNNode1x1_output_id_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn__XNNNode1x1_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn__XNNNode1x1_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn__XNNNode1x1_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn__XNNNode1x1_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn__XNNNode1x1_flags(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn__XNNNode1x1_flags(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn__XNNNode1x1_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn__XNNNode1x1_flags_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn__XNNNode1x1_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn__XNNNode1x1_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn__XNNNode1x1_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn__XNNNode1x1_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_xn__XNNNode1x1_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn__XNNNode1x1_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn__XNNNode1x1_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -616,37 +826,69 @@ extern const pte_fbgen_field pte_xn__XNNNode1x1_fields[4];
 #define pte_xn__XNNCat_flags_SLOT 6
 #define pte_xn__XNNCat_input5_id_SLOT 7
 static inline uint32_t pte_xn__XNNCat_axis(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn__XNNCat_axis(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn__XNNCat_axis_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn__XNNCat_axis_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn__XNNCat_axis_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn__XNNCat_axis_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn__XNNCat_axis_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn__XNNCat_axis_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn__XNNCat_input1_id(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn__XNNCat_input1_id(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn__XNNCat_input1_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn__XNNCat_input1_id_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn__XNNCat_input1_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn__XNNCat_input1_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn__XNNCat_input1_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn__XNNCat_input1_id_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn__XNNCat_input2_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn__XNNCat_input2_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn__XNNCat_input2_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn__XNNCat_input2_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn__XNNCat_input2_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn__XNNCat_input2_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn__XNNCat_input2_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn__XNNCat_input2_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn__XNNCat_input3_id(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn__XNNCat_input3_id(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn__XNNCat_input3_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn__XNNCat_input3_id_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn__XNNCat_input3_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn__XNNCat_input3_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn__XNNCat_input3_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn__XNNCat_input3_id_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn__XNNCat_input4_id(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn__XNNCat_input4_id(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn__XNNCat_input4_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn__XNNCat_input4_id_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn__XNNCat_input4_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn__XNNCat_input4_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn__XNNCat_input4_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn__XNNCat_input4_id_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn__XNNCat_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn__XNNCat_output_id(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn__XNNCat_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn__XNNCat_output_id_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn__XNNCat_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn__XNNCat_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn__XNNCat_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn__XNNCat_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline uint32_t pte_xn__XNNCat_flags(pte_fb_table t) { return pte_fb_get_u32(t, 6, 0); }
+#define pte_xn__XNNCat_flags(t) (pte_fb_get_u32((t), 6, 0))
 static inline bool pte_xn__XNNCat_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_xn__XNNCat_flags_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint32_t pte_xn__XNNCat_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 6, (uint32_t)(0)); }
+#define pte_xn__XNNCat_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 6, (uint32_t)(0)))
 static inline bool pte_xn__XNNCat_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_xn__XNNCat_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline uint32_t pte_xn__XNNCat_input5_id(pte_fb_table t) { return pte_fb_get_u32(t, 7, 0); }
+#define pte_xn__XNNCat_input5_id(t) (pte_fb_get_u32((t), 7, 0))
 static inline bool pte_xn__XNNCat_input5_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_xn__XNNCat_input5_id_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline uint32_t pte_xn__XNNCat_input5_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 7, (uint32_t)(0)); }
+#define pte_xn__XNNCat_input5_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 7, (uint32_t)(0)))
 static inline bool pte_xn__XNNCat_input5_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_xn__XNNCat_input5_id_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 pte_status pte_xn__XNNCat_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn__XNNCat_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn__XNNCat_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -668,19 +910,33 @@ extern const pte_fbgen_field pte_xn__XNNCat_fields[9];
 #define pte_xn_XNNELU_output_id_SLOT 2
 #define pte_xn_XNNELU_flags_SLOT 3
 static inline float pte_xn_XNNELU_alpha(pte_fb_table t) { return pte_fb_get_f32(t, 0, 0.0); }
+#define pte_xn_XNNELU_alpha(t) (pte_fb_get_f32((t), 0, 0.0))
 static inline bool pte_xn_XNNELU_alpha_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNELU_alpha_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNELU_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn_XNNELU_input_id(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn_XNNELU_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNELU_input_id_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn_XNNELU_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_XNNELU_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_XNNELU_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNELU_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNNELU_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNNELU_output_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNNELU_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNELU_output_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNELU_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNNELU_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNNELU_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNELU_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNELU_flags(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNELU_flags(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNELU_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNELU_flags_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNELU_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNELU_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNELU_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNELU_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_xn_XNNELU_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNELU_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNELU_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -699,25 +955,45 @@ extern const pte_fbgen_field pte_xn_XNNELU_fields[5];
 #define pte_xn_XNNFullyConnected_output_id_SLOT 3
 #define pte_xn_XNNFullyConnected_flags_SLOT 4
 static inline uint32_t pte_xn_XNNFullyConnected_input1_id(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn_XNNFullyConnected_input1_id(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn_XNNFullyConnected_input1_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNFullyConnected_input1_id_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_input1_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn_XNNFullyConnected_input1_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn_XNNFullyConnected_input1_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNFullyConnected_input1_id_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_filter_id(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn_XNNFullyConnected_filter_id(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn_XNNFullyConnected_filter_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNFullyConnected_filter_id_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_filter_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_XNNFullyConnected_filter_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_XNNFullyConnected_filter_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNFullyConnected_filter_id_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_bias_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNNFullyConnected_bias_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNNFullyConnected_bias_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNFullyConnected_bias_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_bias_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNNFullyConnected_bias_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNNFullyConnected_bias_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNFullyConnected_bias_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNFullyConnected_output_id(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNFullyConnected_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNFullyConnected_output_id_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNFullyConnected_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNFullyConnected_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNFullyConnected_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_flags(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNFullyConnected_flags(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNFullyConnected_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNFullyConnected_flags_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNFullyConnected_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNFullyConnected_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNFullyConnected_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNFullyConnected_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 pte_status pte_xn_XNNFullyConnected_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNFullyConnected_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNFullyConnected_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -752,85 +1028,165 @@ extern const pte_fbgen_field pte_xn_XNNFullyConnected_fields[6];
 #define pte_xn__XNNNodeConv_output_id_SLOT 18
 #define pte_xn__XNNNodeConv_flags_SLOT 19
 static inline uint32_t pte_xn__XNNNodeConv_padding_top(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn__XNNNodeConv_padding_top(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn__XNNNodeConv_padding_top_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn__XNNNodeConv_padding_top_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_padding_top_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_padding_top_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_padding_top_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn__XNNNodeConv_padding_top_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_padding_right(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn__XNNNodeConv_padding_right(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn__XNNNodeConv_padding_right_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn__XNNNodeConv_padding_right_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_padding_right_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_padding_right_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_padding_right_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn__XNNNodeConv_padding_right_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_padding_bottom(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn__XNNNodeConv_padding_bottom(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn__XNNNodeConv_padding_bottom_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn__XNNNodeConv_padding_bottom_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_padding_bottom_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_padding_bottom_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_padding_bottom_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn__XNNNodeConv_padding_bottom_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_padding_left(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn__XNNNodeConv_padding_left(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn__XNNNodeConv_padding_left_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn__XNNNodeConv_padding_left_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_padding_left_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_padding_left_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_padding_left_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn__XNNNodeConv_padding_left_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_kernel_height(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn__XNNNodeConv_kernel_height(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn__XNNNodeConv_kernel_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn__XNNNodeConv_kernel_height_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_kernel_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_kernel_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_kernel_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn__XNNNodeConv_kernel_height_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_kernel_width(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn__XNNNodeConv_kernel_width(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn__XNNNodeConv_kernel_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn__XNNNodeConv_kernel_width_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_kernel_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_kernel_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_kernel_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn__XNNNodeConv_kernel_width_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_subsampling_height(pte_fb_table t) { return pte_fb_get_u32(t, 6, 0); }
+#define pte_xn__XNNNodeConv_subsampling_height(t) (pte_fb_get_u32((t), 6, 0))
 static inline bool pte_xn__XNNNodeConv_subsampling_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_xn__XNNNodeConv_subsampling_height_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_subsampling_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 6, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_subsampling_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 6, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_subsampling_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_xn__XNNNodeConv_subsampling_height_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_subsampling_width(pte_fb_table t) { return pte_fb_get_u32(t, 7, 0); }
+#define pte_xn__XNNNodeConv_subsampling_width(t) (pte_fb_get_u32((t), 7, 0))
 static inline bool pte_xn__XNNNodeConv_subsampling_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_xn__XNNNodeConv_subsampling_width_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_subsampling_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 7, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_subsampling_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 7, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_subsampling_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_xn__XNNNodeConv_subsampling_width_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_dilation_height(pte_fb_table t) { return pte_fb_get_u32(t, 8, 0); }
+#define pte_xn__XNNNodeConv_dilation_height(t) (pte_fb_get_u32((t), 8, 0))
 static inline bool pte_xn__XNNNodeConv_dilation_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 8) != 0; }
+#define pte_xn__XNNNodeConv_dilation_height_present(t) (pte_fb_field_pos((t), 8) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_dilation_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 8, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_dilation_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 8, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_dilation_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 8) != 0; }
+#define pte_xn__XNNNodeConv_dilation_height_present_at(b, t) (pte_fb_raw_field((b), (t), 8) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_dilation_width(pte_fb_table t) { return pte_fb_get_u32(t, 9, 0); }
+#define pte_xn__XNNNodeConv_dilation_width(t) (pte_fb_get_u32((t), 9, 0))
 static inline bool pte_xn__XNNNodeConv_dilation_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 9) != 0; }
+#define pte_xn__XNNNodeConv_dilation_width_present(t) (pte_fb_field_pos((t), 9) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_dilation_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 9, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_dilation_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 9, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_dilation_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 9) != 0; }
+#define pte_xn__XNNNodeConv_dilation_width_present_at(b, t) (pte_fb_raw_field((b), (t), 9) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_group_input_channels(pte_fb_table t) { return pte_fb_get_u32(t, 10, 0); }
+#define pte_xn__XNNNodeConv_group_input_channels(t) (pte_fb_get_u32((t), 10, 0))
 static inline bool pte_xn__XNNNodeConv_group_input_channels_present(pte_fb_table t) { return pte_fb_field_pos(t, 10) != 0; }
+#define pte_xn__XNNNodeConv_group_input_channels_present(t) (pte_fb_field_pos((t), 10) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_group_input_channels_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 10, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_group_input_channels_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 10, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_group_input_channels_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 10) != 0; }
+#define pte_xn__XNNNodeConv_group_input_channels_present_at(b, t) (pte_fb_raw_field((b), (t), 10) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_group_output_channels(pte_fb_table t) { return pte_fb_get_u32(t, 11, 0); }
+#define pte_xn__XNNNodeConv_group_output_channels(t) (pte_fb_get_u32((t), 11, 0))
 static inline bool pte_xn__XNNNodeConv_group_output_channels_present(pte_fb_table t) { return pte_fb_field_pos(t, 11) != 0; }
+#define pte_xn__XNNNodeConv_group_output_channels_present(t) (pte_fb_field_pos((t), 11) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_group_output_channels_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 11, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_group_output_channels_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 11, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_group_output_channels_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 11) != 0; }
+#define pte_xn__XNNNodeConv_group_output_channels_present_at(b, t) (pte_fb_raw_field((b), (t), 11) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_groups(pte_fb_table t) { return pte_fb_get_u32(t, 12, 0); }
+#define pte_xn__XNNNodeConv_groups(t) (pte_fb_get_u32((t), 12, 0))
 static inline bool pte_xn__XNNNodeConv_groups_present(pte_fb_table t) { return pte_fb_field_pos(t, 12) != 0; }
+#define pte_xn__XNNNodeConv_groups_present(t) (pte_fb_field_pos((t), 12) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_groups_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 12, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_groups_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 12, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_groups_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 12) != 0; }
+#define pte_xn__XNNNodeConv_groups_present_at(b, t) (pte_fb_raw_field((b), (t), 12) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_adjustment_height(pte_fb_table t) { return pte_fb_get_u32(t, 13, 0); }
+#define pte_xn__XNNNodeConv_adjustment_height(t) (pte_fb_get_u32((t), 13, 0))
 static inline bool pte_xn__XNNNodeConv_adjustment_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 13) != 0; }
+#define pte_xn__XNNNodeConv_adjustment_height_present(t) (pte_fb_field_pos((t), 13) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_adjustment_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 13, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_adjustment_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 13, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_adjustment_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 13) != 0; }
+#define pte_xn__XNNNodeConv_adjustment_height_present_at(b, t) (pte_fb_raw_field((b), (t), 13) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_adjustment_width(pte_fb_table t) { return pte_fb_get_u32(t, 14, 0); }
+#define pte_xn__XNNNodeConv_adjustment_width(t) (pte_fb_get_u32((t), 14, 0))
 static inline bool pte_xn__XNNNodeConv_adjustment_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 14) != 0; }
+#define pte_xn__XNNNodeConv_adjustment_width_present(t) (pte_fb_field_pos((t), 14) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_adjustment_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 14, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_adjustment_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 14, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_adjustment_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 14) != 0; }
+#define pte_xn__XNNNodeConv_adjustment_width_present_at(b, t) (pte_fb_raw_field((b), (t), 14) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_input1_id(pte_fb_table t) { return pte_fb_get_u32(t, 15, 0); }
+#define pte_xn__XNNNodeConv_input1_id(t) (pte_fb_get_u32((t), 15, 0))
 static inline bool pte_xn__XNNNodeConv_input1_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 15) != 0; }
+#define pte_xn__XNNNodeConv_input1_id_present(t) (pte_fb_field_pos((t), 15) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_input1_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 15, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_input1_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 15, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_input1_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 15) != 0; }
+#define pte_xn__XNNNodeConv_input1_id_present_at(b, t) (pte_fb_raw_field((b), (t), 15) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_filter_id(pte_fb_table t) { return pte_fb_get_u32(t, 16, 0); }
+#define pte_xn__XNNNodeConv_filter_id(t) (pte_fb_get_u32((t), 16, 0))
 static inline bool pte_xn__XNNNodeConv_filter_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 16) != 0; }
+#define pte_xn__XNNNodeConv_filter_id_present(t) (pte_fb_field_pos((t), 16) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_filter_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 16, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_filter_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 16, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_filter_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 16) != 0; }
+#define pte_xn__XNNNodeConv_filter_id_present_at(b, t) (pte_fb_raw_field((b), (t), 16) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_bias_id(pte_fb_table t) { return pte_fb_get_u32(t, 17, 0); }
+#define pte_xn__XNNNodeConv_bias_id(t) (pte_fb_get_u32((t), 17, 0))
 static inline bool pte_xn__XNNNodeConv_bias_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 17) != 0; }
+#define pte_xn__XNNNodeConv_bias_id_present(t) (pte_fb_field_pos((t), 17) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_bias_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 17, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_bias_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 17, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_bias_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 17) != 0; }
+#define pte_xn__XNNNodeConv_bias_id_present_at(b, t) (pte_fb_raw_field((b), (t), 17) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 18, 0); }
+#define pte_xn__XNNNodeConv_output_id(t) (pte_fb_get_u32((t), 18, 0))
 static inline bool pte_xn__XNNNodeConv_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 18) != 0; }
+#define pte_xn__XNNNodeConv_output_id_present(t) (pte_fb_field_pos((t), 18) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 18, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 18, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 18) != 0; }
+#define pte_xn__XNNNodeConv_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 18) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_flags(pte_fb_table t) { return pte_fb_get_u32(t, 19, 0); }
+#define pte_xn__XNNNodeConv_flags(t) (pte_fb_get_u32((t), 19, 0))
 static inline bool pte_xn__XNNNodeConv_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 19) != 0; }
+#define pte_xn__XNNNodeConv_flags_present(t) (pte_fb_field_pos((t), 19) != 0)
 static inline uint32_t pte_xn__XNNNodeConv_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 19, (uint32_t)(0)); }
+#define pte_xn__XNNNodeConv_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 19, (uint32_t)(0)))
 static inline bool pte_xn__XNNNodeConv_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 19) != 0; }
+#define pte_xn__XNNNodeConv_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 19) != 0)
 pte_status pte_xn__XNNNodeConv_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn__XNNNodeConv_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn__XNNNodeConv_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -873,57 +1229,109 @@ extern const pte_fbgen_field pte_xn__XNNNodeConv_fields[21];
 #define pte_xn__XNNPooling2D_output_id_SLOT 11
 #define pte_xn__XNNPooling2D_flags_SLOT 12
 static inline uint32_t pte_xn__XNNPooling2D_padding_top(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn__XNNPooling2D_padding_top(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn__XNNPooling2D_padding_top_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn__XNNPooling2D_padding_top_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_padding_top_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_padding_top_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_padding_top_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn__XNNPooling2D_padding_top_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_padding_right(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn__XNNPooling2D_padding_right(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn__XNNPooling2D_padding_right_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn__XNNPooling2D_padding_right_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_padding_right_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_padding_right_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_padding_right_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn__XNNPooling2D_padding_right_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_padding_bottom(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn__XNNPooling2D_padding_bottom(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn__XNNPooling2D_padding_bottom_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn__XNNPooling2D_padding_bottom_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_padding_bottom_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_padding_bottom_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_padding_bottom_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn__XNNPooling2D_padding_bottom_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_padding_left(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn__XNNPooling2D_padding_left(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn__XNNPooling2D_padding_left_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn__XNNPooling2D_padding_left_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_padding_left_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_padding_left_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_padding_left_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn__XNNPooling2D_padding_left_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_pooling_height(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn__XNNPooling2D_pooling_height(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn__XNNPooling2D_pooling_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn__XNNPooling2D_pooling_height_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_pooling_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_pooling_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_pooling_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn__XNNPooling2D_pooling_height_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_pooling_width(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn__XNNPooling2D_pooling_width(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn__XNNPooling2D_pooling_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn__XNNPooling2D_pooling_width_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_pooling_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_pooling_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_pooling_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn__XNNPooling2D_pooling_width_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_stride_height(pte_fb_table t) { return pte_fb_get_u32(t, 6, 0); }
+#define pte_xn__XNNPooling2D_stride_height(t) (pte_fb_get_u32((t), 6, 0))
 static inline bool pte_xn__XNNPooling2D_stride_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_xn__XNNPooling2D_stride_height_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_stride_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 6, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_stride_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 6, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_stride_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_xn__XNNPooling2D_stride_height_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_stride_width(pte_fb_table t) { return pte_fb_get_u32(t, 7, 0); }
+#define pte_xn__XNNPooling2D_stride_width(t) (pte_fb_get_u32((t), 7, 0))
 static inline bool pte_xn__XNNPooling2D_stride_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_xn__XNNPooling2D_stride_width_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_stride_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 7, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_stride_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 7, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_stride_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_xn__XNNPooling2D_stride_width_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_dilation_height(pte_fb_table t) { return pte_fb_get_u32(t, 8, 0); }
+#define pte_xn__XNNPooling2D_dilation_height(t) (pte_fb_get_u32((t), 8, 0))
 static inline bool pte_xn__XNNPooling2D_dilation_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 8) != 0; }
+#define pte_xn__XNNPooling2D_dilation_height_present(t) (pte_fb_field_pos((t), 8) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_dilation_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 8, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_dilation_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 8, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_dilation_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 8) != 0; }
+#define pte_xn__XNNPooling2D_dilation_height_present_at(b, t) (pte_fb_raw_field((b), (t), 8) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_dilation_width(pte_fb_table t) { return pte_fb_get_u32(t, 9, 0); }
+#define pte_xn__XNNPooling2D_dilation_width(t) (pte_fb_get_u32((t), 9, 0))
 static inline bool pte_xn__XNNPooling2D_dilation_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 9) != 0; }
+#define pte_xn__XNNPooling2D_dilation_width_present(t) (pte_fb_field_pos((t), 9) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_dilation_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 9, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_dilation_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 9, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_dilation_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 9) != 0; }
+#define pte_xn__XNNPooling2D_dilation_width_present_at(b, t) (pte_fb_raw_field((b), (t), 9) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 10, 0); }
+#define pte_xn__XNNPooling2D_input_id(t) (pte_fb_get_u32((t), 10, 0))
 static inline bool pte_xn__XNNPooling2D_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 10) != 0; }
+#define pte_xn__XNNPooling2D_input_id_present(t) (pte_fb_field_pos((t), 10) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 10, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 10, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 10) != 0; }
+#define pte_xn__XNNPooling2D_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 10) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 11, 0); }
+#define pte_xn__XNNPooling2D_output_id(t) (pte_fb_get_u32((t), 11, 0))
 static inline bool pte_xn__XNNPooling2D_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 11) != 0; }
+#define pte_xn__XNNPooling2D_output_id_present(t) (pte_fb_field_pos((t), 11) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 11, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 11, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 11) != 0; }
+#define pte_xn__XNNPooling2D_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 11) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_flags(pte_fb_table t) { return pte_fb_get_u32(t, 12, 0); }
+#define pte_xn__XNNPooling2D_flags(t) (pte_fb_get_u32((t), 12, 0))
 static inline bool pte_xn__XNNPooling2D_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 12) != 0; }
+#define pte_xn__XNNPooling2D_flags_present(t) (pte_fb_field_pos((t), 12) != 0)
 static inline uint32_t pte_xn__XNNPooling2D_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 12, (uint32_t)(0)); }
+#define pte_xn__XNNPooling2D_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 12, (uint32_t)(0)))
 static inline bool pte_xn__XNNPooling2D_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 12) != 0; }
+#define pte_xn__XNNPooling2D_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 12) != 0)
 pte_status pte_xn__XNNPooling2D_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn__XNNPooling2D_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn__XNNPooling2D_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -951,25 +1359,45 @@ extern const pte_fbgen_field pte_xn__XNNPooling2D_fields[14];
 #define pte_xn_XNNStaticReshape_output_id_SLOT 3
 #define pte_xn_XNNStaticReshape_flags_SLOT 4
 static inline uint32_t pte_xn_XNNStaticReshape_num_dims(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn_XNNStaticReshape_num_dims(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn_XNNStaticReshape_num_dims_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNStaticReshape_num_dims_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNStaticReshape_num_dims_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn_XNNStaticReshape_num_dims_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticReshape_num_dims_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNStaticReshape_num_dims_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_xn_XNNStaticReshape_new_shape(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_xn_XNNStaticReshape_new_shape(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_xn_XNNStaticReshape_new_shape_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNStaticReshape_new_shape_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNStaticReshape_new_shape_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_xn_XNNStaticReshape_new_shape_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_xn_XNNStaticReshape_new_shape_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNStaticReshape_new_shape_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNNStaticReshape_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNNStaticReshape_input_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNNStaticReshape_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNStaticReshape_input_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNStaticReshape_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNNStaticReshape_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticReshape_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNStaticReshape_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNStaticReshape_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNStaticReshape_output_id(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNStaticReshape_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNStaticReshape_output_id_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticReshape_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNStaticReshape_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticReshape_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNStaticReshape_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticReshape_flags(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNStaticReshape_flags(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNStaticReshape_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNStaticReshape_flags_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNStaticReshape_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNStaticReshape_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticReshape_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNStaticReshape_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 pte_status pte_xn_XNNStaticReshape_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNStaticReshape_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNStaticReshape_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -991,29 +1419,53 @@ extern const pte_fbgen_field pte_xn_XNNStaticReshape_fields[6];
 #define pte_xn_XNNStaticSlice_output_id_SLOT 4
 #define pte_xn_XNNStaticSlice_flags_SLOT 5
 static inline uint32_t pte_xn_XNNStaticSlice_num_dims(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn_XNNStaticSlice_num_dims(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn_XNNStaticSlice_num_dims_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNStaticSlice_num_dims_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNStaticSlice_num_dims_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn_XNNStaticSlice_num_dims_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticSlice_num_dims_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNStaticSlice_num_dims_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_xn_XNNStaticSlice_offsets(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_xn_XNNStaticSlice_offsets(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_xn_XNNStaticSlice_offsets_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNStaticSlice_offsets_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNStaticSlice_offsets_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_xn_XNNStaticSlice_offsets_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_xn_XNNStaticSlice_offsets_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNStaticSlice_offsets_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_xn_XNNStaticSlice_sizes(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_xn_XNNStaticSlice_sizes(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_xn_XNNStaticSlice_sizes_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNStaticSlice_sizes_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNStaticSlice_sizes_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_xn_XNNStaticSlice_sizes_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_xn_XNNStaticSlice_sizes_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNStaticSlice_sizes_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNStaticSlice_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNStaticSlice_input_id(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNStaticSlice_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNStaticSlice_input_id_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticSlice_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNStaticSlice_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticSlice_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNStaticSlice_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNStaticSlice_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNStaticSlice_output_id(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNStaticSlice_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNStaticSlice_output_id_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNStaticSlice_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNStaticSlice_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticSlice_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNStaticSlice_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn_XNNStaticSlice_flags(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn_XNNStaticSlice_flags(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn_XNNStaticSlice_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn_XNNStaticSlice_flags_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn_XNNStaticSlice_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn_XNNStaticSlice_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn_XNNStaticSlice_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn_XNNStaticSlice_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 pte_status pte_xn_XNNStaticSlice_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNStaticSlice_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNStaticSlice_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -1038,33 +1490,61 @@ extern const pte_fbgen_field pte_xn_XNNStaticSlice_fields[7];
 #define pte_xn_XNNScaledDotProductAttention_output_id_SLOT 5
 #define pte_xn_XNNScaledDotProductAttention_flags_SLOT 6
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_query_id(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn_XNNScaledDotProductAttention_query_id(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn_XNNScaledDotProductAttention_query_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_query_id_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_query_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn_XNNScaledDotProductAttention_query_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn_XNNScaledDotProductAttention_query_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_query_id_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_key_id(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn_XNNScaledDotProductAttention_key_id(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn_XNNScaledDotProductAttention_key_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_key_id_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_key_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_XNNScaledDotProductAttention_key_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_XNNScaledDotProductAttention_key_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_key_id_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_value_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNNScaledDotProductAttention_value_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNNScaledDotProductAttention_value_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_value_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_value_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNNScaledDotProductAttention_value_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNNScaledDotProductAttention_value_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_value_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_scale_id(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNScaledDotProductAttention_scale_id(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNScaledDotProductAttention_scale_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_scale_id_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_scale_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNScaledDotProductAttention_scale_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNScaledDotProductAttention_scale_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_scale_id_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_mask_id(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNScaledDotProductAttention_mask_id(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNScaledDotProductAttention_mask_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_mask_id_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_mask_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNScaledDotProductAttention_mask_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNScaledDotProductAttention_mask_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_mask_id_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn_XNNScaledDotProductAttention_output_id(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn_XNNScaledDotProductAttention_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_output_id_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn_XNNScaledDotProductAttention_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn_XNNScaledDotProductAttention_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_flags(pte_fb_table t) { return pte_fb_get_u32(t, 6, 0); }
+#define pte_xn_XNNScaledDotProductAttention_flags(t) (pte_fb_get_u32((t), 6, 0))
 static inline bool pte_xn_XNNScaledDotProductAttention_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_flags_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint32_t pte_xn_XNNScaledDotProductAttention_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 6, (uint32_t)(0)); }
+#define pte_xn_XNNScaledDotProductAttention_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 6, (uint32_t)(0)))
 static inline bool pte_xn_XNNScaledDotProductAttention_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_xn_XNNScaledDotProductAttention_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 pte_status pte_xn_XNNScaledDotProductAttention_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNScaledDotProductAttention_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNScaledDotProductAttention_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -1091,45 +1571,85 @@ extern const pte_fbgen_field pte_xn_XNNScaledDotProductAttention_fields[8];
 #define pte_xn_XNNArgMaxPooling2d_output_index_id_SLOT 8
 #define pte_xn_XNNArgMaxPooling2d_flags_SLOT 9
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_padding_top(pte_fb_table t) { return pte_fb_get_u32(t, 0, 0); }
+#define pte_xn_XNNArgMaxPooling2d_padding_top(t) (pte_fb_get_u32((t), 0, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_padding_top_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_padding_top_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_padding_top_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 0, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_padding_top_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 0, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_padding_top_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_padding_top_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_padding_right(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn_XNNArgMaxPooling2d_padding_right(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_padding_right_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_padding_right_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_padding_right_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_padding_right_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_padding_right_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_padding_right_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_padding_bottom(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNNArgMaxPooling2d_padding_bottom(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_padding_bottom_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_padding_bottom_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_padding_bottom_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_padding_bottom_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_padding_bottom_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_padding_bottom_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_padding_left(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNArgMaxPooling2d_padding_left(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_padding_left_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_padding_left_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_padding_left_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_padding_left_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_padding_left_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_padding_left_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_pooling_height(pte_fb_table t) { return pte_fb_get_u32(t, 4, 0); }
+#define pte_xn_XNNArgMaxPooling2d_pooling_height(t) (pte_fb_get_u32((t), 4, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_pooling_height_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_pooling_height_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_pooling_height_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 4, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_pooling_height_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 4, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_pooling_height_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_pooling_height_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_pooling_width(pte_fb_table t) { return pte_fb_get_u32(t, 5, 0); }
+#define pte_xn_XNNArgMaxPooling2d_pooling_width(t) (pte_fb_get_u32((t), 5, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_pooling_width_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_pooling_width_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_pooling_width_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 5, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_pooling_width_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 5, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_pooling_width_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_pooling_width_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 6, 0); }
+#define pte_xn_XNNArgMaxPooling2d_input_id(t) (pte_fb_get_u32((t), 6, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_input_id_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 6, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 6, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_output_value_id(pte_fb_table t) { return pte_fb_get_u32(t, 7, 0); }
+#define pte_xn_XNNArgMaxPooling2d_output_value_id(t) (pte_fb_get_u32((t), 7, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_output_value_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_output_value_id_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_output_value_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 7, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_output_value_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 7, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_output_value_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_output_value_id_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_output_index_id(pte_fb_table t) { return pte_fb_get_u32(t, 8, 0); }
+#define pte_xn_XNNArgMaxPooling2d_output_index_id(t) (pte_fb_get_u32((t), 8, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_output_index_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 8) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_output_index_id_present(t) (pte_fb_field_pos((t), 8) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_output_index_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 8, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_output_index_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 8, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_output_index_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 8) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_output_index_id_present_at(b, t) (pte_fb_raw_field((b), (t), 8) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_flags(pte_fb_table t) { return pte_fb_get_u32(t, 9, 0); }
+#define pte_xn_XNNArgMaxPooling2d_flags(t) (pte_fb_get_u32((t), 9, 0))
 static inline bool pte_xn_XNNArgMaxPooling2d_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 9) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_flags_present(t) (pte_fb_field_pos((t), 9) != 0)
 static inline uint32_t pte_xn_XNNArgMaxPooling2d_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 9, (uint32_t)(0)); }
+#define pte_xn_XNNArgMaxPooling2d_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 9, (uint32_t)(0)))
 static inline bool pte_xn_XNNArgMaxPooling2d_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 9) != 0; }
+#define pte_xn_XNNArgMaxPooling2d_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 9) != 0)
 pte_status pte_xn_XNNArgMaxPooling2d_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNArgMaxPooling2d_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNArgMaxPooling2d_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -1153,19 +1673,33 @@ extern const pte_fbgen_field pte_xn_XNNArgMaxPooling2d_fields[11];
 #define pte_xn_XNNLeakyReLU_output_id_SLOT 2
 #define pte_xn_XNNLeakyReLU_flags_SLOT 3
 static inline float pte_xn_XNNLeakyReLU_negative_slope(pte_fb_table t) { return pte_fb_get_f32(t, 0, 0.0); }
+#define pte_xn_XNNLeakyReLU_negative_slope(t) (pte_fb_get_f32((t), 0, 0.0))
 static inline bool pte_xn_XNNLeakyReLU_negative_slope_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNLeakyReLU_negative_slope_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNLeakyReLU_input_id(pte_fb_table t) { return pte_fb_get_u32(t, 1, 0); }
+#define pte_xn_XNNLeakyReLU_input_id(t) (pte_fb_get_u32((t), 1, 0))
 static inline bool pte_xn_XNNLeakyReLU_input_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNLeakyReLU_input_id_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint32_t pte_xn_XNNLeakyReLU_input_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 1, (uint32_t)(0)); }
+#define pte_xn_XNNLeakyReLU_input_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 1, (uint32_t)(0)))
 static inline bool pte_xn_XNNLeakyReLU_input_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNLeakyReLU_input_id_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline uint32_t pte_xn_XNNLeakyReLU_output_id(pte_fb_table t) { return pte_fb_get_u32(t, 2, 0); }
+#define pte_xn_XNNLeakyReLU_output_id(t) (pte_fb_get_u32((t), 2, 0))
 static inline bool pte_xn_XNNLeakyReLU_output_id_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNLeakyReLU_output_id_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_XNNLeakyReLU_output_id_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 2, (uint32_t)(0)); }
+#define pte_xn_XNNLeakyReLU_output_id_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 2, (uint32_t)(0)))
 static inline bool pte_xn_XNNLeakyReLU_output_id_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNLeakyReLU_output_id_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNLeakyReLU_flags(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNLeakyReLU_flags(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNLeakyReLU_flags_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNLeakyReLU_flags_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNLeakyReLU_flags_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNLeakyReLU_flags_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNLeakyReLU_flags_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNLeakyReLU_flags_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 pte_status pte_xn_XNNLeakyReLU_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNLeakyReLU_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNLeakyReLU_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -1182,17 +1716,29 @@ extern const pte_fbgen_field pte_xn_XNNLeakyReLU_fields[5];
 #define pte_xn_ConstantDataOffset_size_SLOT 1
 #define pte_xn_ConstantDataOffset_named_key_SLOT 2
 static inline uint64_t pte_xn_ConstantDataOffset_offset(pte_fb_table t) { return pte_fb_get_u64(t, 0, 0); }
+#define pte_xn_ConstantDataOffset_offset(t) (pte_fb_get_u64((t), 0, 0))
 static inline bool pte_xn_ConstantDataOffset_offset_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_ConstantDataOffset_offset_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint64_t pte_xn_ConstantDataOffset_offset_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 0, (uint64_t)(0)); }
+#define pte_xn_ConstantDataOffset_offset_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 0, (uint64_t)(0)))
 static inline bool pte_xn_ConstantDataOffset_offset_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_ConstantDataOffset_offset_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline uint64_t pte_xn_ConstantDataOffset_size(pte_fb_table t) { return pte_fb_get_u64(t, 1, 0); }
+#define pte_xn_ConstantDataOffset_size(t) (pte_fb_get_u64((t), 1, 0))
 static inline bool pte_xn_ConstantDataOffset_size_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_ConstantDataOffset_size_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline uint64_t pte_xn_ConstantDataOffset_size_at(const uint8_t *b, uint32_t t) { return (uint64_t)pte_fb_raw_u64(b, t, 1, (uint64_t)(0)); }
+#define pte_xn_ConstantDataOffset_size_at(b, t) ((uint64_t)pte_fb_raw_u64((b), (t), 1, (uint64_t)(0)))
 static inline bool pte_xn_ConstantDataOffset_size_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_ConstantDataOffset_size_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_str pte_xn_ConstantDataOffset_named_key(pte_fb_table t) { return pte_fb_get_str(t, 2); }
+#define pte_xn_ConstantDataOffset_named_key(t) (pte_fb_get_str((t), 2))
 static inline bool pte_xn_ConstantDataOffset_named_key_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_ConstantDataOffset_named_key_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline uint32_t pte_xn_ConstantDataOffset_named_key_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 2); }
+#define pte_xn_ConstantDataOffset_named_key_at(b, t) (pte_fb_raw_obj((b), (t), 2))
 static inline bool pte_xn_ConstantDataOffset_named_key_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_ConstantDataOffset_named_key_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 pte_status pte_xn_ConstantDataOffset_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_ConstantDataOffset_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_ConstantDataOffset_start(pte_fb_builder *b) { pte_fb_table_start(b); }
@@ -1214,41 +1760,77 @@ extern const pte_fbgen_field pte_xn_ConstantDataOffset_fields[4];
 #define pte_xn_XNNGraph_mem_buffer_sizes_SLOT 7
 #define pte_xn_XNNGraph_constant_data_SLOT 8
 static inline pte_fb_str pte_xn_XNNGraph_version(pte_fb_table t) { return pte_fb_get_str(t, 0); }
+#define pte_xn_XNNGraph_version(t) (pte_fb_get_str((t), 0))
 static inline bool pte_xn_XNNGraph_version_present(pte_fb_table t) { return pte_fb_field_pos(t, 0) != 0; }
+#define pte_xn_XNNGraph_version_present(t) (pte_fb_field_pos((t), 0) != 0)
 static inline uint32_t pte_xn_XNNGraph_version_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_obj(b, t, 0); }
+#define pte_xn_XNNGraph_version_at(b, t) (pte_fb_raw_obj((b), (t), 0))
 static inline bool pte_xn_XNNGraph_version_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 0) != 0; }
+#define pte_xn_XNNGraph_version_present_at(b, t) (pte_fb_raw_field((b), (t), 0) != 0)
 static inline pte_fb_vec pte_xn_XNNGraph_xnodes(pte_fb_table t) { return pte_fb_get_vec(t, 1); }
+#define pte_xn_XNNGraph_xnodes(t) (pte_fb_get_vec((t), 1))
 static inline bool pte_xn_XNNGraph_xnodes_present(pte_fb_table t) { return pte_fb_field_pos(t, 1) != 0; }
+#define pte_xn_XNNGraph_xnodes_present(t) (pte_fb_field_pos((t), 1) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNGraph_xnodes_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 1); }
+#define pte_xn_XNNGraph_xnodes_at(b, t) (pte_fb_raw_vec_of((b), (t), 1))
 static inline bool pte_xn_XNNGraph_xnodes_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 1) != 0; }
+#define pte_xn_XNNGraph_xnodes_present_at(b, t) (pte_fb_raw_field((b), (t), 1) != 0)
 static inline pte_fb_vec pte_xn_XNNGraph_xvalues(pte_fb_table t) { return pte_fb_get_vec(t, 2); }
+#define pte_xn_XNNGraph_xvalues(t) (pte_fb_get_vec((t), 2))
 static inline bool pte_xn_XNNGraph_xvalues_present(pte_fb_table t) { return pte_fb_field_pos(t, 2) != 0; }
+#define pte_xn_XNNGraph_xvalues_present(t) (pte_fb_field_pos((t), 2) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNGraph_xvalues_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 2); }
+#define pte_xn_XNNGraph_xvalues_at(b, t) (pte_fb_raw_vec_of((b), (t), 2))
 static inline bool pte_xn_XNNGraph_xvalues_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 2) != 0; }
+#define pte_xn_XNNGraph_xvalues_present_at(b, t) (pte_fb_raw_field((b), (t), 2) != 0)
 static inline uint32_t pte_xn_XNNGraph_num_externs(pte_fb_table t) { return pte_fb_get_u32(t, 3, 0); }
+#define pte_xn_XNNGraph_num_externs(t) (pte_fb_get_u32((t), 3, 0))
 static inline bool pte_xn_XNNGraph_num_externs_present(pte_fb_table t) { return pte_fb_field_pos(t, 3) != 0; }
+#define pte_xn_XNNGraph_num_externs_present(t) (pte_fb_field_pos((t), 3) != 0)
 static inline uint32_t pte_xn_XNNGraph_num_externs_at(const uint8_t *b, uint32_t t) { return (uint32_t)pte_fb_raw_u32(b, t, 3, (uint32_t)(0)); }
+#define pte_xn_XNNGraph_num_externs_at(b, t) ((uint32_t)pte_fb_raw_u32((b), (t), 3, (uint32_t)(0)))
 static inline bool pte_xn_XNNGraph_num_externs_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 3) != 0; }
+#define pte_xn_XNNGraph_num_externs_present_at(b, t) (pte_fb_raw_field((b), (t), 3) != 0)
 static inline pte_fb_vec pte_xn_XNNGraph_input_ids(pte_fb_table t) { return pte_fb_get_vec(t, 4); }
+#define pte_xn_XNNGraph_input_ids(t) (pte_fb_get_vec((t), 4))
 static inline bool pte_xn_XNNGraph_input_ids_present(pte_fb_table t) { return pte_fb_field_pos(t, 4) != 0; }
+#define pte_xn_XNNGraph_input_ids_present(t) (pte_fb_field_pos((t), 4) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNGraph_input_ids_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 4); }
+#define pte_xn_XNNGraph_input_ids_at(b, t) (pte_fb_raw_vec_of((b), (t), 4))
 static inline bool pte_xn_XNNGraph_input_ids_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 4) != 0; }
+#define pte_xn_XNNGraph_input_ids_present_at(b, t) (pte_fb_raw_field((b), (t), 4) != 0)
 static inline pte_fb_vec pte_xn_XNNGraph_output_ids(pte_fb_table t) { return pte_fb_get_vec(t, 5); }
+#define pte_xn_XNNGraph_output_ids(t) (pte_fb_get_vec((t), 5))
 static inline bool pte_xn_XNNGraph_output_ids_present(pte_fb_table t) { return pte_fb_field_pos(t, 5) != 0; }
+#define pte_xn_XNNGraph_output_ids_present(t) (pte_fb_field_pos((t), 5) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNGraph_output_ids_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 5); }
+#define pte_xn_XNNGraph_output_ids_at(b, t) (pte_fb_raw_vec_of((b), (t), 5))
 static inline bool pte_xn_XNNGraph_output_ids_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 5) != 0; }
+#define pte_xn_XNNGraph_output_ids_present_at(b, t) (pte_fb_raw_field((b), (t), 5) != 0)
 static inline pte_fb_vec pte_xn_XNNGraph_constant_buffer(pte_fb_table t) { return pte_fb_get_vec(t, 6); }
+#define pte_xn_XNNGraph_constant_buffer(t) (pte_fb_get_vec((t), 6))
 static inline bool pte_xn_XNNGraph_constant_buffer_present(pte_fb_table t) { return pte_fb_field_pos(t, 6) != 0; }
+#define pte_xn_XNNGraph_constant_buffer_present(t) (pte_fb_field_pos((t), 6) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNGraph_constant_buffer_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 6); }
+#define pte_xn_XNNGraph_constant_buffer_at(b, t) (pte_fb_raw_vec_of((b), (t), 6))
 static inline bool pte_xn_XNNGraph_constant_buffer_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 6) != 0; }
+#define pte_xn_XNNGraph_constant_buffer_present_at(b, t) (pte_fb_raw_field((b), (t), 6) != 0)
 static inline pte_fb_vec pte_xn_XNNGraph_mem_buffer_sizes(pte_fb_table t) { return pte_fb_get_vec(t, 7); }
+#define pte_xn_XNNGraph_mem_buffer_sizes(t) (pte_fb_get_vec((t), 7))
 static inline bool pte_xn_XNNGraph_mem_buffer_sizes_present(pte_fb_table t) { return pte_fb_field_pos(t, 7) != 0; }
+#define pte_xn_XNNGraph_mem_buffer_sizes_present(t) (pte_fb_field_pos((t), 7) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNGraph_mem_buffer_sizes_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 7); }
+#define pte_xn_XNNGraph_mem_buffer_sizes_at(b, t) (pte_fb_raw_vec_of((b), (t), 7))
 static inline bool pte_xn_XNNGraph_mem_buffer_sizes_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 7) != 0; }
+#define pte_xn_XNNGraph_mem_buffer_sizes_present_at(b, t) (pte_fb_raw_field((b), (t), 7) != 0)
 static inline pte_fb_vec pte_xn_XNNGraph_constant_data(pte_fb_table t) { return pte_fb_get_vec(t, 8); }
+#define pte_xn_XNNGraph_constant_data(t) (pte_fb_get_vec((t), 8))
 static inline bool pte_xn_XNNGraph_constant_data_present(pte_fb_table t) { return pte_fb_field_pos(t, 8) != 0; }
+#define pte_xn_XNNGraph_constant_data_present(t) (pte_fb_field_pos((t), 8) != 0)
 static inline pte_fb_raw_vec pte_xn_XNNGraph_constant_data_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_vec_of(b, t, 8); }
+#define pte_xn_XNNGraph_constant_data_at(b, t) (pte_fb_raw_vec_of((b), (t), 8))
 static inline bool pte_xn_XNNGraph_constant_data_present_at(const uint8_t *b, uint32_t t) { return pte_fb_raw_field(b, t, 8) != 0; }
+#define pte_xn_XNNGraph_constant_data_present_at(b, t) (pte_fb_raw_field((b), (t), 8) != 0)
 pte_status pte_xn_XNNGraph_verify(pte_fb_verifier *v, uint32_t pos);
 void pte_xn_XNNGraph_to_json(pte_fb_table t, pte_fb_json_sink *sink, unsigned flags);
 static inline void pte_xn_XNNGraph_start(pte_fb_builder *b) { pte_fb_table_start(b); }

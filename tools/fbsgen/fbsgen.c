@@ -1328,6 +1328,60 @@ static int n_desc(const Def *d) {
   return n;
 }
 
+/* Emits one reader accessor, `static inline RET NAME(PARAMS) { return EXPR; }` (one line, as
+ * formatted), followed by `#define NAME(P...) (EXPR)` so calls expand to the generic reader call
+ * itself: at -Os compilers keep an extra copy of the pte_fb_table argument for each inlined wrapper
+ * call, so code reading through the accessors would be larger than code calling the reader with the
+ * slot number. The function stays for anyone taking its address. */
+static void emit_acc(Buf *h, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof line) die("accessor line too long");
+  bputs(h, line);
+  const char *lp = strchr(line, '(');
+  const char *rp = lp ? strchr(lp, ')') : NULL;
+  const char *body = strstr(line, "{ return ");
+  const char *end = body ? strstr(body, "; }") : NULL;
+  if (!lp || !rp || !body || !end) die("internal: malformed accessor %s", line);
+  const char *ns = lp;
+  while (ns > line && is_ident_char((unsigned char)ns[-1])) ns--;
+  char params[8][64];
+  int np = 0;
+  for (const char *q = lp + 1; q < rp;) {
+    const char *pe = q;
+    while (pe < rp && *pe != ',') pe++;
+    const char *ie = pe;
+    while (ie > q && !is_ident_char((unsigned char)ie[-1])) ie--;
+    const char *is = ie;
+    while (is > q && is_ident_char((unsigned char)is[-1])) is--;
+    if (np == 8 || ie - is >= 64 || ie == is) die("internal: accessor parameters %s", line);
+    snprintf(params[np++], 64, "%.*s", (int)(ie - is), is);
+    q = pe < rp ? pe + 1 : rp;
+  }
+  bprintf(h, "#define %.*s(", (int)(lp - ns), ns);
+  for (int i = 0; i < np; i++) bprintf(h, "%s%s", i ? ", " : "", params[i]);
+  bputs(h, ") (");
+  for (const char *q = body + strlen("{ return "); q < end;) {
+    if (is_ident_char((unsigned char)*q) && (q == body || !is_ident_char((unsigned char)q[-1]))) {
+      const char *ie = q;
+      while (ie < end && is_ident_char((unsigned char)*ie)) ie++;
+      bool param = false;
+      for (int i = 0; i < np; i++)
+        if ((size_t)(ie - q) == strlen(params[i]) && memcmp(q, params[i], (size_t)(ie - q)) == 0) param = true;
+      if (param) bprintf(h, "(%.*s)", (int)(ie - q), q);
+      else bprintf(h, "%.*s", (int)(ie - q), q);
+      q = ie;
+    } else {
+      bprintf(h, "%c", *q);
+      q++;
+    }
+  }
+  bputs(h, ")\n");
+}
+
 /* Unchecked accessors for a verified buffer (flatbuf.h pte_fb_raw_*): <P>_<T>_<f>_at(b, t) with t the
  * table's absolute position; scalars (not floats) read with their default, tables/strings as
  * positions (0 = absent), vectors as pte_fb_raw_vec; <P>_<T>_<f>_present_at tests presence. */
@@ -1348,29 +1402,29 @@ static void gen_field_at_h(Buf *h, Def *d, Field *f, NameSet *names) {
     snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
     claim(names, nm, "unchecked accessor");
     if (sb == B_BOOL)
-      bprintf(h, "static inline bool %s%s { return pte_fb_raw_u8(b, t, %d, (uint8_t)(%s)) != 0; }\n", nm, args, f->slot, def);
+      emit_acc(h, "static inline bool %s%s { return pte_fb_raw_u8(b, t, %d, (uint8_t)(%s)) != 0; }\n", nm, args, f->slot, def);
     else
-      bprintf(h, "static inline %s %s%s { return (%s)pte_fb_raw_%s(b, t, %d, (%s)(%s)); }\n", ct, nm, args, ct, rf, f->slot, rt,
+      emit_acc(h, "static inline %s %s%s { return (%s)pte_fb_raw_%s(b, t, %d, (%s)(%s)); }\n", ct, nm, args, ct, rf, f->slot, rt,
               def);
   } else if (t->base == B_VECTOR) {
     snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
     claim(names, nm, "unchecked accessor");
-    bprintf(h, "static inline pte_fb_raw_vec %s%s { return pte_fb_raw_vec_of(b, t, %d); }\n", nm, args, f->slot);
+    emit_acc(h, "static inline pte_fb_raw_vec %s%s { return pte_fb_raw_vec_of(b, t, %d); }\n", nm, args, f->slot);
   } else if (t->base == B_STRING || (t->base == B_NAMED && (t->def->kind == K_TABLE || t->def->kind == K_UNION))) {
     if (t->base == B_NAMED && t->def->kind == K_UNION) {
       snprintf(nm, sizeof nm, "%s_%s_type_at", cn, f->name);
       claim(names, nm, "unchecked accessor");
-      bprintf(h, "static inline uint8_t %s%s { return pte_fb_raw_u8(b, t, %d, 0); }\n", nm, args, f->slot - 1);
+      emit_acc(h, "static inline uint8_t %s%s { return pte_fb_raw_u8(b, t, %d, 0); }\n", nm, args, f->slot - 1);
     }
     snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
     claim(names, nm, "unchecked accessor");
-    bprintf(h, "static inline uint32_t %s%s { return pte_fb_raw_obj(b, t, %d); }\n", nm, args, f->slot);
+    emit_acc(h, "static inline uint32_t %s%s { return pte_fb_raw_obj(b, t, %d); }\n", nm, args, f->slot);
   } else {
     return; /* structs and floats: no unchecked accessor */
   }
   snprintf(nm, sizeof nm, "%s_%s_present_at", cn, f->name);
   claim(names, nm, "unchecked presence test");
-  bprintf(h, "static inline bool %s%s { return pte_fb_raw_field(b, t, %d) != 0; }\n", nm, args, f->slot);
+  emit_acc(h, "static inline bool %s%s { return pte_fb_raw_field(b, t, %d) != 0; }\n", nm, args, f->slot);
 }
 
 static void gen_table_h(Buf *h, Def *d, NameSet *names) {
@@ -1400,27 +1454,27 @@ static void gen_table_h(Buf *h, Def *d, NameSet *names) {
     if (sb != B_NONE) {
       char def[128];
       default_expr(d, f, def, sizeof def);
-      bprintf(h, "static inline %s %s_%s(pte_fb_table t) { return pte_fb_get_%s(t, %d, %s); }\n", base_ctype(sb), cn,
+      emit_acc(h, "static inline %s %s_%s(pte_fb_table t) { return pte_fb_get_%s(t, %d, %s); }\n", base_ctype(sb), cn,
               f->name, base_fn(sb), f->slot, def);
     } else if (t->base == B_STRING) {
-      bprintf(h, "static inline pte_fb_str %s_%s(pte_fb_table t) { return pte_fb_get_str(t, %d); }\n", cn, f->name, f->slot);
+      emit_acc(h, "static inline pte_fb_str %s_%s(pte_fb_table t) { return pte_fb_get_str(t, %d); }\n", cn, f->name, f->slot);
     } else if (t->base == B_VECTOR) {
-      bprintf(h, "static inline pte_fb_vec %s_%s(pte_fb_table t) { return pte_fb_get_vec(t, %d); }\n", cn, f->name, f->slot);
+      emit_acc(h, "static inline pte_fb_vec %s_%s(pte_fb_table t) { return pte_fb_get_vec(t, %d); }\n", cn, f->name, f->slot);
     } else if (t->def->kind == K_TABLE) {
-      bprintf(h, "static inline pte_fb_table %s_%s(pte_fb_table t) { return pte_fb_get_table(t, %d); }\n", cn, f->name, f->slot);
+      emit_acc(h, "static inline pte_fb_table %s_%s(pte_fb_table t) { return pte_fb_get_table(t, %d); }\n", cn, f->name, f->slot);
     } else if (t->def->kind == K_STRUCT) {
-      bprintf(h, "static inline const uint8_t *%s_%s(pte_fb_table t) { return pte_fb_get_struct(t, %d, %u); }\n", cn, f->name,
+      emit_acc(h, "static inline const uint8_t *%s_%s(pte_fb_table t) { return pte_fb_get_struct(t, %d, %u); }\n", cn, f->name,
               f->slot, t->def->size);
     } else if (t->def->kind == K_UNION) {
       snprintf(nm, sizeof nm, "%s_%s_type", cn, f->name);
       claim(names, nm, "union type accessor");
-      bprintf(h, "static inline uint8_t %s_%s_type(pte_fb_table t) { return pte_fb_get_u8(t, %d, 0); }\n", cn, f->name,
+      emit_acc(h, "static inline uint8_t %s_%s_type(pte_fb_table t) { return pte_fb_get_u8(t, %d, 0); }\n", cn, f->name,
               f->slot - 1);
-      bprintf(h, "static inline pte_fb_table %s_%s(pte_fb_table t) { return pte_fb_get_table(t, %d); }\n", cn, f->name, f->slot);
+      emit_acc(h, "static inline pte_fb_table %s_%s(pte_fb_table t) { return pte_fb_get_table(t, %d); }\n", cn, f->name, f->slot);
     }
     snprintf(nm, sizeof nm, "%s_%s_present", cn, f->name);
     claim(names, nm, "presence test");
-    bprintf(h, "static inline bool %s_%s_present(pte_fb_table t) { return pte_fb_field_pos(t, %d) != 0; }\n", cn, f->name,
+    emit_acc(h, "static inline bool %s_%s_present(pte_fb_table t) { return pte_fb_field_pos(t, %d) != 0; }\n", cn, f->name,
             f->slot);
     gen_field_at_h(h, d, f, names);
   }
