@@ -4,6 +4,8 @@
  * <P>_<Table>_<field>_SLOT is its vtable slot, <P>_<Table>_verify(v, pos) verifies a table,
  * <P>_<Table>_start/add_<field>/create_<field>/end build one, <P>_<Table>_to_json(t, sink, flags)
  * prints it like `flatc --strict-json --defaults-json`, <P>_<Enum>_<NAME> are enum values.
+ * <P>_<Table>_<field>_at(b, pos) reads a field of the table at absolute position pos of a buffer
+ * the verifier accepted, unchecked. Reader accessors are also macros of the same name.
  */
 #ifndef PTE_GEN_ETDUMP_GEN_H
 #define PTE_GEN_ETDUMP_GEN_H

@@ -1740,7 +1740,9 @@ int main(int argc, char **argv) {
   bprintf(&h, " *\n * Naming (prefix %s): <P>_<Table>_<field>(t) reads a field (schema default when absent),\n", prefix);
   bprintf(&h, " * <P>_<Table>_<field>_SLOT is its vtable slot, <P>_<Table>_verify(v, pos) verifies a table,\n");
   bprintf(&h, " * <P>_<Table>_start/add_<field>/create_<field>/end build one, <P>_<Table>_to_json(t, sink, flags)\n");
-  bprintf(&h, " * prints it like `flatc --strict-json --defaults-json`, <P>_<Enum>_<NAME> are enum values.\n */\n");
+  bprintf(&h, " * prints it like `flatc --strict-json --defaults-json`, <P>_<Enum>_<NAME> are enum values.\n");
+  bprintf(&h, " * <P>_<Table>_<field>_at(b, pos) reads a field of the table at absolute position pos of a buffer\n");
+  bprintf(&h, " * the verifier accepted, unchecked. Reader accessors are also macros of the same name.\n */\n");
   bprintf(&h, "#ifndef PTE_GEN_%s_H\n#define PTE_GEN_%s_H\n\n", guard_id, guard_id);
   bprintf(&h, "#include <math.h>\n#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
   bprintf(&h, "#include \"format/fb_json.h\"\n#include \"format/flatbuf.h\"\n");
