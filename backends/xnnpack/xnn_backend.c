@@ -1,9 +1,12 @@
 /* The "XnnpackBackend" function table, registration and options. */
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xnn_internal.h"
 
 static pte_xnnpack_options g_defaults = {1, PTE_XNN_ISA_AUTO};
+static bool g_profile_default;
 
 static pte_xnn_kisa to_kisa(pte_xnn_isa isa) {
   switch (isa) {
@@ -80,7 +83,13 @@ pte_status pte_xnn_delegate_init(const void *blob, size_t size, const pte_named_
   cfg.k = pte_xnnpack_kernels_for_isa(o->isa);
   cfg.repack_prepared = false;
   cfg.blob_persistent = false; /* the caller may free the blob after this call */
-  return pte_xnn_delegate_init_internal(blob, size, named_data, &cfg, out, err);
+  pte_status s2 = pte_xnn_delegate_init_internal(blob, size, named_data, &cfg, out, err);
+  if (s2 == PTE_OK && g_profile_default && pte_xnn_delegate_set_profiling(*out, true) != PTE_OK) {
+    pte_xnn_delegate_destroy(*out);
+    *out = NULL;
+    return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: cannot allocate profiling counters");
+  }
+  return s2;
 }
 
 const pte_xnn_kernels *pte_xnnpack_kernels_for_isa(pte_xnn_isa isa) {
@@ -133,6 +142,10 @@ static pte_status be_init(pte_backend_init_context *ctx, pte_freeable_buffer *pr
   pte_xnn_delegate *d = NULL;
   s = pte_xnn_delegate_init_internal(processed->data, processed->size, ctx->named_data_map, &cfg, &d, err);
   if (s != PTE_OK) return s;
+  if (g_profile_default && pte_xnn_delegate_set_profiling(d, true) != PTE_OK) {
+    pte_xnn_delegate_destroy(d);
+    return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: cannot allocate profiling counters");
+  }
   /* everything execute needs was copied or kept: release the blob now, as upstream does —
    * unless prepared packed weights are used in place from it (the runtime frees it after
    * destroy) */
@@ -159,4 +172,104 @@ pte_status pte_register_xnnpack_backend(void) {
   if (cur == &k_backend) return PTE_OK;
   if (cur) return PTE_ERR_INVALID_ARGUMENT;
   return pte_register_backend(PTE_XNNPACK_BACKEND_ID, &k_backend);
+}
+
+/* ---- profiling ---------------------------------------------------------------------------- */
+
+void pte_xnnpack_set_profiling_default(bool on) { g_profile_default = on; }
+
+static bool g_rewrites = true;
+void pte_xnnpack_set_graph_rewrites(bool on) { g_rewrites = on; }
+bool pte_xnnpack_graph_rewrites(void) { return g_rewrites; }
+
+pte_status pte_xnn_delegate_set_profiling(pte_xnn_delegate *d, bool on) {
+  if (!d) return PTE_ERR_INVALID_ARGUMENT;
+  if (on && !d->prof_ns) {
+    d->prof_ns = (uint64_t *)calloc(d->n_nodes ? d->n_nodes : 1, sizeof(uint64_t));
+    d->prof_calls = (uint64_t *)calloc(d->n_nodes ? d->n_nodes : 1, sizeof(uint64_t));
+    if (!d->prof_ns || !d->prof_calls) {
+      free(d->prof_ns);
+      free(d->prof_calls);
+      d->prof_ns = d->prof_calls = NULL;
+      return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    }
+  }
+  d->profiling = on;
+  return PTE_OK;
+}
+
+void pte_xnn_delegate_profile_reset(pte_xnn_delegate *d) {
+  if (!d || !d->prof_ns) return;
+  memset(d->prof_ns, 0, d->n_nodes * sizeof(uint64_t));
+  memset(d->prof_calls, 0, d->n_nodes * sizeof(uint64_t));
+}
+
+size_t pte_xnn_delegate_profile_nodes(const pte_xnn_delegate *d, pte_xnn_node_time *out, size_t cap) {
+  if (!d) return 0;
+  for (size_t i = 0; i < d->n_nodes && i < cap && out; i++) {
+    out[i].type = d->nodes[i].type;
+    out[i].name = pte_xnn_node_name(d->nodes[i].type);
+    out[i].node = (uint32_t)i;
+    out[i].calls = d->prof_calls ? d->prof_calls[i] : 0;
+    out[i].ns = d->prof_ns ? d->prof_ns[i] : 0;
+  }
+  return d->n_nodes;
+}
+
+/* Fills out[] (at most cap) with the kinds that ran, largest time first; returns their count. */
+static size_t prof_sorted(const uint64_t *ns, const uint64_t *calls, pte_xnn_node_time *out, size_t cap) {
+  size_t n = 0;
+  for (unsigned t = 0; t < 256; t++) {
+    if (!calls[t]) continue;
+    /* insertion by decreasing time */
+    size_t pos = n < cap ? n : cap;
+    while (pos > 0 && out && out[pos - 1].ns < ns[t]) {
+      if (pos < cap) out[pos] = out[pos - 1];
+      pos--;
+    }
+    if (pos < cap && out) {
+      out[pos].type = t;
+      out[pos].name = pte_xnn_node_name(t);
+      out[pos].node = 0;
+      out[pos].calls = calls[t];
+      out[pos].ns = ns[t];
+    }
+    n++;
+  }
+  return n;
+}
+
+size_t pte_xnn_delegate_profile_kinds(const pte_xnn_delegate *d, pte_xnn_node_time *out, size_t cap) {
+  if (!d || !d->prof_ns) return 0;
+  uint64_t ns[256] = {0}, calls[256] = {0};
+  for (size_t i = 0; i < d->n_nodes; i++) {
+    if (d->nodes[i].fuse == PTE_XNN_FUSE_SKIP) continue; /* absorbed into another node */
+    ns[d->nodes[i].type] += d->prof_ns[i];
+    calls[d->nodes[i].type] += d->prof_calls[i];
+  }
+  return prof_sorted(ns, calls, out, cap);
+}
+
+/* Process-wide totals of every delegate that profiles (pte_xnnpack_profile_kinds). */
+static _Atomic uint64_t g_prof_ns[256], g_prof_calls[256];
+
+void pte_xnn_profile_global_add(unsigned type, uint64_t ns) {
+  atomic_fetch_add_explicit(&g_prof_ns[type & 255], ns, memory_order_relaxed);
+  atomic_fetch_add_explicit(&g_prof_calls[type & 255], 1, memory_order_relaxed);
+}
+
+size_t pte_xnnpack_profile_kinds(pte_xnn_node_time *out, size_t cap) {
+  uint64_t ns[256], calls[256];
+  for (unsigned t = 0; t < 256; t++) {
+    ns[t] = atomic_load_explicit(&g_prof_ns[t], memory_order_relaxed);
+    calls[t] = atomic_load_explicit(&g_prof_calls[t], memory_order_relaxed);
+  }
+  return prof_sorted(ns, calls, out, cap);
+}
+
+void pte_xnnpack_profile_reset(void) {
+  for (unsigned t = 0; t < 256; t++) {
+    atomic_store_explicit(&g_prof_ns[t], 0, memory_order_relaxed);
+    atomic_store_explicit(&g_prof_calls[t], 0, memory_order_relaxed);
+  }
 }

@@ -1,9 +1,6 @@
 /* Blob parsing and verification, graph construction, memory planning, execute. */
-#ifdef PTE_XNN_PROFILE
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
 #include <time.h>
-#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -927,6 +924,7 @@ static int plan_cmp(const void *a, const void *b) {
 pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *err) {
   size_t scratch = 0, shared = 0;
   for (size_t i = 0; i < d->n_nodes; i++) {
+    if (d->nodes[i].fuse == PTE_XNN_FUSE_SKIP) continue;
     pte_status s = pte_xnn_infer_node(d, i, check_decl, err);
     if (s != PTE_OK) return s;
     if (d->nodes[i].scratch > scratch) scratch = d->nodes[i].scratch;
@@ -937,14 +935,22 @@ pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *er
   for (size_t i = 0; i < d->n_values; i++) {
     pte_xnn_value *v = &d->values[i];
     v->nbytes = pte_xnn_value_bytes(v);
-    if (!v->is_input && !v->is_output && !v->is_const && v->def_node >= 0) n_int++;
+    v->plan_last = v->last_use;
+  }
+  for (size_t i = 0; i < d->n_values; i++) { /* a storage lives until its aliases' last use */
+    pte_xnn_value *v = &d->values[i], *r = v->aliased ? &d->values[v->alias] : NULL;
+    if (r && v->last_use > r->plan_last) r->plan_last = v->last_use;
+  }
+  for (size_t i = 0; i < d->n_values; i++) {
+    pte_xnn_value *v = &d->values[i];
+    if (!v->is_input && !v->is_output && !v->is_const && v->def_node >= 0 && !v->aliased) n_int++;
   }
   plan_item *items = (plan_item *)malloc((n_int ? n_int : 1) * sizeof(plan_item));
   if (!items) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
   size_t k = 0;
   for (size_t i = 0; i < d->n_values; i++) {
     pte_xnn_value *v = &d->values[i];
-    if (!v->is_input && !v->is_output && !v->is_const && v->def_node >= 0) {
+    if (!v->is_input && !v->is_output && !v->is_const && v->def_node >= 0 && !v->aliased) {
       items[k].vi = (uint32_t)i;
       items[k].size = (v->nbytes + 63) & ~(size_t)63;
       k++;
@@ -961,7 +967,7 @@ pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *er
       moved = false;
       for (size_t b = 0; b < a; b++) {
         pte_xnn_value *u = &d->values[items[b].vi];
-        bool live = !(u->last_use < v->def_node || v->last_use < u->def_node);
+        bool live = !(u->plan_last < v->def_node || v->plan_last < u->def_node);
         if (!live) continue;
         size_t u0 = u->offset, u1 = u->offset + items[b].size;
         if (off < u1 && u0 < off + items[a].size) {
@@ -978,7 +984,7 @@ pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *er
   d->shared_scratch = (shared + 63) & ~(size_t)63;
   size_t need = total + d->shared_scratch + d->scratch_per_thread * (size_t)d->threads + 64;
   if (need > d->arena_cap) {
-    uint8_t *p = (uint8_t *)pte_xnn_aligned_alloc(need);
+    uint8_t *p = (uint8_t *)pte_xnn_packed_alloc(need); /* >= 4 MiB: huge pages */
     if (!p) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: cannot allocate a %zu-byte arena", need);
     pte_xnn_aligned_free(d->arena);
     d->arena = p;
@@ -999,6 +1005,8 @@ void pte_xnn_delegate_destroy(pte_xnn_delegate *d) {
   for (size_t i = 0; i < d->n_owned; i++) free(d->owned[i]);
   pte_xnn_pool_destroy(d->pool);
   pte_xnn_aligned_free(d->arena);
+  free(d->prof_ns);
+  free(d->prof_calls);
   free(d->bufs);
   free(d->owned);
   free(d->values);
@@ -1130,6 +1138,10 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   }
   d->k = k;
   d->threads = threads < 1 ? 1 : threads;
+  if (d->threads > 1) { /* before packing: large weights are packed in parallel */
+    d->pool = pte_xnn_pool_create(d->threads);
+    d->threads = pte_xnn_pool_threads(d->pool);
+  }
   d->repack_prepared = cfg->repack_prepared;
   d->blob_persistent = cfg->blob_persistent;
   cctx c;
@@ -1158,6 +1170,7 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   if (s == PTE_OK) s = collect_externals(&c);
   for (size_t i = 0; s == PTE_OK && i < d->n_nodes; i++) s = pte_xnn_prepare_node(d, i, err);
   if (s == PTE_OK) s = check_prepared_uses(d, err);
+  if (s == PTE_OK) pte_xnn_fuse(d);
   if (s == PTE_OK) s = pte_xnn_plan(d, true, err);
   /* keep what execute reads unpacked; drop the rest */
   if (s == PTE_OK) {
@@ -1215,10 +1228,6 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
       memset(&c.tmp[b], 0, sizeof c.tmp[b]);
     }
     free(keep);
-  }
-  if (s == PTE_OK && d->threads > 1) {
-    d->pool = pte_xnn_pool_create(d->threads);
-    d->threads = pte_xnn_pool_threads(d->pool);
   }
 
   cctx_release(&c);
@@ -1352,25 +1361,33 @@ pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size
     if (v->is_const) v->data = (uint8_t *)(uintptr_t)v->cdata;
     else if (v->def_node >= 0) v->data = d->arena + v->offset;
   }
+  for (size_t i = 0; i < d->n_values; i++) /* reshapes in place (xnn_fuse.c) */
+    if (d->values[i].aliased) d->values[i].data = d->values[d->values[i].alias].data;
   pte_xnn_exec x;
   x.d = d;
   x.k = d->k;
+  x.vec = pte_xnn_vec_kernels_for(d->k);
   x.pool = d->pool;
   x.threads = d->threads;
   x.shared = d->arena + d->arena_size;
   x.scratch = x.shared + d->shared_scratch;
   x.scratch_stride = d->scratch_per_thread;
+  if (d->profiling) {
+    for (size_t i = 0; i < d->n_nodes; i++) {
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      s = pte_xnn_run_node(&x, i, err);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      const uint64_t ns = (uint64_t)((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
+      d->prof_ns[i] += ns;
+      d->prof_calls[i]++;
+      if (d->nodes[i].fuse != PTE_XNN_FUSE_SKIP) pte_xnn_profile_global_add(d->nodes[i].type, ns);
+      if (s != PTE_OK) return s;
+    }
+    return PTE_OK;
+  }
   for (size_t i = 0; i < d->n_nodes; i++) {
-#ifdef PTE_XNN_PROFILE /* developer aid: -DPTE_XNN_PROFILE prints per-node times to stderr */
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-#endif
     s = pte_xnn_run_node(&x, i, err);
-#ifdef PTE_XNN_PROFILE
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    fprintf(stderr, "xnnpack node %zu %s %.3f ms\n", i, pte_xnn_node_name(d->nodes[i].type),
-            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
-#endif
     if (s != PTE_OK) return s;
   }
   return PTE_OK;

@@ -95,6 +95,11 @@ typedef struct pte_xnn_value {
   size_t nbytes; /* current byte size (qdint8: data + row params) */
   size_t offset; /* arena offset of internal values */
   uint8_t *data; /* bound at execute */
+  /* storage shared with another value (a StaticReshape's input and output, xnn_fuse.c): data is
+   * values[alias].data; not planned itself. alias is never an aliased value. */
+  bool aliased;
+  uint32_t alias;
+  int plan_last; /* last use of the storage (own and aliases'), for planning */
 } pte_xnn_value;
 
 /* A packed-weights blob (self-contained; see docs/xnnpack.md "Packed weights"). */
@@ -173,7 +178,17 @@ typedef struct pte_xnn_node {
   size_t group_stride; /* bytes between the packed blobs of consecutive groups */
   uint32_t n_groups;   /* GEMM groups (1 for FC) */
   bool as_dwconv;      /* depthwise with multiplier 1: direct kernel */
+  /* graph rewrites at init (xnn_fuse.c): PTE_XNN_FUSE_* */
+  uint8_t fuse;
 } pte_xnn_node;
+
+/* pte_xnn_node.fuse */
+enum {
+  PTE_XNN_FUSE_NONE = 0,
+  PTE_XNN_FUSE_SKIP = 1, /* absorbed into another node: not inferred, not run */
+  PTE_XNN_FUSE_SILU = 2, /* Multiply(x, Sigmoid(x)): in[0] = in[1] = x, computes x * sigmoid(x) */
+  PTE_XNN_FUSE_ALIAS = 3 /* StaticReshape whose output shares its input's storage: inferred, not run */
+};
 
 /* ---- CPU / kernels ------------------------------------------------------------------------ */
 typedef enum {
@@ -220,6 +235,42 @@ typedef struct pte_xnn_kernels {
                      float vmin, float vmax);
 } pte_xnn_kernels;
 
+/* ---- Elementwise kernels (xnn_vmath.h, one instantiation per ISA) -------------------------- */
+typedef struct pte_xnn_uparams {
+  float vmin, vmax; /* Clamp bounds */
+  float alpha;      /* ELU alpha, LeakyReLU slope */
+} pte_xnn_uparams;
+typedef void (*pte_xnn_f32_unary_fn)(size_t n, const float *x, float *y, const pte_xnn_uparams *p);
+/* y[i] = clamp(a op b): vv both n long, vs b[0] for every i, sv a[0] for every i. */
+typedef void (*pte_xnn_f32_binary_fn)(size_t n, const float *a, const float *b, float *y, float vmin, float vmax);
+enum {
+  PTE_XNN_U_ABS, PTE_XNN_U_NEG, PTE_XNN_U_SQUARE, PTE_XNN_U_SQRT, PTE_XNN_U_RSQRT, PTE_XNN_U_FLOOR, PTE_XNN_U_CEIL,
+  PTE_XNN_U_CLAMP, PTE_XNN_U_SIGMOID, PTE_XNN_U_TANH, PTE_XNN_U_EXP, PTE_XNN_U_ELU, PTE_XNN_U_HARDSWISH,
+  PTE_XNN_U_LEAKY, PTE_XNN_U_SILU, PTE_XNN_U_LOG, PTE_XNN_U_COUNT
+};
+enum { PTE_XNN_B_ADD, PTE_XNN_B_SUB, PTE_XNN_B_MUL, PTE_XNN_B_DIV, PTE_XNN_B_MIN, PTE_XNN_B_MAX, PTE_XNN_B_PRELU,
+       PTE_XNN_B_COUNT };
+enum { PTE_XNN_BS_VV = 0, PTE_XNN_BS_VS = 1, PTE_XNN_BS_SV = 2 };
+/* Depthwise convolution, npix pixels of one output row: out[p * out_step + ch] =
+ * clamp(bias[ch] + sum over t < ntaps of in[t][p * in_step + ch] * wt[t][ch]), ch < c. */
+typedef void (*pte_xnn_f32_dw_fn)(size_t npix, size_t c, size_t ntaps, const float *const *in, const float *const *wt,
+                                  size_t in_step, const float *bias, float *out, size_t out_step, float vmin,
+                                  float vmax);
+enum { PTE_XNN_DW_ANY = 0, PTE_XNN_DW_3X3 = 1, PTE_XNN_DW_5X5 = 2 }; /* 3x3 / 5x5: ntaps 9 / 25 */
+typedef struct pte_xnn_vec_kernels {
+  pte_xnn_f32_unary_fn unary[PTE_XNN_U_COUNT];
+  pte_xnn_f32_binary_fn binary[PTE_XNN_B_COUNT][3];
+  pte_xnn_f32_dw_fn dw[3];
+  /* y[i] = t + (u - t) ly, t = p00[i] + (p01[i] - p00[i]) lx, u = p10[i] + (p11[i] - p10[i]) lx */
+  void (*bilerp)(size_t n, const float *p00, const float *p01, const float *p10, const float *p11, float lx, float ly,
+                 float *y);
+} pte_xnn_vec_kernels;
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_scalar(void);
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx2(void);   /* NULL if not compiled */
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx512(void); /* NULL if not compiled */
+/* The elementwise table matching a GEMM kernel table's ISA (never NULL). */
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_for(const pte_xnn_kernels *k);
+
 pte_xnn_kisa pte_xnn_cpu_best_isa(void);
 const pte_xnn_kernels *pte_xnn_kernels_for(pte_xnn_kisa isa);
 const pte_xnn_kernels *pte_xnn_kernels_scalar(void);
@@ -255,6 +306,11 @@ pte_status pte_xnn_pack_f32_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim
 /* Into caller memory (run-time packing); returns the size needed when dst is NULL. */
 size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w,
                                   size_t w_row_stride, size_t w_col_stride, const float *bias, uint8_t *dst);
+/* The header alone, and only panels [p0, p1) of the same blob: parallel packing. */
+void pte_xnn_pack_f32_gemm_header(const pte_xnn_kernels *k, size_t n, size_t kdim, uint8_t *dst);
+void pte_xnn_pack_f32_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w,
+                                  size_t w_row_stride, size_t w_col_stride, const float *bias, uint8_t *dst, size_t p0,
+                                  size_t p1);
 /* qs8: weights int8 N x K (zero point 0), per-channel or per-tensor weight scales, int32 bias. */
 /* Element (o, i) of an int8 weight matrix is w[o * row_stride + i * col_stride]. The blob is
  * written at dst (pte_xnn_pack_*_size bytes, 64-aligned). */
@@ -311,11 +367,15 @@ struct pte_xnn_delegate {
   bool repack_prepared; /* accept data prepared for another ISA / tile and re-lay it out */
   bool blob_persistent; /* the processed blob outlives the delegate (method runtime) */
   bool borrows_blob;    /* some packed weights point into the processed blob: keep it */
+  /* profiling (pte_xnn_delegate_set_profiling): per-node accumulated ns and calls */
+  bool profiling;
+  uint64_t *prof_ns, *prof_calls;
 };
 
 struct pte_xnn_exec {
   pte_xnn_delegate *d;
   const pte_xnn_kernels *k;
+  const pte_xnn_vec_kernels *vec;
   pte_xnn_pool *pool;
   int threads;
   uint8_t *scratch;       /* threads * scratch_stride */
@@ -405,6 +465,9 @@ bool pte_xnn_packed_header_read(const uint8_t *p, size_t avail, pte_xnn_packed_i
 void pte_xnn_packed_relayout(const uint8_t *src, const pte_xnn_packed_info *src_info, uint8_t *dst,
                              const pte_xnn_packed_info *dst_info);
 
+/* Adds one profiled node execution to the process-wide per-kind totals. */
+void pte_xnn_profile_global_add(unsigned type, uint64_t ns);
+
 /* Init counters (pte_xnnpack_stats). */
 enum { PTE_XNN_STAT_PACKS, PTE_XNN_STAT_PACKED_BYTES, PTE_XNN_STAT_PREPARED, PTE_XNN_STAT_PREPARED_COPIES,
        PTE_XNN_STAT_REPACKS, PTE_XNN_STAT_COUNT };
@@ -422,6 +485,9 @@ pte_status pte_xnn_initialize_backend_data(pte_backend_data_context *ctx, pte_ba
 pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t i, bool check_decl, pte_error_info *err);
 /* Runs shape inference for every node and computes the memory plan. */
 pte_status pte_xnn_plan(pte_xnn_delegate *d, bool check_decl, pte_error_info *err);
+/* Graph rewrites after the nodes are prepared (xnn_fuse.c): Sigmoid + Multiply -> SiLU, output
+ * Clamp folded into the producing node's fused clamp. */
+void pte_xnn_fuse(pte_xnn_delegate *d);
 /* Executes node i. */
 pte_status pte_xnn_run_node(pte_xnn_exec *x, size_t i, pte_error_info *err);
 /* Prepares node i at init (validates dtypes, packs weights). */
@@ -441,6 +507,9 @@ pte_xnn_qrow pte_xnn_qd8_params(float rmin, float rmax, float *inv_scale);
 
 /* Heap with alignment (backend memory lives outside the method allocator). */
 void *pte_xnn_aligned_alloc(size_t size);
+/* Packed weights: like pte_xnn_aligned_alloc; >= 4 MiB: 2 MiB aligned + MADV_HUGEPAGE (free with
+ * pte_xnn_aligned_free). */
+void *pte_xnn_packed_alloc(size_t size);
 void pte_xnn_aligned_free(void *p);
 
 #endif

@@ -108,6 +108,13 @@ const pte_xnn_kernels *pte_xnn_kernels_for(pte_xnn_kisa isa) {
   return NULL;
 }
 
+const pte_xnn_vec_kernels *pte_xnn_vec_kernels_for(const pte_xnn_kernels *k) {
+  const pte_xnn_vec_kernels *v = NULL;
+  if (k && k->isa == PTE_XNN_KISA_AVX512) v = pte_xnn_vec_kernels_avx512();
+  if (k && k->isa == PTE_XNN_KISA_AVX2) v = pte_xnn_vec_kernels_avx2();
+  return v ? v : pte_xnn_vec_kernels_scalar();
+}
+
 int32_t pte_xnn_quantize(float x, float inv_scale, int32_t zp, int32_t qmin, int32_t qmax) {
   float v = x * inv_scale + (float)zp;
   float lo = (float)qmin, hi = (float)qmax;

@@ -3,10 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pte_gen/xnnpack_gen.h"
-#include "xnn_internal.h"
+#include "xnn_ops.h"
 
-#define V(i) (&d->values[(i)])
 #define NERR(st, ...) pte_error_set(err, (st), __VA_ARGS__)
 
 /* ============================================================================ helpers */
@@ -64,20 +62,7 @@ static pte_status set_shape(pte_xnn_delegate *d, size_t ni, uint32_t vi, const s
   return PTE_OK;
 }
 
-static bool is_f32(const pte_xnn_value *v) { return v->dtype == PTE_XD_FP32; }
 static bool is_q8(const pte_xnn_value *v) { return v->dtype == PTE_XD_QINT8 || v->dtype == PTE_XD_QUINT8; }
-static int32_t q_lo(const pte_xnn_value *v) { return v->dtype == PTE_XD_QUINT8 ? 0 : -128; }
-static int32_t q_hi(const pte_xnn_value *v) { return v->dtype == PTE_XD_QUINT8 ? 255 : 127; }
-
-static float load_q(const pte_xnn_value *v, const uint8_t *p, size_t i) {
-  int32_t q = v->dtype == PTE_XD_QUINT8 ? (int32_t)p[i] : (int32_t)((const int8_t *)p)[i];
-  return (float)(q - v->zero_point) * v->scale;
-}
-static void store_q(const pte_xnn_value *v, uint8_t *p, size_t i, float x) {
-  int32_t q = pte_xnn_quantize(x, 1.0f / v->scale, v->zero_point, q_lo(v), q_hi(v));
-  if (v->dtype == PTE_XD_QUINT8) p[i] = (uint8_t)q;
-  else ((int8_t *)p)[i] = (int8_t)q;
-}
 
 static bool same_q(const pte_xnn_value *a, const pte_xnn_value *b) {
   return a->dtype == b->dtype && (!is_q8(a) || (a->scale == b->scale && a->zero_point == b->zero_point));
@@ -96,7 +81,7 @@ static size_t numel_of(const size_t *dims, unsigned rank) {
 /* quantized output bounds of a fused clamp */
 static void q_bounds(const pte_xnn_value *out, float mn, float mx, int32_t *qmin, int32_t *qmax) {
   float lo = mn / out->scale + (float)out->zero_point, hi = mx / out->scale + (float)out->zero_point;
-  float a = (float)q_lo(out), b = (float)q_hi(out);
+  float a = (float)xo_q_lo(out), b = (float)xo_q_hi(out);
   lo = lo < a ? a : (lo > b ? b : lo);
   hi = hi < a ? a : (hi > b ? b : hi);
   if (isnan(lo)) lo = a;
@@ -105,52 +90,68 @@ static void q_bounds(const pte_xnn_value *out, float mn, float mx, int32_t *qmin
   *qmax = (int32_t)lrintf(hi);
 }
 
-static bool is_binary(unsigned t) {
-  return t == pte_xn_XNodeUnion_XNNAdd || t == pte_xn_XNodeUnion_XNNSubtract || t == pte_xn_XNodeUnion_XNNMultiply ||
-         t == pte_xn_XNodeUnion_XNNDiv || t == pte_xn_XNodeUnion_XNNMinimum || t == pte_xn_XNodeUnion_XNNMaximum ||
-         t == pte_xn_XNodeUnion_XNNPReLU;
+/* ============================================================================ node kinds */
+
+#define K_BIN(op) {PTE_XNN_FAM_BINARY, op, pte_xnn_run_binary}
+#define K_UN(op) {PTE_XNN_FAM_UNARY, op, pte_xnn_run_unary}
+#define K_MOVE(fn) {PTE_XNN_FAM_MOVE, -1, fn}
+#define K_OTHER(fn) {PTE_XNN_FAM_OTHER, -1, fn}
+
+/* Every node kind this backend runs, by XNodeUnion tag (absent: not supported). */
+static const pte_xnn_kind k_kinds[] = {
+    [pte_xn_XNodeUnion_XNNAdd] = K_BIN(PTE_XNN_B_ADD),
+    [pte_xn_XNodeUnion_XNNSubtract] = K_BIN(PTE_XNN_B_SUB),
+    [pte_xn_XNodeUnion_XNNMultiply] = K_BIN(PTE_XNN_B_MUL),
+    [pte_xn_XNodeUnion_XNNDiv] = K_BIN(PTE_XNN_B_DIV),
+    [pte_xn_XNodeUnion_XNNMinimum] = K_BIN(PTE_XNN_B_MIN),
+    [pte_xn_XNodeUnion_XNNMaximum] = K_BIN(PTE_XNN_B_MAX),
+    [pte_xn_XNodeUnion_XNNPReLU] = K_BIN(PTE_XNN_B_PRELU),
+    [pte_xn_XNodeUnion_XNNAbs] = K_UN(PTE_XNN_U_ABS),
+    [pte_xn_XNodeUnion_XNNNegate] = K_UN(PTE_XNN_U_NEG),
+    [pte_xn_XNodeUnion_XNNSquare] = K_UN(PTE_XNN_U_SQUARE),
+    [pte_xn_XNodeUnion_XNNSquareRoot] = K_UN(PTE_XNN_U_SQRT),
+    [pte_xn_XNodeUnion_XNNReciprocalSquareRoot] = K_UN(PTE_XNN_U_RSQRT),
+    [pte_xn_XNodeUnion_XNNFloor] = K_UN(PTE_XNN_U_FLOOR),
+    [pte_xn_XNodeUnion_XNNCeiling] = K_UN(PTE_XNN_U_CEIL),
+    [pte_xn_XNodeUnion_XNNClamp] = K_UN(PTE_XNN_U_CLAMP),
+    [pte_xn_XNodeUnion_XNNSigmoid] = K_UN(PTE_XNN_U_SIGMOID),
+    [pte_xn_XNodeUnion_XNNTanh] = K_UN(PTE_XNN_U_TANH),
+    [pte_xn_XNodeUnion_XNNExp] = K_UN(PTE_XNN_U_EXP),
+    [pte_xn_XNodeUnion_XNNELU] = K_UN(PTE_XNN_U_ELU),
+    [pte_xn_XNodeUnion_XNNHardswish] = K_UN(PTE_XNN_U_HARDSWISH),
+    [pte_xn_XNodeUnion_XNNLeakyReLU] = K_UN(PTE_XNN_U_LEAKY),
+    [pte_xn_XNodeUnion_XNNLog] = K_UN(PTE_XNN_U_LOG),
+    [pte_xn_XNodeUnion_XNNGelu] = K_UN(-1),
+    [pte_xn_XNodeUnion_XNNSin] = K_UN(-1),
+    [pte_xn_XNodeUnion_XNNStaticTranspose] = K_MOVE(pte_xnn_run_transpose),
+    [pte_xn_XNodeUnion_XNNStaticReshape] = K_MOVE(pte_xnn_run_reshape),
+    [pte_xn_XNodeUnion_XNNStaticSlice] = K_MOVE(pte_xnn_run_slice),
+    [pte_xn_XNodeUnion_XNNStaticConstantPad] = K_MOVE(pte_xnn_run_pad),
+    [pte_xn_XNodeUnion_XNNConcatenate2] = K_MOVE(pte_xnn_run_concat),
+    [pte_xn_XNodeUnion_XNNConcatenate3] = K_MOVE(pte_xnn_run_concat),
+    [pte_xn_XNodeUnion_XNNConcatenate4] = K_MOVE(pte_xnn_run_concat),
+    [pte_xn_XNodeUnion_XNNConcatenate5] = K_MOVE(pte_xnn_run_concat),
+    [pte_xn_XNodeUnion_XNNStaticResizeBilinear2D] = K_OTHER(pte_xnn_run_resize),
+    [pte_xn_XNodeUnion_XNNFullyConnected] = K_OTHER(pte_xnn_run_fc),
+    [pte_xn_XNodeUnion_XNNConv2d] = K_OTHER(pte_xnn_run_conv),
+    [pte_xn_XNodeUnion_XNNDepthwiseConv2d] = K_OTHER(pte_xnn_run_conv),
+    [pte_xn_XNodeUnion_XNNBatchMatrixMultiply] = K_OTHER(pte_xnn_run_bmm),
+    [pte_xn_XNodeUnion_XNNSoftmax] = K_OTHER(pte_xnn_run_softmax),
+    [pte_xn_XNodeUnion_XNNConvert] = K_OTHER(pte_xnn_run_convert),
+    [pte_xn_XNodeUnion_XNNMaxPooling2d] = K_OTHER(pte_xnn_run_pool),
+    [pte_xn_XNodeUnion_XNNAvgPooling2d] = K_OTHER(pte_xnn_run_pool),
+    [pte_xn_XNodeUnion_XNNGlobalAvgPooling2d] = K_OTHER(pte_xnn_run_global_avg),
+};
+
+const pte_xnn_kind *pte_xnn_kind_of(unsigned type) {
+  static const pte_xnn_kind none = {PTE_XNN_FAM_NONE, -1, NULL};
+  if (type >= sizeof k_kinds / sizeof k_kinds[0] || !k_kinds[type].run) return &none;
+  return &k_kinds[type];
 }
 
-static bool is_unary_math(unsigned t) {
-  switch (t) {
-    case pte_xn_XNodeUnion_XNNSigmoid:
-    case pte_xn_XNodeUnion_XNNClamp:
-    case pte_xn_XNodeUnion_XNNFloor:
-    case pte_xn_XNodeUnion_XNNSquareRoot:
-    case pte_xn_XNodeUnion_XNNCeiling:
-    case pte_xn_XNodeUnion_XNNHardswish:
-    case pte_xn_XNodeUnion_XNNNegate:
-    case pte_xn_XNodeUnion_XNNSquare:
-    case pte_xn_XNodeUnion_XNNAbs:
-    case pte_xn_XNodeUnion_XNNReciprocalSquareRoot:
-    case pte_xn_XNodeUnion_XNNLog:
-    case pte_xn_XNodeUnion_XNNGelu:
-    case pte_xn_XNodeUnion_XNNTanh:
-    case pte_xn_XNodeUnion_XNNExp:
-    case pte_xn_XNodeUnion_XNNSin:
-    case pte_xn_XNodeUnion_XNNELU:
-    case pte_xn_XNodeUnion_XNNLeakyReLU:
-      return true;
-    default:
-      return false;
-  }
-}
-
-static bool is_data_movement(unsigned t) {
-  switch (t) {
-    case pte_xn_XNodeUnion_XNNStaticTranspose:
-    case pte_xn_XNodeUnion_XNNStaticReshape:
-    case pte_xn_XNodeUnion_XNNStaticSlice:
-    case pte_xn_XNodeUnion_XNNStaticConstantPad:
-    case pte_xn_XNodeUnion_XNNConcatenate2:
-    case pte_xn_XNodeUnion_XNNConcatenate3:
-    case pte_xn_XNodeUnion_XNNConcatenate4:
-    case pte_xn_XNodeUnion_XNNConcatenate5:
-      return true;
-    default:
-      return false;
-  }
-}
+static bool is_binary(unsigned t) { return pte_xnn_kind_of(t)->family == PTE_XNN_FAM_BINARY; }
+static bool is_unary_math(unsigned t) { return pte_xnn_kind_of(t)->family == PTE_XNN_FAM_UNARY; }
+static bool is_data_movement(unsigned t) { return pte_xnn_kind_of(t)->family == PTE_XNN_FAM_MOVE; }
 
 /* ============================================================================ prepare */
 
@@ -248,6 +249,24 @@ static pte_status use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_x
   return PTE_OK;
 }
 
+/* Parallel fp32 packing: item i of 16 packs its share of the panels. */
+typedef struct pk_job {
+  const pte_xnn_kernels *k;
+  size_t n, kdim;
+  const float *w;
+  size_t rs, cs;
+  const float *bias;
+  uint8_t *dst;
+  size_t panels;
+} pk_job;
+
+static void pk_task(void *ctx, size_t item, int tid) {
+  (void)tid;
+  const pk_job *j = (const pk_job *)ctx;
+  const size_t per = (j->panels + 15) / 16, p0 = item * per, p1 = p0 + per < j->panels ? p0 + per : j->panels;
+  if (p0 < p1) pte_xnn_pack_f32_gemm_panels(j->k, j->n, j->kdim, j->w, j->rs, j->cs, j->bias, j->dst, p0, p1);
+}
+
 /* Packs one GEMM problem per group. Element (o, i) of group g's weight matrix is
  * w[g * gstep + o * rs + i * cs]. */
 static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t groups, size_t nout, size_t kdim,
@@ -271,18 +290,25 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
   }
   n->group_stride = one;
   n->n_groups = (uint32_t)groups;
-  n->packed.bytes = (uint8_t *)pte_xnn_aligned_alloc(one * groups);
+  n->packed.bytes = (uint8_t *)pte_xnn_packed_alloc(one * groups);
   if (!n->packed.bytes) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory packing weights");
-  n->packed.size = one * groups;
-  memset(n->packed.bytes, 0, n->packed.size);
+  n->packed.size = one * groups; /* the packers write every byte of each group's blob once */
   if (n->variant == PTE_XNN_V_F32) {
     const float *wf;
     float *tmp;
     if (weights_f32(w, &wf, &tmp) != PTE_OK) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
     const float *bf = b ? (const float *)b->cdata : NULL;
-    for (size_t g = 0; g < groups; g++)
-      pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, wf + g * gstep, rs, cs, bf ? bf + g * nout : NULL,
-                                 n->packed.bytes + g * one);
+    if (d->pool && groups == 1 && one >= ((size_t)1 << 20)) {
+      /* header, then the panels in parallel over the pool */
+      pk_job pj = {d->k, nout, kdim, wf, rs, cs, bf, n->packed.bytes, 0};
+      pj.panels = (nout + pte_xnn_f32_tile_for_n(d->k, nout).nr - 1) / pte_xnn_f32_tile_for_n(d->k, nout).nr;
+      pte_xnn_pack_f32_gemm_header(d->k, nout, kdim, n->packed.bytes);
+      pte_xnn_parallel(d->pool, pk_task, &pj, 16);
+    } else {
+      for (size_t g = 0; g < groups; g++)
+        pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, wf + g * gstep, rs, cs, bf ? bf + g * nout : NULL,
+                                   n->packed.bytes + g * one);
+    }
     free(tmp);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
@@ -316,8 +342,8 @@ static pte_status pick_variant(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
   const pte_xnn_value *in = V(n->in[0]), *w = V(n->in[1]), *out = V(n->out[0]);
   const pte_xnn_value *b = n->in[2] != PTE_XNN_INVALID_ID ? V(n->in[2]) : NULL;
   const char *name = pte_xnn_node_name(n->type);
-  if (is_f32(in) && is_f32(out) && (!b || is_f32(b))) {
-    if (is_f32(w)) {
+  if (xo_f32(in) && xo_f32(out) && (!b || xo_f32(b))) {
+    if (xo_f32(w)) {
       n->variant = PTE_XNN_V_F32;
       return PTE_OK;
     }
@@ -334,8 +360,8 @@ static pte_status pick_variant(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
     n->variant = PTE_XNN_V_QS8;
     return PTE_OK;
   }
-  if (in->dtype == PTE_XD_QDINT8 && is_f32(out) && (w->dtype == PTE_XD_QCINT8 || w->dtype == PTE_XD_QINT8) &&
-      (!b || is_f32(b))) {
+  if (in->dtype == PTE_XD_QDINT8 && xo_f32(out) && (w->dtype == PTE_XD_QCINT8 || w->dtype == PTE_XD_QINT8) &&
+      (!b || xo_f32(b))) {
     if (w->dtype == PTE_XD_QINT8 && w->zero_point != 0)
       return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): int8 weights with a non-zero zero point", ni, name);
     n->variant = PTE_XNN_V_QD8;
@@ -362,7 +388,7 @@ static pte_status prepare_fc(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, pt
   if (w->dtype == PTE_XD_QCINT8 && w->channel_dim != (tr ? 1u : 0u))
     return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (FullyConnected): filter scales are not per output channel", ni);
   if (!w->is_const || (b && !b->is_const)) {
-    if (n->variant != PTE_XNN_V_F32 || !is_f32(w))
+    if (n->variant != PTE_XNN_V_F32 || !xo_f32(w))
       return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (FullyConnected): quantized weights must be constant", ni);
     n->weights_dynamic = true;
     mark_raw(d, n->in[1]);
@@ -472,22 +498,22 @@ pte_status pte_xnn_prepare_node(pte_xnn_delegate *d, size_t ni, pte_error_info *
   if (is_binary(t)) {
     const pte_xnn_value *in2 = V(n->in[1]);
     if (t == pte_xn_XNodeUnion_XNNPReLU) {
-      if (!is_f32(in) || !is_f32(in2) || !is_f32(out))
+      if (!xo_f32(in) || !xo_f32(in2) || !xo_f32(out))
         return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): only fp32 is supported", ni, name);
       return PTE_OK;
     }
-    if (is_f32(in) && is_f32(in2) && is_f32(out)) return PTE_OK;
+    if (xo_f32(in) && xo_f32(in2) && xo_f32(out)) return PTE_OK;
     if (is_q8(in) && is_q8(in2) && is_q8(out) && in->dtype == out->dtype && in2->dtype == out->dtype) return PTE_OK;
     return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): %s x %s -> %s is not supported", ni, name,
                 pte_xnn_dtype_name(in->dtype), pte_xnn_dtype_name(in2->dtype), pte_xnn_dtype_name(out->dtype));
   }
   if (t == pte_xn_XNodeUnion_XNNBatchMatrixMultiply) {
-    if (!is_f32(in) || !is_f32(V(n->in[1])) || !is_f32(out))
+    if (!xo_f32(in) || !xo_f32(V(n->in[1])) || !xo_f32(out))
       return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): only fp32 is supported", ni, name);
     return PTE_OK;
   }
   if (is_unary_math(t)) {
-    if (is_f32(in) && is_f32(out)) return PTE_OK;
+    if (xo_f32(in) && xo_f32(out)) return PTE_OK;
     if ((t == pte_xn_XNodeUnion_XNNClamp || t == pte_xn_XNodeUnion_XNNLeakyReLU || t == pte_xn_XNodeUnion_XNNSigmoid ||
          t == pte_xn_XNodeUnion_XNNTanh || t == pte_xn_XNodeUnion_XNNHardswish || t == pte_xn_XNodeUnion_XNNELU) &&
         is_q8(in) && in->dtype == out->dtype)
@@ -500,12 +526,12 @@ pte_status pte_xnn_prepare_node(pte_xnn_delegate *d, size_t ni, pte_error_info *
     case pte_xn_XNodeUnion_XNNGlobalAvgPooling2d:
     case pte_xn_XNodeUnion_XNNAvgPooling2d:
     case pte_xn_XNodeUnion_XNNStaticResizeBilinear2D:
-      if (is_f32(in) && is_f32(out)) break;
+      if (xo_f32(in) && xo_f32(out)) break;
       if (t != pte_xn_XNodeUnion_XNNSoftmax && is_q8(in) && in->dtype == out->dtype) break;
       return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): %s -> %s is not supported", ni, name,
                   pte_xnn_dtype_name(in->dtype), pte_xnn_dtype_name(out->dtype));
     case pte_xn_XNodeUnion_XNNMaxPooling2d:
-      if ((is_f32(in) && is_f32(out)) || (is_q8(in) && same_q(in, out))) break;
+      if ((xo_f32(in) && xo_f32(out)) || (is_q8(in) && same_q(in, out))) break;
       return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): %s -> %s is not supported", ni, name,
                   pte_xnn_dtype_name(in->dtype), pte_xnn_dtype_name(out->dtype));
     case pte_xn_XNodeUnion_XNNConvert: {
@@ -568,14 +594,6 @@ static size_t same_pad(size_t in, size_t k, size_t dil, size_t stride, uint32_t 
   return out;
 }
 
-static size_t conv_tile_rows(const pte_xnn_kernels *k, size_t kdim, size_t elem) {
-  size_t mr = k->f32_mr > k->i8_mr ? k->f32_mr : k->i8_mr;
-  if (k->f32n_mr > mr) mr = k->f32n_mr;
-  size_t rows = (256u * 1024u) / ((kdim ? kdim : 1) * elem);
-  if (rows > 256) rows = 256;
-  if (rows < mr) rows = mr;
-  return rows - rows % mr;
-}
 
 pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t ni, bool check, pte_error_info *err) {
   pte_xnn_node *n = &d->nodes[ni];
@@ -653,12 +671,11 @@ pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t ni, bool check, pte_er
       dims[3] = cout;
       const size_t taps = (size_t)p->kh * p->kw;
       if (n->as_dwconv) {
-        n->scratch = taps * sizeof(float *);
-        n->shared_scratch = cin * sizeof(float);
+        n->scratch = 2 * taps * sizeof(float *); /* tap input and weight pointers (dw_rows) */
       } else {
         const size_t kdim = dw ? taps : taps * p->gic;
         const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;
-        n->scratch = conv_tile_rows(d->k, kdim, es) * kdim * es + 64;
+        n->scratch = pte_xnn_conv_tile_rows(d->k, kdim, es) * kdim * es + 64;
       }
       return set_shape(d, ni, n->out[0], dims, 4, check, err);
     }
@@ -807,873 +824,13 @@ pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t ni, bool check, pte_er
 
 /* ============================================================================ execution */
 
-typedef float (*binop_fn)(float a, float b, float p);
-static float op_add(float a, float b, float p) { (void)p; return a + b; }
-static float op_sub(float a, float b, float p) { (void)p; return a - b; }
-static float op_mul(float a, float b, float p) { (void)p; return a * b; }
-static float op_div(float a, float b, float p) { (void)p; return a / b; }
-static float op_min(float a, float b, float p) { (void)p; return a < b ? a : (b < a ? b : (isnan(a) ? a : b)); }
-static float op_max(float a, float b, float p) { (void)p; return a > b ? a : (b > a ? b : (isnan(a) ? a : b)); }
-static float op_prelu(float a, float b, float p) { (void)p; return a < 0.0f ? a * b : a; }
-
-static binop_fn binop_for(unsigned t) {
-  switch (t) {
-    case pte_xn_XNodeUnion_XNNAdd: return op_add;
-    case pte_xn_XNodeUnion_XNNSubtract: return op_sub;
-    case pte_xn_XNodeUnion_XNNMultiply: return op_mul;
-    case pte_xn_XNodeUnion_XNNDiv: return op_div;
-    case pte_xn_XNodeUnion_XNNMinimum: return op_min;
-    case pte_xn_XNodeUnion_XNNMaximum: return op_max;
-    default: return op_prelu;
-  }
-}
-
-/* Strides (elements) of a value broadcast to an output of rank r. */
-static void bstrides(const pte_xnn_value *v, unsigned r, const size_t *odims, size_t *st) {
-  size_t s = 1;
-  for (int i = (int)r - 1; i >= 0; i--) {
-    int vi = i - (int)(r - v->rank);
-    size_t dv = vi >= 0 ? v->shape[vi] : 1;
-    st[i] = (dv == 1 && odims[i] != 1) ? 0 : s;
-    if (vi >= 0) s *= dv;
-  }
-}
-
-typedef struct bin_job {
-  pte_xnn_delegate *d;
-  const pte_xnn_kernels *k;
-  const pte_xnn_node *n;
-  const pte_xnn_value *a, *b, *o;
-  unsigned r;          /* collapsed rank */
-  size_t dims[PTE_XNN_MAX_DIMS], sa[PTE_XNN_MAX_DIMS], sb[PTE_XNN_MAX_DIMS];
-  size_t inner, outer;
-  binop_fn fn;
-} bin_job;
-
-static void bin_rows(const bin_job *j, size_t o0, size_t o1) {
-  const unsigned r = j->r;
-  const size_t inner = j->inner;
-  const size_t sai = j->sa[r - 1], sbi = j->sb[r - 1];
-  const bool q = j->o->dtype != PTE_XD_FP32;
-  float vmin = j->n->out_min, vmax = j->n->out_max;
-  float buf_a[256], buf_b[256], buf_o[256];
-  for (size_t o = o0; o < o1; o++) {
-    size_t rem = o, offa = 0, offb = 0;
-    for (int i = (int)r - 2; i >= 0; i--) {
-      size_t idx = rem % j->dims[i];
-      rem /= j->dims[i];
-      offa += idx * j->sa[i];
-      offb += idx * j->sb[i];
-    }
-    const size_t out_off = o * inner;
-    if (!q) {
-      const float *pa = (const float *)j->a->data + offa, *pb = (const float *)j->b->data + offb;
-      float *po = (float *)j->o->data + out_off;
-      const unsigned t = j->n->type;
-      if (sai == 1 && sbi == 1 && t == pte_xn_XNodeUnion_XNNAdd) {
-        j->k->f32_vadd(inner, pa, pb, po, vmin, vmax);
-      } else if (sai == 1 && sbi == 1 && t == pte_xn_XNodeUnion_XNNMultiply) {
-        j->k->f32_vmul(inner, pa, pb, po, vmin, vmax);
-      } else {
-        for (size_t i = 0; i < inner; i++) po[i] = pte_xnn_clampf(j->fn(pa[i * sai], pb[i * sbi], 0.0f), vmin, vmax);
-      }
-    } else {
-      for (size_t i0 = 0; i0 < inner; i0 += 256) {
-        size_t cnt = inner - i0 < 256 ? inner - i0 : 256;
-        for (size_t i = 0; i < cnt; i++) {
-          buf_a[i] = load_q(j->a, j->a->data, offa + (i0 + i) * sai);
-          buf_b[i] = load_q(j->b, j->b->data, offb + (i0 + i) * sbi);
-          buf_o[i] = pte_xnn_clampf(j->fn(buf_a[i], buf_b[i], 0.0f), vmin, vmax);
-          store_q(j->o, j->o->data, out_off + i0 + i, buf_o[i]);
-        }
-      }
-    }
-  }
-}
-
-static void bin_task(void *ctx, size_t item, int tid) {
-  (void)tid;
-  const bin_job *j = (const bin_job *)ctx;
-  const size_t per = (j->outer + 63) / 64;
-  size_t o0 = item * per, o1 = o0 + per < j->outer ? o0 + per : j->outer;
-  if (o0 < o1) bin_rows(j, o0, o1);
-}
-
-static pte_status run_binary(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  bin_job j;
-  memset(&j, 0, sizeof j);
-  j.d = d;
-  j.k = x->k;
-  j.n = n;
-  j.a = V(n->in[0]);
-  j.b = V(n->in[1]);
-  j.o = V(n->out[0]);
-  j.fn = binop_for(n->type);
-  const unsigned r = j.o->rank;
-  size_t sa[PTE_XNN_MAX_DIMS], sb[PTE_XNN_MAX_DIMS];
-  bstrides(j.a, r, j.o->shape, sa);
-  bstrides(j.b, r, j.o->shape, sb);
-  if (j.o->numel == 0) return PTE_OK;
-  /* collapse dims: drop size-1 dims, merge neighbours with matching contiguity */
-  unsigned cr = 0;
-  for (unsigned i = 0; i < r; i++) {
-    if (j.o->shape[i] == 1) continue;
-    if (cr > 0) {
-      unsigned p = cr - 1;
-      bool a_ok = (sa[i] == 0 && j.sa[p] == 0) || (sa[i] != 0 && j.sa[p] == sa[i] * j.o->shape[i]);
-      bool b_ok = (sb[i] == 0 && j.sb[p] == 0) || (sb[i] != 0 && j.sb[p] == sb[i] * j.o->shape[i]);
-      if (a_ok && b_ok) {
-        j.dims[p] *= j.o->shape[i];
-        j.sa[p] = sa[i];
-        j.sb[p] = sb[i];
-        continue;
-      }
-    }
-    j.dims[cr] = j.o->shape[i];
-    j.sa[cr] = sa[i];
-    j.sb[cr] = sb[i];
-    cr++;
-  }
-  if (cr == 0) {
-    j.dims[0] = 1;
-    j.sa[0] = j.sb[0] = 1;
-    cr = 1;
-  }
-  j.r = cr;
-  j.inner = j.dims[cr - 1];
-  j.outer = j.o->numel / j.inner;
-  if (x->threads > 1 && j.o->numel >= 65536) {
-    pte_xnn_parallel(x->pool, bin_task, &j, 64);
-  } else {
-    bin_rows(&j, 0, j.outer);
-  }
-  return PTE_OK;
-}
-
-static float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
-
-static float unary_f(const pte_xnn_node *n, float v) {
-  switch (n->type) {
-    case pte_xn_XNodeUnion_XNNSigmoid: return 1.0f / (1.0f + expf(-v));
-    case pte_xn_XNodeUnion_XNNClamp: return pte_xnn_clampf(v, n->out_min, n->out_max);
-    case pte_xn_XNodeUnion_XNNFloor: return floorf(v);
-    case pte_xn_XNodeUnion_XNNSquareRoot: return sqrtf(v);
-    case pte_xn_XNodeUnion_XNNCeiling: return ceilf(v);
-    case pte_xn_XNodeUnion_XNNHardswish: return v * pte_xnn_clampf(v + 3.0f, 0.0f, 6.0f) * (1.0f / 6.0f);
-    case pte_xn_XNodeUnion_XNNNegate: return -v;
-    case pte_xn_XNodeUnion_XNNSquare: return v * v;
-    case pte_xn_XNodeUnion_XNNAbs: return fabsf(v);
-    case pte_xn_XNodeUnion_XNNReciprocalSquareRoot: return 1.0f / sqrtf(v);
-    case pte_xn_XNodeUnion_XNNLog: return logf(v);
-    case pte_xn_XNodeUnion_XNNGelu: return gelu(v);
-    case pte_xn_XNodeUnion_XNNTanh: return tanhf(v);
-    case pte_xn_XNodeUnion_XNNExp: return expf(v);
-    case pte_xn_XNodeUnion_XNNSin: return sinf(v);
-    case pte_xn_XNodeUnion_XNNELU: return v > 0.0f ? v : n->p.elu.alpha * expm1f(v);
-    case pte_xn_XNodeUnion_XNNLeakyReLU: return v < 0.0f ? v * n->p.leaky.slope : v;
-    default: return v;
-  }
-}
-
-static pte_status run_unary(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  if (is_f32(a)) {
-    const float *pa = (const float *)a->data;
-    float *po = (float *)o->data;
-    if (n->type == pte_xn_XNodeUnion_XNNClamp) {
-      x->k->f32_vclamp(a->numel, pa, po, n->out_min, n->out_max);
-      return PTE_OK;
-    }
-    for (size_t i = 0; i < a->numel; i++) po[i] = unary_f(n, pa[i]);
-    return PTE_OK;
-  }
-  for (size_t i = 0; i < a->numel; i++) store_q(o, o->data, i, unary_f(n, load_q(a, a->data, i)));
-  return PTE_OK;
-}
-
-static pte_status run_softmax(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const size_t c = a->shape[a->rank - 1];
-  if (c == 0) return PTE_OK;
-  const size_t rows = a->numel / c;
-  for (size_t r = 0; r < rows; r++) {
-    const float *pa = (const float *)a->data + r * c;
-    float *po = (float *)o->data + r * c;
-    float mx = pa[0];
-    for (size_t i = 1; i < c; i++) mx = pa[i] > mx ? pa[i] : mx;
-    float sum = 0.0f;
-    for (size_t i = 0; i < c; i++) {
-      po[i] = expf(pa[i] - mx);
-      sum += po[i];
-    }
-    const float inv = 1.0f / sum;
-    for (size_t i = 0; i < c; i++) po[i] *= inv;
-  }
-  return PTE_OK;
-}
-
-static pte_status run_convert(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  if (is_f32(a) && is_f32(o)) {
-    if (a->data != o->data) memmove(o->data, a->data, a->numel * 4);
-    return PTE_OK;
-  }
-  if (is_f32(a) && o->dtype == PTE_XD_QDINT8) {
-    const int nb = o->num_nonbatch_dims > 0 ? o->num_nonbatch_dims : 1;
-    size_t inner = 1;
-    for (int i = (int)o->rank - nb; i < (int)o->rank; i++)
-      if (i >= 0) inner *= o->shape[i];
-    const size_t rows = inner ? o->numel / inner : 0;
-    pte_xnn_qrow *qp = (pte_xnn_qrow *)(o->data + ((o->numel + 63) & ~(size_t)63));
-    const float *pa = (const float *)a->data;
-    int8_t *po = (int8_t *)o->data;
-    for (size_t r = 0; r < rows; r++) {
-      const float *row = pa + r * inner;
-      float mn = 0.0f, mx = 0.0f;
-      for (size_t i = 0; i < inner; i++) {
-        mn = row[i] < mn ? row[i] : mn;
-        mx = row[i] > mx ? row[i] : mx;
-      }
-      float inv;
-      qp[r] = pte_xnn_qd8_params(mn, mx, &inv);
-      for (size_t i = 0; i < inner; i++)
-        po[r * inner + i] = (int8_t)pte_xnn_quantize(row[i], inv, qp[r].zero_point, -128, 127);
-    }
-    return PTE_OK;
-  }
-  if (is_f32(a)) {
-    const float *pa = (const float *)a->data;
-    for (size_t i = 0; i < a->numel; i++) store_q(o, o->data, i, pa[i]);
-    return PTE_OK;
-  }
-  if (is_f32(o)) {
-    float *po = (float *)o->data;
-    for (size_t i = 0; i < a->numel; i++) po[i] = load_q(a, a->data, i);
-    return PTE_OK;
-  }
-  for (size_t i = 0; i < a->numel; i++) store_q(o, o->data, i, load_q(a, a->data, i));
-  return PTE_OK;
-}
-
-/* ---- data movement ------------------------------------------------------------------------ */
-
-static void strides_of(const size_t *dims, unsigned r, size_t *st) {
-  size_t s = 1;
-  for (int i = (int)r - 1; i >= 0; i--) {
-    st[i] = s;
-    s *= dims[i];
-  }
-}
-
-static pte_status run_transpose(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const unsigned r = a->rank;
-  const size_t es = pte_xnn_dtype_size(a->dtype);
-  size_t ist[PTE_XNN_MAX_DIMS], src_st[PTE_XNN_MAX_DIMS];
-  strides_of(a->shape, r, ist);
-  for (unsigned i = 0; i < r; i++) src_st[i] = ist[n->p.transpose.perm[i]];
-  if (o->numel == 0) return PTE_OK;
-  if (r == 0) {
-    memcpy(o->data, a->data, es);
-    return PTE_OK;
-  }
-  /* iterate the output in order; the innermost output dim reads with stride src_st[r-1] */
-  size_t idx[PTE_XNN_MAX_DIMS] = {0};
-  const size_t inner = o->shape[r - 1], sin = src_st[r - 1];
-  const size_t outer = o->numel / inner;
-  uint8_t *po = o->data;
-  for (size_t q = 0; q < outer; q++) {
-    size_t off = 0;
-    for (unsigned i = 0; i + 1 < r; i++) off += idx[i] * src_st[i];
-    if (es == 4) {
-      const float *src = (const float *)a->data + off;
-      float *dst = (float *)po;
-      for (size_t i = 0; i < inner; i++) dst[i] = src[i * sin];
-    } else {
-      const uint8_t *src = a->data + off * es;
-      for (size_t i = 0; i < inner; i++) memcpy(po + i * es, src + i * sin * es, es);
-    }
-    po += inner * es;
-    for (int i = (int)r - 2; i >= 0; i--) {
-      if (++idx[i] < o->shape[i]) break;
-      idx[i] = 0;
-    }
-  }
-  return PTE_OK;
-}
-
-static pte_status run_slice(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const unsigned r = a->rank;
-  const size_t es = pte_xnn_dtype_size(a->dtype);
-  if (o->numel == 0) return PTE_OK;
-  size_t ist[PTE_XNN_MAX_DIMS];
-  strides_of(a->shape, r, ist);
-  size_t base = 0;
-  for (unsigned i = 0; i < r; i++) base += n->p.slice.offsets[i] * ist[i];
-  const size_t inner = o->shape[r - 1];
-  const size_t outer = o->numel / inner;
-  size_t idx[PTE_XNN_MAX_DIMS] = {0};
-  for (size_t q = 0; q < outer; q++) {
-    size_t off = base;
-    for (unsigned i = 0; i + 1 < r; i++) off += idx[i] * ist[i];
-    memcpy(o->data + q * inner * es, a->data + off * es, inner * es);
-    for (int i = (int)r - 2; i >= 0; i--) {
-      if (++idx[i] < o->shape[i]) break;
-      idx[i] = 0;
-    }
-  }
-  return PTE_OK;
-}
-
-static pte_status run_pad(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const unsigned r = a->rank;
-  const size_t es = pte_xnn_dtype_size(a->dtype);
-  if (o->numel == 0) return PTE_OK;
-  /* fill with the padding value, then copy the input rows in place */
-  uint8_t pv[4];
-  if (es == 4) {
-    float f = n->p.pad.value;
-    memcpy(pv, &f, 4);
-  } else {
-    int32_t q = pte_xnn_quantize(n->p.pad.value, 1.0f / o->scale, o->zero_point, q_lo(o), q_hi(o));
-    pv[0] = (uint8_t)q;
-  }
-  for (size_t i = 0; i < o->numel; i++) memcpy(o->data + i * es, pv, es);
-  if (a->numel == 0) return PTE_OK;
-  size_t ost[PTE_XNN_MAX_DIMS];
-  strides_of(o->shape, r, ost);
-  const size_t inner = a->shape[r - 1];
-  const size_t outer = a->numel / inner;
-  size_t idx[PTE_XNN_MAX_DIMS] = {0};
-  for (size_t q = 0; q < outer; q++) {
-    size_t off = n->p.pad.pre[r - 1] * ost[r - 1];
-    for (unsigned i = 0; i + 1 < r; i++) off += (idx[i] + n->p.pad.pre[i]) * ost[i];
-    memcpy(o->data + off * es, a->data + q * inner * es, inner * es);
-    for (int i = (int)r - 2; i >= 0; i--) {
-      if (++idx[i] < a->shape[i]) break;
-      idx[i] = 0;
-    }
-  }
-  return PTE_OK;
-}
-
-static pte_status run_concat(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *o = V(n->out[0]);
-  const unsigned ax = n->p.cat.axis, r = o->rank;
-  const size_t es = pte_xnn_dtype_size(o->dtype);
-  size_t outer = 1, inner_o = 1;
-  for (unsigned i = 0; i < ax; i++) outer *= o->shape[i];
-  for (unsigned i = ax; i < r; i++) inner_o *= o->shape[i];
-  size_t col = 0;
-  for (unsigned k = 0; k < n->n_in; k++) {
-    const pte_xnn_value *a = V(n->in[k]);
-    size_t inner_a = 1;
-    for (unsigned i = ax; i < r; i++) inner_a *= a->shape[i];
-    for (size_t q = 0; q < outer; q++) memcpy(o->data + (q * inner_o + col) * es, a->data + q * inner_a * es, inner_a * es);
-    col += inner_a;
-  }
-  return PTE_OK;
-}
-
-/* ---- pooling, resize ---------------------------------------------------------------------- */
-
-static pte_status run_pool(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const pte_xnn_pool_params *p = &n->p.pool;
-  const size_t N = a->shape[0], H = a->shape[1], W = a->shape[2], C = a->shape[3];
-  const size_t OH = o->shape[1], OW = o->shape[2];
-  const size_t sh = p->sh ? p->sh : 1, sw = p->sw ? p->sw : 1, dh = p->dh ? p->dh : 1, dw = p->dw ? p->dw : 1;
-  const bool mx = n->type == pte_xn_XNodeUnion_XNNMaxPooling2d;
-  const bool q = !is_f32(a);
-  float *acc = NULL;
-  size_t *cnt = NULL;
-  float stack_acc[512];
-  if (C > 512) {
-    acc = (float *)malloc(C * sizeof(float));
-    if (!acc) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
-  } else {
-    acc = stack_acc;
-  }
-  (void)cnt;
-  for (size_t b = 0; b < N; b++)
-    for (size_t oy = 0; oy < OH; oy++)
-      for (size_t ox = 0; ox < OW; ox++) {
-        size_t valid = 0;
-        for (size_t c = 0; c < C; c++) acc[c] = mx ? -INFINITY : 0.0f;
-        for (size_t ky = 0; ky < p->ph; ky++) {
-          const long iy = (long)(oy * sh + ky * dh) - (long)n->rt_pt;
-          if (iy < 0 || iy >= (long)H) continue;
-          for (size_t kx = 0; kx < p->pw; kx++) {
-            const long ix = (long)(ox * sw + kx * dw) - (long)n->rt_pl;
-            if (ix < 0 || ix >= (long)W) continue;
-            const size_t base = ((b * H + (size_t)iy) * W + (size_t)ix) * C;
-            valid++;
-            if (!q) {
-              const float *src = (const float *)a->data + base;
-              if (mx)
-                for (size_t c = 0; c < C; c++) acc[c] = src[c] > acc[c] ? src[c] : acc[c];
-              else
-                for (size_t c = 0; c < C; c++) acc[c] += src[c];
-            } else {
-              for (size_t c = 0; c < C; c++) {
-                float v = load_q(a, a->data, base + c);
-                acc[c] = mx ? (v > acc[c] ? v : acc[c]) : acc[c] + v;
-              }
-            }
-          }
-        }
-        const size_t obase = ((b * OH + oy) * OW + ox) * C;
-        const float inv = valid ? 1.0f / (float)valid : 0.0f;
-        for (size_t c = 0; c < C; c++) {
-          float v = mx ? acc[c] : acc[c] * inv;
-          v = pte_xnn_clampf(v, n->out_min, n->out_max);
-          if (q) store_q(o, o->data, obase + c, v);
-          else ((float *)o->data)[obase + c] = v;
-        }
-      }
-  if (acc != stack_acc) free(acc);
-  return PTE_OK;
-}
-
-static pte_status run_global_avg(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const size_t N = a->shape[0], HW = a->shape[1] * a->shape[2], C = a->shape[3];
-  const bool q = !is_f32(a);
-  double stack_acc[256];
-  double *acc = C <= 256 ? stack_acc : (double *)malloc(C * sizeof(double));
-  if (!acc) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
-  for (size_t b = 0; b < N; b++) {
-    for (size_t c = 0; c < C; c++) acc[c] = 0.0;
-    /* walk the pixels in memory order; a float partial sum per run of pixels keeps it fast */
-    float part[256];
-    const size_t cb = C <= 256 ? C : 0;
-    for (size_t i0 = 0; i0 < HW; i0 += 64) {
-      const size_t i1 = i0 + 64 < HW ? i0 + 64 : HW;
-      if (!q && cb) {
-        for (size_t c = 0; c < C; c++) part[c] = 0.0f;
-        for (size_t i = i0; i < i1; i++) {
-          const float *src = (const float *)a->data + (b * HW + i) * C;
-          for (size_t c = 0; c < C; c++) part[c] += src[c];
-        }
-        for (size_t c = 0; c < C; c++) acc[c] += (double)part[c];
-      } else {
-        for (size_t i = i0; i < i1; i++)
-          for (size_t c = 0; c < C; c++)
-            acc[c] += q ? (double)load_q(a, a->data, (b * HW + i) * C + c)
-                        : (double)((const float *)a->data)[(b * HW + i) * C + c];
-      }
-    }
-    for (size_t c = 0; c < C; c++) {
-      float v = HW ? (float)(acc[c] / (double)HW) : 0.0f;
-      v = pte_xnn_clampf(v, n->out_min, n->out_max);
-      if (q) store_q(o, o->data, b * C + c, v);
-      else ((float *)o->data)[b * C + c] = v;
-    }
-  }
-  if (acc != stack_acc) free(acc);
-  return PTE_OK;
-}
-
-static pte_status run_resize(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const size_t N = a->shape[0], H = a->shape[1], W = a->shape[2], C = a->shape[3];
-  const size_t OH = o->shape[1], OW = o->shape[2];
-  const bool align = (n->flags & PTE_XNN_FLAG_ALIGN_CORNERS) != 0;
-  const bool legacy = (n->flags & PTE_XNN_FLAG_TENSORFLOW_LEGACY_MODE) != 0;
-  const bool q = !is_f32(a);
-  const float sy = (align && OH > 1) ? (float)(H - 1) / (float)(OH - 1) : (float)H / (float)OH;
-  const float sx = (align && OW > 1) ? (float)(W - 1) / (float)(OW - 1) : (float)W / (float)OW;
-  for (size_t b = 0; b < N; b++)
-    for (size_t oy = 0; oy < OH; oy++) {
-      float fy = (align || legacy) ? (float)oy * sy : ((float)oy + 0.5f) * sy - 0.5f;
-      if (fy < 0.0f) fy = 0.0f;
-      size_t y0 = (size_t)fy;
-      if (y0 > H - 1) y0 = H - 1;
-      const size_t y1 = y0 + 1 < H ? y0 + 1 : H - 1;
-      const float ly = fy - (float)y0 > 1.0f ? 1.0f : fy - (float)y0;
-      for (size_t ox = 0; ox < OW; ox++) {
-        float fx = (align || legacy) ? (float)ox * sx : ((float)ox + 0.5f) * sx - 0.5f;
-        if (fx < 0.0f) fx = 0.0f;
-        size_t x0 = (size_t)fx;
-        if (x0 > W - 1) x0 = W - 1;
-        const size_t x1 = x0 + 1 < W ? x0 + 1 : W - 1;
-        const float lx = fx - (float)x0 > 1.0f ? 1.0f : fx - (float)x0;
-        const size_t i00 = ((b * H + y0) * W + x0) * C, i01 = ((b * H + y0) * W + x1) * C;
-        const size_t i10 = ((b * H + y1) * W + x0) * C, i11 = ((b * H + y1) * W + x1) * C;
-        const size_t ob = ((b * OH + oy) * OW + ox) * C;
-        for (size_t c = 0; c < C; c++) {
-          float v00, v01, v10, v11;
-          if (q) {
-            v00 = load_q(a, a->data, i00 + c), v01 = load_q(a, a->data, i01 + c);
-            v10 = load_q(a, a->data, i10 + c), v11 = load_q(a, a->data, i11 + c);
-          } else {
-            const float *pa = (const float *)a->data;
-            v00 = pa[i00 + c], v01 = pa[i01 + c], v10 = pa[i10 + c], v11 = pa[i11 + c];
-          }
-          const float top = v00 + (v01 - v00) * lx, bot = v10 + (v11 - v10) * lx;
-          const float v = top + (bot - top) * ly;
-          if (q) store_q(o, o->data, ob + c, v);
-          else ((float *)o->data)[ob + c] = v;
-        }
-      }
-    }
-  return PTE_OK;
-}
-
-/* ---- FC, BMM, conv -------------------------------------------------------------------------- */
-
-static pte_status run_fc(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *w = V(n->in[1]), *o = V(n->out[0]);
-  const bool tr = (n->flags & PTE_XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
-  const size_t nout = tr ? w->shape[1] : w->shape[0], kdim = tr ? w->shape[0] : w->shape[1];
-  const size_t m = kdim ? a->numel / kdim : (a->rank ? a->numel / (a->shape[a->rank - 1] ? a->shape[a->rank - 1] : 1) : 1);
-  const uint8_t *packed = n->packed.bytes;
-  if (n->weights_dynamic) {
-    const pte_xnn_value *b = n->in[2] != PTE_XNN_INVALID_ID ? V(n->in[2]) : NULL;
-    pte_xnn_pack_f32_gemm_into(x->k, nout, kdim, (const float *)w->data, tr ? 1 : kdim, tr ? nout : 1,
-                               b ? (const float *)b->data : NULL, x->shared);
-    packed = x->shared;
-  }
-  switch (n->variant) {
-    case PTE_XNN_V_F32:
-      pte_xnn_f32_gemm(x, packed, m, (const float *)a->data, kdim, (float *)o->data, nout, n->out_min, n->out_max);
-      break;
-    case PTE_XNN_V_QS8:
-      pte_xnn_qs8_gemm(x, packed, m, (const int8_t *)a->data, kdim, (int8_t *)o->data, nout, o->zero_point, n->qmin,
-                       n->qmax);
-      break;
-    default: {
-      const int nb = a->num_nonbatch_dims > 0 ? a->num_nonbatch_dims : 1;
-      size_t inner = 1;
-      for (int i = (int)a->rank - nb; i < (int)a->rank; i++)
-        if (i >= 0) inner *= a->shape[i];
-      const size_t rows = inner ? a->numel / inner : 1;
-      const pte_xnn_qrow *qp = (const pte_xnn_qrow *)(a->data + ((a->numel + 63) & ~(size_t)63));
-      pte_xnn_qd8_gemm(x, packed, m, (const int8_t *)a->data, kdim, qp, 0, rows ? m / rows : 1, (float *)o->data, nout,
-                       n->out_min, n->out_max);
-      break;
-    }
-  }
-  return PTE_OK;
-}
-
-static pte_status run_bmm(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *b = V(n->in[1]), *o = V(n->out[0]);
-  const bool tr = (n->flags & PTE_XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
-  const size_t m = a->shape[a->rank - 2], kk = a->shape[a->rank - 1];
-  const size_t nn = o->shape[o->rank - 1];
-  const unsigned br = o->rank - 2;
-  const size_t batches = br ? o->numel / ((m * nn) != 0 ? m * nn : 1) : 1;
-  if (o->numel == 0) return PTE_OK;
-  pte_xnn_value ta = *a, tb = *b;
-  ta.rank = (uint8_t)(a->rank - 2);
-  tb.rank = (uint8_t)(b->rank - 2);
-  size_t sa[PTE_XNN_MAX_DIMS], sb[PTE_XNN_MAX_DIMS];
-  bstrides(&ta, br, o->shape, sa);
-  bstrides(&tb, br, o->shape, sb);
-  for (size_t bi = 0; bi < batches; bi++) {
-    size_t rem = bi, ia = 0, ib = 0;
-    for (int i = (int)br - 1; i >= 0; i--) {
-      size_t idx = rem % o->shape[i];
-      rem /= o->shape[i];
-      ia += idx * sa[i];
-      ib += idx * sb[i];
-    }
-    const float *pa = (const float *)a->data + ia * m * kk;
-    const float *pb = (const float *)b->data + ib * kk * nn;
-    /* B as an N x K weight matrix: element (j, i) = B[i][j], or B[j][i] when transposed */
-    pte_xnn_pack_f32_gemm_into(x->k, nn, kk, pb, tr ? kk : 1, tr ? 1 : nn, NULL, x->shared);
-    pte_xnn_f32_gemm(x, x->shared, m, pa, kk, (float *)o->data + bi * m * nn, nn, -INFINITY, INFINITY);
-  }
-  return PTE_OK;
-}
-
-typedef struct conv_job {
-  pte_xnn_exec *x;
-  const pte_xnn_node *n;
-  const pte_xnn_value *a, *o;
-  size_t H, W, Cin, OH, OW, Cout, M, tile, kdim, gin, gout;
-  size_t tiles;
-  bool direct; /* 1x1, stride 1, no padding, one group: the input is the GEMM A matrix */
-} conv_job;
-
-/* One im2col row: the kh x kw x gin input values output pixel m reads (padding -> pad_q). */
-static void im2col_pixel(const conv_job *j, size_t m, uint8_t *row, int32_t pad_q, size_t cin_off) {
-  const pte_xnn_node *n = j->n;
-  const pte_xnn_conv_params *p = &n->p.conv;
-  const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;
-  const size_t OHW = j->OH * j->OW;
-  const size_t b = m / OHW, rem = m % OHW, oy = rem / j->OW, ox = rem % j->OW;
-  size_t col = 0;
-  const long ix0 = (long)(ox * p->sw) - (long)n->rt_pl;
-  /* with unit dilation and one group, the taps of a kernel row are adjacent input pixels */
-  const bool run = p->dw == 1 && j->gin == j->Cin && ix0 >= 0 && ix0 + (long)p->kw <= (long)j->W;
-  for (size_t ky = 0; ky < p->kh; ky++) {
-    const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
-    if (run && iy >= 0 && iy < (long)j->H) {
-      const size_t src = ((b * j->H + (size_t)iy) * j->W + (size_t)ix0) * j->Cin;
-      memcpy(row + col * es, j->a->data + src * es, p->kw * j->gin * es);
-      col += p->kw * j->gin;
-      continue;
-    }
-    for (size_t kx = 0; kx < p->kw; kx++) {
-      const long ix = ix0 + (long)(kx * p->dw);
-      uint8_t *dst = row + col * es;
-      if (iy < 0 || iy >= (long)j->H || ix < 0 || ix >= (long)j->W) {
-        if (es == 4) memset(dst, 0, j->gin * 4);
-        else memset(dst, (int)(int8_t)pad_q, j->gin);
-      } else {
-        const size_t src = ((b * j->H + (size_t)iy) * j->W + (size_t)ix) * j->Cin + cin_off;
-        if (es == 4 && j->gin == 1) ((float *)dst)[0] = ((const float *)j->a->data)[src];
-        else memcpy(dst, j->a->data + src * es, j->gin * es);
-      }
-      col += j->gin;
-    }
-  }
-}
-
-/* fp32, one group, unit horizontal dilation: output row (b, oy) without copying. For pixels whose
- * taps are all inside the row, kernel row ky of MR consecutive pixels is an MR x (kw * Cin)
- * matrix of the input with row stride sw * Cin, and the packed K order (ky, kx, ic) makes its
- * weights one contiguous K block: the output is the sum over valid ky of such GEMMs (bias on the
- * first, clamp on the last). Border pixels go through im2col. */
-static void conv_row(void *ctx, size_t item, int tid) {
-  const conv_job *j = (const conv_job *)ctx;
-  const pte_xnn_node *n = j->n;
-  const pte_xnn_conv_params *p = &n->p.conv;
-  const pte_xnn_kernels *k = j->x->k;
-  const size_t b = item / j->OH, oy = item % j->OH;
-  const uint8_t *packed0 = n->packed.bytes;
-  const pte_xnn_f32_tile tile = pte_xnn_f32_tile_for_nr(
-      k, (size_t)packed0[16] | ((size_t)packed0[17] << 8) | ((size_t)packed0[18] << 16) | ((size_t)packed0[19] << 24));
-  const size_t nr = tile.nr, mr = tile.mr;
-  const size_t panels = (j->Cout + nr - 1) / nr;
-  const uint8_t *packed = n->packed.bytes;
-  const size_t pstride = (size_t)((uint64_t)packed[40] | ((uint64_t)packed[41] << 8) | ((uint64_t)packed[42] << 16) |
-                                  ((uint64_t)packed[43] << 24));
-  const uint8_t *base = packed + PTE_XNN_PACKED_HEADER_SIZE;
-  float *out_row = (float *)j->o->data + (b * j->OH + oy) * j->OW * j->Cout;
-  /* interior: ox*sw - pl >= 0 and ox*sw - pl + kw <= W */
-  size_t lo = (n->rt_pl + p->sw - 1) / p->sw, hi = 0;
-  if (j->W + n->rt_pl >= p->kw) hi = (j->W + n->rt_pl - p->kw) / p->sw + 1;
-  if (hi > j->OW) hi = j->OW;
-  if (lo > hi) lo = hi;
-  /* valid kernel rows */
-  size_t kys[64], nky = 0;
-  for (size_t ky = 0; ky < p->kh && nky < 64; ky++) {
-    const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
-    if (iy >= 0 && iy < (long)j->H) kys[nky++] = ky;
-  }
-  const size_t krun = p->kw * j->Cin;
-  if (nky > 0) {
-    for (size_t ox = lo; ox < hi; ox += mr) {
-      const size_t rows = hi - ox < mr ? hi - ox : mr;
-      for (size_t pi = 0; pi < panels; pi++) {
-        const float *panel = (const float *)(base + pi * pstride);
-        const size_t nc = j->Cout - pi * nr < nr ? j->Cout - pi * nr : nr;
-        const float *as[64], *ws[64];
-        for (size_t v = 0; v < nky; v++) {
-          const size_t ky = kys[v];
-          const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
-          as[v] = (const float *)j->a->data + (((b * j->H + (size_t)iy) * j->W) + ox * p->sw - n->rt_pl) * j->Cin;
-          ws[v] = panel + nr + ky * krun * nr;
-        }
-        tile.igemm(rows, nc, nky, krun, as, p->sw * j->Cin, ws, panel, out_row + ox * j->Cout + pi * nr, j->Cout,
-                   n->out_min, n->out_max);
-      }
-    }
-  } else {
-    lo = hi = 0; /* no valid kernel row: everything through the generic path (bias only) */
-  }
-  /* borders: [0, lo) and [hi, OW) */
-  uint8_t *buf = pte_xnn_scratch(j->x, tid);
-  const size_t rowbase = (b * j->OH + oy) * j->OW;
-  for (int side = 0; side < 2; side++) {
-    size_t s0 = side ? hi : 0, s1 = side ? j->OW : lo;
-    for (size_t t0 = s0; t0 < s1; t0 += j->tile) {
-      const size_t t1 = t0 + j->tile < s1 ? t0 + j->tile : s1;
-      for (size_t ox = t0; ox < t1; ox++) im2col_pixel(j, rowbase + ox, buf + (ox - t0) * j->kdim * 4, 0, 0);
-      pte_xnn_f32_gemm_region(k, packed, 0, t1 - t0, 0, panels, (const float *)buf, j->kdim, out_row + t0 * j->Cout,
-                              j->Cout, n->out_min, n->out_max);
-    }
-  }
-}
-
-static void conv_tile(void *ctx, size_t item, int tid) {
-  const conv_job *j = (const conv_job *)ctx;
-  const pte_xnn_node *n = j->n;
-  pte_xnn_exec *x = j->x;
-  const size_t groups = n->n_groups;
-  const size_t tiles_per_group = j->tiles;
-  const size_t g = item / tiles_per_group, ti = item % tiles_per_group;
-  const size_t m0 = ti * j->tile, m1 = m0 + j->tile < j->M ? m0 + j->tile : j->M;
-  if (m0 >= m1 || g >= groups) return;
-  const uint8_t *packed = n->packed.bytes + g * n->group_stride;
-  const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;
-  const size_t cin_off = g * j->gin;
-  const size_t cout_off = g * j->gout;
-  if (j->direct) {
-    if (n->variant == PTE_XNN_V_F32)
-      pte_xnn_f32_gemm_region(x->k, packed, m0, m1, 0, (j->gout + pte_xnn_f32_tile_for_n(x->k, j->gout).nr - 1) /
-                                                            pte_xnn_f32_tile_for_n(x->k, j->gout).nr,
-                              (const float *)j->a->data, j->Cin, (float *)j->o->data, j->Cout, n->out_min, n->out_max);
-    return;
-  }
-  uint8_t *buf = pte_xnn_scratch(x, tid);
-  const pte_xnn_qrow *qrows = NULL;
-  size_t rdiv = 1;
-  if (n->variant == PTE_XNN_V_QD8) {
-    qrows = (const pte_xnn_qrow *)(j->a->data + ((j->a->numel + 63) & ~(size_t)63));
-    /* rows of quantization params: one per batch (num_nonbatch_dims 3) or one in all (4) */
-    size_t inner = 1;
-    for (int i = 4 - j->a->num_nonbatch_dims; i < 4; i++) inner *= j->a->shape[i];
-    const size_t nrows = inner ? j->a->numel / inner : 1;
-    rdiv = nrows ? j->M / nrows : j->M;
-    if (rdiv == 0) rdiv = 1;
-  }
-  /* im2col rows m0..m1 into buf (row = kh x kw x gin values) */
-  for (size_t m = m0; m < m1; m++) {
-    int32_t pad_q = 0;
-    if (n->variant == PTE_XNN_V_QS8) pad_q = j->a->zero_point;
-    if (n->variant == PTE_XNN_V_QD8) pad_q = qrows[m / rdiv].zero_point;
-    im2col_pixel(j, m, buf + (m - m0) * j->kdim * es, pad_q, cin_off);
-  }
-  const size_t rows = m1 - m0;
-  if (n->variant == PTE_XNN_V_F32) {
-    pte_xnn_f32_gemm_region(x->k, packed, 0, rows, 0,
-                            (j->gout + pte_xnn_f32_tile_for_n(x->k, j->gout).nr - 1) / pte_xnn_f32_tile_for_n(x->k, j->gout).nr,
-                            (const float *)buf,
-                            j->kdim, (float *)j->o->data + m0 * j->Cout + cout_off, j->Cout, n->out_min, n->out_max);
-  } else {
-    /* int8 GEMMs run single-threaded inside a tile */
-    pte_xnn_exec one = *x;
-    one.threads = 1;
-    one.pool = NULL;
-    if (n->variant == PTE_XNN_V_QS8)
-      pte_xnn_qs8_gemm(&one, packed, rows, (const int8_t *)buf, j->kdim, (int8_t *)j->o->data + m0 * j->Cout + cout_off,
-                       j->Cout, j->o->zero_point, n->qmin, n->qmax);
-    else
-      pte_xnn_qd8_gemm(&one, packed, rows, (const int8_t *)buf, j->kdim, qrows, m0, rdiv,
-                       (float *)j->o->data + m0 * j->Cout + cout_off, j->Cout, n->out_min, n->out_max);
-  }
-}
-
-typedef struct dw_job {
-  pte_xnn_exec *x;
-  const pte_xnn_node *n;
-  const pte_xnn_value *a, *o;
-  size_t H, W, C, OH, OW;
-} dw_job;
-
-static void dw_rows(void *ctx, size_t item, int tid) {
-  const dw_job *j = (const dw_job *)ctx;
-  const pte_xnn_node *n = j->n;
-  const pte_xnn_conv_params *p = &n->p.conv;
-  const size_t b = item / j->OH, oy = item % j->OH;
-  const float **taps = (const float **)(void *)pte_xnn_scratch(j->x, tid);
-  const float *zero = (const float *)j->x->shared;
-  const float *pk = (const float *)(n->packed.bytes + PTE_XNN_PACKED_HEADER_SIZE);
-  const size_t C = j->C;
-  for (size_t ox = 0; ox < j->OW; ox++) {
-    size_t t = 0;
-    for (size_t ky = 0; ky < p->kh; ky++) {
-      const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
-      for (size_t kx = 0; kx < p->kw; kx++, t++) {
-        const long ix = (long)(ox * p->sw + kx * p->dw) - (long)n->rt_pl;
-        if (iy < 0 || iy >= (long)j->H || ix < 0 || ix >= (long)j->W) taps[t] = zero;
-        else taps[t] = (const float *)j->a->data + ((b * j->H + (size_t)iy) * j->W + (size_t)ix) * C;
-      }
-    }
-    j->x->k->f32_dw_row(C, t, taps, pk + C, pk, (float *)j->o->data + ((b * j->OH + oy) * j->OW + ox) * C, n->out_min,
-                        n->out_max);
-  }
-}
-
-static pte_status run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const pte_xnn_conv_params *p = &n->p.conv;
-  if (o->numel == 0) return PTE_OK;
-  if (n->as_dwconv) {
-    dw_job j = {x, n, a, o, a->shape[1], a->shape[2], a->shape[3], o->shape[1], o->shape[2]};
-    memset(x->shared, 0, j.C * sizeof(float));
-    pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, dw_rows, &j, a->shape[0] * j.OH);
-    return PTE_OK;
-  }
-  conv_job j;
-  memset(&j, 0, sizeof j);
-  j.x = x, j.n = n, j.a = a, j.o = o;
-  j.H = a->shape[1], j.W = a->shape[2], j.Cin = a->shape[3];
-  j.OH = o->shape[1], j.OW = o->shape[2], j.Cout = o->shape[3];
-  j.M = a->shape[0] * j.OH * j.OW;
-  const bool dw = n->type == pte_xn_XNodeUnion_XNNDepthwiseConv2d;
-  j.gin = dw ? 1 : p->gic;
-  j.gout = dw ? p->goc / p->gic : p->goc;
-  j.kdim = (size_t)p->kh * p->kw * j.gin;
-  const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;
-  j.direct = n->variant == PTE_XNN_V_F32 && n->n_groups == 1 && p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1 &&
-             n->rt_pt == 0 && n->rt_pl == 0 && j.OH == j.H && j.OW == j.W;
-  j.tile = j.direct ? (j.M < 256 ? j.M : 256) : conv_tile_rows(x->k, j.kdim, es);
-  if (j.tile == 0) j.tile = 1;
-  j.tiles = (j.M + j.tile - 1) / j.tile;
-  if (!j.direct && n->variant == PTE_XNN_V_F32 && n->n_groups == 1 && j.gin == j.Cin && p->dw == 1 && p->kh <= 64) {
-    pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, conv_row, &j, a->shape[0] * j.OH);
-    return PTE_OK;
-  }
-  pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, conv_tile, &j, j.tiles * n->n_groups);
-  return PTE_OK;
-}
-
 pte_status pte_xnn_run_node(pte_xnn_exec *x, size_t ni, pte_error_info *err) {
   pte_xnn_delegate *d = x->d;
   const pte_xnn_node *n = &d->nodes[ni];
-  const unsigned t = n->type;
-  pte_status s;
-  if (is_binary(t)) s = run_binary(x, n);
-  else if (is_unary_math(t)) s = run_unary(x, n);
-  else
-    switch (t) {
-      case pte_xn_XNodeUnion_XNNFullyConnected: s = run_fc(x, n); break;
-      case pte_xn_XNodeUnion_XNNConv2d:
-      case pte_xn_XNodeUnion_XNNDepthwiseConv2d: s = run_conv(x, n); break;
-      case pte_xn_XNodeUnion_XNNBatchMatrixMultiply: s = run_bmm(x, n); break;
-      case pte_xn_XNodeUnion_XNNSoftmax: s = run_softmax(x, n); break;
-      case pte_xn_XNodeUnion_XNNConvert: s = run_convert(x, n); break;
-      case pte_xn_XNodeUnion_XNNStaticTranspose: s = run_transpose(x, n); break;
-      case pte_xn_XNodeUnion_XNNStaticReshape: {
-        const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-        if (a->data != o->data) memmove(o->data, a->data, a->numel * pte_xnn_dtype_size(a->dtype));
-        s = PTE_OK;
-        break;
-      }
-      case pte_xn_XNodeUnion_XNNStaticSlice: s = run_slice(x, n); break;
-      case pte_xn_XNodeUnion_XNNStaticConstantPad: s = run_pad(x, n); break;
-      case pte_xn_XNodeUnion_XNNConcatenate2:
-      case pte_xn_XNodeUnion_XNNConcatenate3:
-      case pte_xn_XNodeUnion_XNNConcatenate4:
-      case pte_xn_XNodeUnion_XNNConcatenate5: s = run_concat(x, n); break;
-      case pte_xn_XNodeUnion_XNNAvgPooling2d:
-      case pte_xn_XNodeUnion_XNNMaxPooling2d: s = run_pool(x, n); break;
-      case pte_xn_XNodeUnion_XNNGlobalAvgPooling2d: s = run_global_avg(x, n); break;
-      case pte_xn_XNodeUnion_XNNStaticResizeBilinear2D: s = run_resize(x, n); break;
-      default: s = PTE_ERR_NOT_IMPLEMENTED;
-    }
+  if (n->fuse == PTE_XNN_FUSE_SKIP || n->fuse == PTE_XNN_FUSE_ALIAS) return PTE_OK;
+  const pte_xnn_kind *k = pte_xnn_kind_of(n->type);
+  const pte_status s = k->run ? k->run(x, n) : PTE_ERR_NOT_IMPLEMENTED;
   if (s != PTE_OK)
-    return NERR(s, "xnnpack: node %zu (%s) failed (%s)", ni, pte_xnn_node_name(t), pte_status_name(s));
+    return NERR(s, "xnnpack: node %zu (%s) failed (%s)", ni, pte_xnn_node_name(n->type), pte_status_name(s));
   return PTE_OK;
 }

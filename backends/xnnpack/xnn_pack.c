@@ -1,4 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise */
 /* Weight packing into self-contained blobs.
  *
  * Every packed blob starts with a 64-byte little-endian header:
@@ -12,6 +13,9 @@
  * blob holds no pointers, so it can be written to a file and used in place from a mapping. */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "xnn_internal.h"
 
@@ -19,6 +23,22 @@ void *pte_xnn_aligned_alloc(size_t size) {
   void *p = NULL;
   if (posix_memalign(&p, 64, size ? size : 64) != 0) return NULL;
   return p;
+}
+
+/* Large packed buffers: 2 MiB aligned and marked for transparent huge pages, so that filling
+ * them takes one page fault per 2 MiB instead of one per 4 KiB (where the OS offers THP; the
+ * advice is silently ignored otherwise). */
+void *pte_xnn_packed_alloc(size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (size >= ((size_t)4 << 20)) {
+    void *p = NULL;
+    const size_t huge = (size_t)2 << 20;
+    if (posix_memalign(&p, huge, (size + huge - 1) & ~(huge - 1)) != 0) return NULL;
+    (void)madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+    return p;
+  }
+#endif
+  return pte_xnn_aligned_alloc(size);
 }
 
 void pte_xnn_aligned_free(void *p) { free(p); }
@@ -86,7 +106,7 @@ bool pte_xnn_packed_info_get(const pte_xnn_packed *p, pte_xnn_packed_info *o) {
 }
 
 static pte_status alloc_packed(size_t total, pte_xnn_packed *out) {
-  out->bytes = (uint8_t *)pte_xnn_aligned_alloc(total);
+  out->bytes = (uint8_t *)pte_xnn_packed_alloc(total);
   if (!out->bytes) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
   out->size = total;
   return PTE_OK;
@@ -117,11 +137,54 @@ size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *kr, size_t n, size_t kd
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
   if (!dst) return total;
   write_header(dst, PTE_XNN_PACK_F32_GEMM, (uint32_t)kr->isa, (uint32_t)nr, n, kdim, panels, stride, total);
-  for (size_t p = 0; p < panels; p++) {
+  pte_xnn_pack_f32_gemm_panels(kr, n, kdim, w, w_row_stride, w_col_stride, bias, dst, 0, panels);
+  return total;
+}
+
+void pte_xnn_pack_f32_gemm_header(const pte_xnn_kernels *kr, size_t n, size_t kdim, uint8_t *dst) {
+  const size_t nr = pte_xnn_f32_tile_for_n(kr, n).nr;
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t stride = align64((nr + kdim * nr) * sizeof(float));
+  write_header(dst, PTE_XNN_PACK_F32_GEMM, (uint32_t)kr->isa, (uint32_t)nr, n, kdim, panels, stride,
+               PTE_XNN_PACKED_HEADER_SIZE + panels * stride);
+}
+
+void pte_xnn_pack_f32_gemm_panels(const pte_xnn_kernels *kr, size_t n, size_t kdim, const float *w,
+                                  size_t w_row_stride, size_t w_col_stride, const float *bias, uint8_t *dst, size_t p0,
+                                  size_t p1) {
+  const size_t nr = pte_xnn_f32_tile_for_n(kr, n).nr;
+  const size_t stride = align64((nr + kdim * nr) * sizeof(float));
+  for (size_t p = p0; p < p1; p++) {
     float *panel = (float *)(dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride);
     const size_t n0 = p * nr;
     for (size_t j = 0; j < nr; j++) panel[j] = (bias && n0 + j < n) ? bias[n0 + j] : 0.0f;
     float *pw = panel + nr;
+    if (n0 + nr <= n && w_col_stride == 1 && nr <= 32) {
+      /* full panel, rows contiguous in K: transpose 8 k x nr blocks (reads whole cache lines
+       * of each row, writes 8 full panel rows) */
+      const float *rows[32];
+      for (size_t j = 0; j < nr; j++) rows[j] = w + (n0 + j) * w_row_stride;
+      size_t i = 0;
+      for (; i + 8 <= kdim; i += 8) {
+        float *d8 = pw + i * nr;
+        for (size_t j = 0; j < nr; j++) {
+          const float *r = rows[j] + i;
+          d8[j] = r[0];
+          d8[nr + j] = r[1];
+          d8[2 * nr + j] = r[2];
+          d8[3 * nr + j] = r[3];
+          d8[4 * nr + j] = r[4];
+          d8[5 * nr + j] = r[5];
+          d8[6 * nr + j] = r[6];
+          d8[7 * nr + j] = r[7];
+        }
+      }
+      for (; i < kdim; i++)
+        for (size_t j = 0; j < nr; j++) pw[i * nr + j] = rows[j][i];
+      const size_t used = (nr + kdim * nr) * sizeof(float);
+      memset((uint8_t *)panel + used, 0, stride - used);
+      continue;
+    }
     /* element (out channel o, reduction index i) of W is w[o * w_row_stride + i * w_col_stride] */
     for (size_t i = 0; i < kdim; i++) {
       for (size_t j = 0; j < nr; j++) {
@@ -133,7 +196,6 @@ size_t pte_xnn_pack_f32_gemm_into(const pte_xnn_kernels *kr, size_t n, size_t kd
     const size_t used = (nr + kdim * nr) * sizeof(float);
     memset((uint8_t *)panel + used, 0, stride - used);
   }
-  return total;
 }
 
 pte_status pte_xnn_pack_f32_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const float *w, bool transposed,
@@ -157,32 +219,49 @@ size_t pte_xnn_pack_i8_size(const pte_xnn_kernels *k, size_t n, size_t kdim, boo
   return PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
 }
 
+/* The K/2 x NR x 2 int8 block of one panel (KR = 2): column j holds output channel n0 + j (zero
+ * past n, and the odd K tail is zero); column sums into sum[NR]. Every byte is written once. */
+static void pack_i8_block(size_t nr, size_t n0, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
+                          int8_t *pw, int64_t *sum) {
+  const size_t k2 = (kdim + 1) & ~(size_t)1;
+  for (size_t j = 0; j < nr; j++) sum[j] = 0;
+  for (size_t i = 0; i < k2; i += 2) {
+    int8_t *row = pw + (i / 2) * nr * 2;
+    for (size_t j = 0; j < nr; j++) {
+      const size_t o = n0 + j;
+      int8_t v0 = 0, v1 = 0;
+      if (o < n) {
+        v0 = w[o * rs + i * cs];
+        v1 = i + 1 < kdim ? w[o * rs + (i + 1) * cs] : 0;
+      }
+      row[2 * j] = v0;
+      row[2 * j + 1] = v1;
+      sum[j] += v0 + v1;
+    }
+  }
+}
+
 void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
                            const int32_t *bias, int32_t in_zp, const float *req_scale, uint8_t *dst) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
-  const size_t stride = align64(nr * 8 + ((kdim + 1) & ~(size_t)1) * nr);
+  const size_t used = nr * 8 + ((kdim + 1) & ~(size_t)1) * nr;
+  const size_t stride = align64(used);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
+  int64_t sum[64];
   write_header_kr(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
   for (size_t p = 0; p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
-    memset(panel, 0, stride);
     int32_t *pb = (int32_t *)panel;
     float *ps = (float *)(panel + nr * 4);
-    int8_t *pw = (int8_t *)(panel + nr * 8);
+    pack_i8_block(nr, p * nr, n, kdim, w, rs, cs, (int8_t *)(panel + nr * 8), sum);
     for (size_t j = 0; j < nr; j++) {
       const size_t o = p * nr + j;
-      if (o >= n) continue;
-      int64_t sum = 0;
-      for (size_t i = 0; i < kdim; i++) {
-        const int8_t v = w[o * rs + i * cs];
-        pw[(i / 2) * nr * 2 + j * 2 + (i & 1)] = v; /* k pairs interleaved per column (KR = 2) */
-        sum += v;
-      }
       /* fold the input zero point: sum_k (x - zx) w = sum_k x w - zx sum_k w */
-      pb[j] = (int32_t)((bias ? (int64_t)bias[o] : 0) - (int64_t)in_zp * sum);
-      ps[j] = req_scale[o];
+      pb[j] = o < n ? (int32_t)((bias ? (int64_t)bias[o] : 0) - (int64_t)in_zp * sum[j]) : 0;
+      ps[j] = o < n ? req_scale[o] : 0.0f;
     }
+    memset(panel + used, 0, stride - used);
   }
 }
 
@@ -190,29 +269,24 @@ void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
                            const float *wscale, const float *bias, uint8_t *dst) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
-  const size_t stride = align64(nr * 12 + ((kdim + 1) & ~(size_t)1) * nr);
+  const size_t used = nr * 12 + ((kdim + 1) & ~(size_t)1) * nr;
+  const size_t stride = align64(used);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
+  int64_t sum[64];
   write_header_kr(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
   for (size_t p = 0; p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
-    memset(panel, 0, stride);
     float *pb = (float *)panel;
     float *ps = (float *)(panel + nr * 4);
     int32_t *pk = (int32_t *)(panel + nr * 8);
-    int8_t *pw = (int8_t *)(panel + nr * 12);
+    pack_i8_block(nr, p * nr, n, kdim, w, rs, cs, (int8_t *)(panel + nr * 12), sum);
     for (size_t j = 0; j < nr; j++) {
       const size_t o = p * nr + j;
-      if (o >= n) continue;
-      int32_t sum = 0;
-      for (size_t i = 0; i < kdim; i++) {
-        const int8_t v = w[o * rs + i * cs];
-        pw[(i / 2) * nr * 2 + j * 2 + (i & 1)] = v; /* k pairs interleaved per column (KR = 2) */
-        sum += v;
-      }
-      pb[j] = bias ? bias[o] : 0.0f;
-      ps[j] = wscale[o];
-      pk[j] = sum;
+      pb[j] = o < n && bias ? bias[o] : 0.0f;
+      ps[j] = o < n ? wscale[o] : 0.0f;
+      pk[j] = (int32_t)sum[j];
     }
+    memset(panel + used, 0, stride - used);
   }
 }
 

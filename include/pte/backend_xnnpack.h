@@ -180,6 +180,40 @@ int pte_xnn_delegate_threads(const pte_xnn_delegate *d);
 size_t pte_xnn_delegate_packed_bytes(const pte_xnn_delegate *d);
 size_t pte_xnn_delegate_arena_bytes(const pte_xnn_delegate *d);
 
+/* ---- Per-node time split (profiling) ------------------------------------------------------
+ * With profiling on, execute reads a monotonic clock around every node and accumulates the
+ * time per node; the totals per node kind and per node can be read at any time. Off by default
+ * (the clock reads cost ~50 ns per node). pte_xnnpack_set_profiling_default(true) turns it on
+ * for delegates created afterwards (e.g. by pte_method_load). */
+typedef struct pte_xnn_node_time {
+  unsigned type;    /* PTE_XNN_NODE_* */
+  const char *name; /* node kind, e.g. "XNNConv2d" (static string) */
+  uint32_t node;    /* node index in execution order (per-node listing; 0 in the per-kind one) */
+  uint64_t calls;   /* executions */
+  uint64_t ns;      /* accumulated nanoseconds */
+} pte_xnn_node_time;
+/* Turns profiling on or off for one delegate (on: allocates the counters, which start at 0). */
+pte_status pte_xnn_delegate_set_profiling(pte_xnn_delegate *d, bool on);
+void pte_xnnpack_set_profiling_default(bool on);
+
+/* Graph rewrites at init (default on; docs/xnnpack.md section 4): SiLU fusion, output-clamp
+ * folding, reshapes in place. Off: delegates created afterwards keep the graph exactly as
+ * serialized (pte_xnn_node.fuse stays 0), e.g. for a tool that translates the parsed graph. */
+void pte_xnnpack_set_graph_rewrites(bool on);
+bool pte_xnnpack_graph_rewrites(void);
+/* Zeroes the counters. */
+void pte_xnn_delegate_profile_reset(pte_xnn_delegate *d);
+/* Totals per node kind that ran, largest time first; writes at most cap entries, returns how
+ * many kinds there are. */
+size_t pte_xnn_delegate_profile_kinds(const pte_xnn_delegate *d, pte_xnn_node_time *out, size_t cap);
+/* Totals per node in execution order (cap entries at most); returns the node count. */
+size_t pte_xnn_delegate_profile_nodes(const pte_xnn_delegate *d, pte_xnn_node_time *out, size_t cap);
+/* Process-wide totals per node kind over every delegate with profiling on (e.g. those a method
+ * created after pte_xnnpack_set_profiling_default(true)), since the last reset; same ordering
+ * and return value as pte_xnn_delegate_profile_kinds. */
+size_t pte_xnnpack_profile_kinds(pte_xnn_node_time *out, size_t cap);
+void pte_xnnpack_profile_reset(void);
+
 /* ---- Blob header ------------------------------------------------------------------------------ */
 
 typedef struct pte_xnn_header {

@@ -145,6 +145,7 @@ typedef struct pte_file_writer {
   uint64_t wb_from;      /* sequential output not yet handed to early writeback: [wb_from, wb_next) */
   uint64_t wb_next;
   int live_slot;         /* slot in the registry of live temp files (signal cleanup), -1 none */
+  int live_lock_slot;    /* slot in the registry of held lock files, -1 none */
 } pte_file_writer;
 
 /* Prepares writing `dest_path`: takes the advisory lock (file "<dir>/.<name>.lock", removed when

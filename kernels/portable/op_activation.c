@@ -69,11 +69,12 @@ static double silu_d(double x, void *p) {
   (void)p;
   return x / (1.0 + exp(-x));
 }
-/* clamp: NaN input propagates; bounds applied min first, then max (so lo > hi gives hi). */
+/* clamp: NaN input propagates, and so does a NaN bound (as the Tensor overload and ATen);
+ * bounds applied min first, then max (so lo > hi gives hi). */
 static double clamp_d(double x, void *p) {
   const aparams *P = (const aparams *)p;
-  if (P->has_lo && x < P->lo_d) x = P->lo_d;
-  if (P->has_hi && P->hi_d < x) x = P->hi_d;
+  if (P->has_lo && (x < P->lo_d || P->lo_d != P->lo_d)) x = P->lo_d;
+  if (P->has_hi && (P->hi_d < x || P->hi_d != P->hi_d)) x = P->hi_d;
   return x;
 }
 static int64_t clamp_i(int64_t x, void *p) {
@@ -96,8 +97,8 @@ static int64_t clamp3_i(int64_t x, int64_t lo, int64_t hi, void *p) {
 }
 
 static inline float clampf_lohi(float x, const aparams *P) {
-  if (P->has_lo && x < P->lo_f) x = P->lo_f;
-  if (P->has_hi && P->hi_f < x) x = P->hi_f;
+  if (P->has_lo && (x < P->lo_f || P->lo_f != P->lo_f)) x = P->lo_f;
+  if (P->has_hi && (P->hi_f < x || P->hi_f != P->hi_f)) x = P->hi_f;
   return x;
 }
 

@@ -52,7 +52,8 @@ static bool qm_common(pte_kernel_context *ctx, const pte_tensor *in, const pte_t
     return false;
   }
   if (zp) {
-    pte_kernel_fail(ctx, PTE_ERR_NOT_SUPPORTED, "weight_zero_points are not supported (upstream neither)");
+    /* upstream's argument check refuses them the same way (InvalidArgument) */
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "weight_zero_points are not supported (asymmetric weights)");
     return false;
   }
   return pte_k_check_data(ctx, in, "input") && pte_k_check_data(ctx, w, "weight") &&

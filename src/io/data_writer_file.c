@@ -92,14 +92,63 @@ static uint64_t fw_now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* ------------------------------------------------------------------ live temp and lock files
+ * Registries of the temp and lock files that open writers of this process hold, so that a signal
+ * handler (pte_file_writer_install_signal_cleanup) can remove them before the process dies. A file
+ * is registered in the same signal-blocked section that creates (or takes) it, and unregistered in
+ * the one that renames or removes it, so no signal lands between the two. Slots point to the
+ * writers' heap strings; a writer empties its slot before freeing them. */
+#define FW_LIVE_MAX 64
+static _Atomic(const char *) fw_live_temp[FW_LIVE_MAX], fw_live_lock[FW_LIVE_MAX];
+
+static void fw_block(sigset_t *old) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static void fw_unblock(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
+static int fw_live_put(_Atomic(const char *) *tab, const char *path) {
+  for (int i = 0; i < FW_LIVE_MAX; i++) {
+    const char *none = NULL;
+    if (atomic_compare_exchange_strong(&tab[i], &none, path)) return i;
+  }
+  return -1; /* full: this file is not cleaned up on a signal (the next writer sweeps temps) */
+}
+
+static void fw_live_clear(_Atomic(const char *) *tab, int *slot) {
+  if (*slot >= 0 && *slot < FW_LIVE_MAX) atomic_store(&tab[*slot], NULL);
+  *slot = -1;
+}
+
+static void fw_on_signal(int sig) {
+  for (int i = 0; i < FW_LIVE_MAX; i++) { /* unlink() is async-signal-safe */
+    const char *t = atomic_load(&fw_live_temp[i]), *l = atomic_load(&fw_live_lock[i]);
+    if (t) unlink(t);
+    if (l) unlink(l);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 /* Takes the lock file. The holder unlinks it when done; a waiter that wins the lock on a file
  * that was unlinked meanwhile (inode no longer at the path) retries with a fresh one. */
 static pte_status fw_lock(pte_file_writer *w, pte_error_info *err) {
   if (w->opt.lock == PTE_FILE_LOCK_NONE) return PTE_OK;
   uint64_t start = fw_now_ms();
   for (;;) {
+    sigset_t old;
+    fw_block(&old);
     int fd = open(w->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return fw_fail(err, "cannot create lock file", w->lock_path, errno);
+    if (fd < 0) {
+      int e = errno;
+      fw_unblock(&old);
+      return fw_fail(err, "cannot create lock file", w->lock_path, e);
+    }
     int r;
     do {
       r = flock(fd, LOCK_EX | LOCK_NB);
@@ -108,13 +157,17 @@ static pte_status fw_lock(pte_file_writer *w, pte_error_info *err) {
       struct stat a, b;
       if (fstat(fd, &a) == 0 && stat(w->lock_path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
         w->lock_fd = fd;
+        w->live_lock_slot = fw_live_put(fw_live_lock, w->lock_path);
+        fw_unblock(&old);
         return PTE_OK;
       }
       close(fd); /* lost a race with a releasing holder: try again */
+      fw_unblock(&old);
       continue;
     }
     int e = errno;
     close(fd);
+    fw_unblock(&old);
     if (e != EWOULDBLOCK && e != EAGAIN) return fw_fail(err, "cannot lock", w->lock_path, e);
     if (w->opt.lock == PTE_FILE_LOCK_FAIL_FAST)
       return pte_error_set(err, PTE_ERR_INVALID_STATE,
@@ -129,10 +182,14 @@ static pte_status fw_lock(pte_file_writer *w, pte_error_info *err) {
 
 static void fw_unlock(pte_file_writer *w) {
   if (w->lock_fd < 0) return;
+  sigset_t old;
+  fw_block(&old);
   unlink(w->lock_path); /* while still holding it: see fw_lock */
+  fw_live_clear(fw_live_lock, &w->live_lock_slot);
   flock(w->lock_fd, LOCK_UN);
   close(w->lock_fd);
   w->lock_fd = -1;
+  fw_unblock(&old);
 }
 
 #define FW_PREALLOC_STEP ((uint64_t)64 << 20)
@@ -271,43 +328,6 @@ static pte_status fw_fsync_dir(const char *dest, pte_error_info *err) {
   return s;
 }
 
-/* ------------------------------------------------------------------ live temp files
- * A registry of the temp and lock files open writers of this process hold, so that a signal
- * handler (pte_file_writer_install_signal_cleanup) can remove them before the process dies.
- * Slots hold pointers to the writers' heap strings; a writer empties its slot before freeing them.
- */
-#define FW_LIVE_MAX 64
-static _Atomic(const char *) fw_live_temp[FW_LIVE_MAX], fw_live_lock[FW_LIVE_MAX];
-
-static void fw_live_add(pte_file_writer *w) {
-  w->live_slot = -1;
-  for (int i = 0; i < FW_LIVE_MAX; i++) {
-    const char *none = NULL;
-    if (atomic_compare_exchange_strong(&fw_live_temp[i], &none, w->temp)) {
-      atomic_store(&fw_live_lock[i], w->lock_fd >= 0 ? w->lock_path : NULL);
-      w->live_slot = i;
-      return;
-    }
-  }
-}
-
-static void fw_live_remove(pte_file_writer *w) {
-  if (w->live_slot < 0 || w->live_slot >= FW_LIVE_MAX) return;
-  atomic_store(&fw_live_lock[w->live_slot], NULL);
-  atomic_store(&fw_live_temp[w->live_slot], NULL);
-  w->live_slot = -1;
-}
-
-static void fw_on_signal(int sig) {
-  for (int i = 0; i < FW_LIVE_MAX; i++) { /* unlink() is async-signal-safe */
-    const char *t = atomic_load(&fw_live_temp[i]), *l = atomic_load(&fw_live_lock[i]);
-    if (t) unlink(t);
-    if (l) unlink(l);
-  }
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
 pte_status pte_file_writer_install_signal_cleanup(void) {
   static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
@@ -388,8 +408,11 @@ static void fw_discard(pte_file_writer *w) {
     close(w->fd);
     w->fd = -1;
   }
+  sigset_t old;
+  fw_block(&old);
   if (w->temp && !w->published) unlink(w->temp);
-  fw_live_remove(w);
+  fw_live_clear(fw_live_temp, &w->live_slot);
+  fw_unblock(&old);
 }
 
 static pte_status fw_publish(pte_data_writer *self, pte_error_info *err) {
@@ -439,14 +462,19 @@ static pte_status fw_publish(pte_data_writer *self, pte_error_info *err) {
     return s;
   }
   w->fd = -1;
+  sigset_t old;
+  fw_block(&old);
   if (rename(w->temp, w->dest) != 0) {
-    s = fw_fail(err, "cannot rename temp file to", w->dest, errno);
+    int e = errno;
+    fw_unblock(&old);
+    s = fw_fail(err, "cannot rename temp file to", w->dest, e);
     fw_discard(w);
     fw_unlock(w);
     return s;
   }
   w->published = true;
-  fw_live_remove(w);
+  fw_live_clear(fw_live_temp, &w->live_slot);
+  fw_unblock(&old);
   if (!w->opt.no_fsync) s = fw_fsync_dir(w->dest, err);
   fw_unlock(w);
   return s;
@@ -455,7 +483,6 @@ static pte_status fw_publish(pte_data_writer *self, pte_error_info *err) {
 static void fw_destroy(pte_data_writer *self) {
   pte_file_writer *w = (pte_file_writer *)self;
   fw_discard(w);
-  fw_live_remove(w);
   fw_unlock(w);
   free(w->dest);
   free(w->temp);
@@ -506,6 +533,7 @@ pte_status pte_file_writer_open(pte_file_writer *w, const char *dest_path,
   w->fd = -1;
   w->lock_fd = -1;
   w->live_slot = -1;
+  w->live_lock_slot = -1;
   pte_file_writer_options_init(&w->opt);
   if (opt) w->opt = *opt;
   if (w->opt.mode == 0) w->opt.mode = 0666;
@@ -561,9 +589,14 @@ pte_status pte_file_writer_open(pte_file_writer *w, const char *dest_path,
       fw_destroy(&w->base);
       return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "file writer: out of memory");
     }
+    sigset_t old;
+    fw_block(&old);
     w->fd = open(w->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)(w->opt.mode & 07777));
+    int e = errno;
+    if (w->fd >= 0) w->live_slot = fw_live_put(fw_live_temp, w->temp);
+    fw_unblock(&old);
+    errno = e;
     if (w->fd >= 0) {
-      fw_live_add(w);
       /* temp files a killed writer of this destination left: under the lock every other temp is
        * stale; without it only those of processes that are gone */
       pte_file_writer_remove_stale_temps(dest_path, w->temp, w->lock_fd >= 0);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define HOST_POOL_START (16u << 10)
@@ -18,9 +19,62 @@ double pte_host_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Reads a stream to its end into 64-byte aligned memory (pipes, "-" = stdin). */
+static uint8_t *read_stream(FILE *f, size_t *size) {
+  size_t cap = 1 << 16, n = 0;
+  uint8_t *buf = (uint8_t *)malloc(cap);
+  while (buf) {
+    if (n == cap) {
+      uint8_t *nb = cap <= SIZE_MAX / 2 ? (uint8_t *)realloc(buf, cap * 2) : NULL;
+      if (!nb) {
+        free(buf);
+        errno = ENOMEM;
+        return NULL;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t k = fread(buf + n, 1, cap - n, f);
+    n += k;
+    if (k == 0) break;
+  }
+  if (!buf) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  if (ferror(f)) {
+    free(buf);
+    errno = EIO;
+    return NULL;
+  }
+  void *p = NULL;
+  if (posix_memalign(&p, 64, n ? n : 1) != 0) {
+    free(buf);
+    errno = ENOMEM;
+    return NULL;
+  }
+  memcpy(p, buf, n);
+  free(buf);
+  *size = n;
+  return (uint8_t *)p;
+}
+
 uint8_t *pte_host_read_file(const char *path, size_t *size) {
+  if (!strcmp(path, "-")) return read_stream(stdin, size);
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    return NULL;
+  }
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a pipe, /dev/stdin: not seekable */
+    uint8_t *p = read_stream(f, size);
+    int e = errno;
+    fclose(f);
+    errno = e;
+    return p;
+  }
   if (fseek(f, 0, SEEK_END) != 0) {
     fclose(f);
     return NULL;
@@ -50,13 +104,19 @@ uint8_t *pte_host_read_file(const char *path, size_t *size) {
 
 pte_status pte_host_source_open(pte_host_source *s, const char *path, pte_host_loader_kind kind, pte_error_info *err) {
   memset(s, 0, sizeof *s);
+  struct stat fst;
+  /* "-" (stdin) and other streams cannot be mapped or pread: read them into memory */
+  if (!strcmp(path, "-") || (stat(path, &fst) == 0 && !S_ISREG(fst.st_mode) && !S_ISDIR(fst.st_mode)))
+    kind = PTE_HOST_LOADER_BUFFER;
   s->kind = kind;
   pte_status st = PTE_OK;
   switch (kind) {
     case PTE_HOST_LOADER_FILE: st = pte_file_loader_open(&s->fl, path, 0, err); break;
     case PTE_HOST_LOADER_BUFFER:
       s->bytes = pte_host_read_file(path, &s->size);
-      if (!s->bytes) return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "cannot read '%s': %s", path, strerror(errno));
+      if (!s->bytes)
+        return pte_error_set(err, PTE_ERR_ACCESS_FAILED, "cannot read '%s': %s", !strcmp(path, "-") ? "stdin" : path,
+                             errno == EISDIR ? "is a directory" : strerror(errno));
       pte_buffer_loader_init(&s->bl, s->bytes, s->size);
       break;
     case PTE_HOST_LOADER_MMAP: st = pte_mmap_loader_open(&s->ml, path, PTE_MLOCK_NONE, err); break;

@@ -80,6 +80,21 @@ else:
     check(["inspect", bad, "--json"], expect_ok=True, want=ff_name)
     check(["run", bad, "--json"])
 
+# dtype names agree between inspect --json and run --json (pte's names; the schema's enum name
+# is inspect's "scalar_type")
+add = os.path.join(corpus, "etrs_models_add.pte")
+
+
+def same_dtype(label, doc):
+    d = doc.get("methods", [{}])[0].get("inputs", [{}])[0]
+    if d.get("dtype") != "float32" or d.get("scalar_type") != "FLOAT":
+        failures.append("%s: input 0 dtype %r / scalar_type %r" % (label, d.get("dtype"), d.get("scalar_type")))
+
+
+check(["inspect", add, "--json"], expect_ok=True, want=same_dtype)
+check(["run", add, "--json"], expect_ok=True,
+      want=lambda label, doc: doc["inputs"][0].get("dtype") == "float32" or failures.append(label + ": run dtype"))
+
 # the corpus, whole
 for f in sorted(glob.glob(os.path.join(corpus, "*.pt*"))):
     check(["inspect", f, "--json"], expect_ok=True)

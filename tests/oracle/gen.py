@@ -29,6 +29,7 @@ def load_family(path, g):
     spec = importlib.util.spec_from_file_location("oracle_" + name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    g.family = name
     mod.cases(g)
 
 

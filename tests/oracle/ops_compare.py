@@ -57,7 +57,7 @@ def cases(g):
     g.case("aten::where.self_out", "empty", [np.zeros((0, 2), np.bool_), np.zeros((0, 2), np.float32),
                                              np.zeros((1, 2), np.float32)], [Out(np.zeros((0, 2), np.float32))])
     g.case("aten::where.self_out", "err_broadcast", [rand((3,), np.bool_), rand((2,)), rand((3,))],
-           [Out(dtype=F32, shape=(3,))], error=("InvalidArgument", ""))
+           [Out(dtype=F32, shape=(3,))], error=("InvalidArgument", "broadcast"))
 
     # masked_fill
     m = rand((3, 4), np.bool_)

@@ -17,7 +17,7 @@ def cases(g):
     g.case("aten::arange.out", "f32_frac_end", [2.5], [Out(np.arange(3, dtype=np.float32))])
     g.case("aten::arange.out", "zero", [0], [Out(np.zeros((0,), np.int64))])
     g.case("aten::arange.out", "i32", [7], [Out(np.arange(7, dtype=np.int32))])
-    g.case("aten::arange.out", "err_negative_end", [-3], [Out(dtype=I64, shape=(0,))], error=("InvalidArgument", ""))
+    g.case("aten::arange.out", "err_negative_end", [-3], [Out(dtype=I64, shape=(0,))], error=("InvalidArgument", "step sign"))
     g.case("aten::arange.start_out", "i64_step", [2, 11, 3], [Out(_arange(2, 11, 3, np.int64))])
     g.case("aten::arange.start_out", "i64_neg_step", [5, -3, -2], [Out(_arange(5, -3, -2, np.int64))])
     g.case("aten::arange.start_out", "f32_frac", [-1.0, 1.0, 0.25], [Out(_arange(-1.0, 1.0, 0.25, np.float32))])
@@ -25,7 +25,7 @@ def cases(g):
     g.case("aten::arange.start_out", "f64", [1.5, 4.0, 0.5], [Out(_arange(1.5, 4.0, 0.5, np.float64))])
     g.case("aten::arange.start_out", "empty", [3, 3, 1], [Out(np.zeros((0,), np.int64))])
     g.case("aten::arange.start_out", "err_step0", [0, 5, 0], [Out(dtype=I64, shape=(5,))], error=("InvalidArgument", "step"))
-    g.case("aten::arange.start_out", "err_wrong_sign", [0, 5, -1], [Out(dtype=I64, shape=(0,))], error=("InvalidArgument", ""))
+    g.case("aten::arange.start_out", "err_wrong_sign", [0, 5, -1], [Out(dtype=I64, shape=(0,))], error=("InvalidArgument", "step sign"))
 
     g.case("aten::full.out", "f32", [[2, 3], 1.5], [Out(np.full((2, 3), 1.5, np.float32))])
     g.case("aten::full.out", "i64_int", [[4], -7], [Out(np.full((4,), -7, np.int64))])

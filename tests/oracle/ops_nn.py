@@ -125,7 +125,7 @@ def cases(g):
            tol=(1e-5, 1e-3))  # rstd = 1/sqrt(eps) ~ 316: float32 one-pass vs two-pass variance differ near 0
     g.case("aten::native_layer_norm.out", "err_shape", [x, [3], None, None, 1e-5],
            [Out(dtype=F32, shape=(2, 3, 4)), Out(dtype=F32, shape=(2, 3, 1)), Out(dtype=F32, shape=(2, 3, 1))],
-           error=("InvalidArgument", ""))
+           error=("InvalidArgument", "normalized_shape"))
     # group norm: input, weight?, bias?, N, C, HxW, group, eps
     xg = rand((2, 4, 3, 2))
     wg, bg = rand((4,)), rand((4,))
@@ -136,7 +136,7 @@ def cases(g):
     g.case("aten::native_group_norm.out", "noaffine", [xg, None, None, 2, 4, 6, 2, 1e-3], [Out(_f32(y)), Out(_f32(m)), Out(_f32(r))])
     g.case("aten::native_group_norm.out", "err_groups", [xg, None, None, 2, 4, 6, 3, 1e-5],
            [Out(dtype=F32, shape=xg.shape), Out(dtype=F32, shape=(2, 3)), Out(dtype=F32, shape=(2, 3))],
-           error=("InvalidArgument", ""))
+           error=("InvalidArgument", "group"))
     # batch norm (no training): input, weight?, bias?, running_mean, running_var, momentum, eps
     xb = rand((2, 3, 2, 2))
     rm, rv = rand((3,)), rand((3,), lo=0.2, hi=2)
@@ -183,7 +183,7 @@ def cases(g):
     y, idx = _max_pool2d(xi, [2, 2], [2, 2], [0, 0], [1, 1], False)
     g.case("aten::max_pool2d_with_indices.out", "i32", [xi, [2, 2], [2, 2], [0, 0], [1, 1], False], [Out(y), Out(idx)])
     g.case("aten::max_pool2d_with_indices.out", "err_pad_too_big", [xp, [2, 2], [2, 2], [2, 2], [1, 1], False],
-           [Out(dtype=F32, shape=(1, 2, 4, 5)), Out(dtype=I64, shape=(1, 2, 4, 5))], error=("InvalidArgument", ""))
+           [Out(dtype=F32, shape=(1, 2, 4, 5)), Out(dtype=I64, shape=(1, 2, 4, 5))], error=("InvalidArgument", "pad"))
     for op in ("aten::_adaptive_avg_pool2d.out", "aten::adaptive_avg_pool2d.out"):
         g.case(op, "to_1x1", [xp, [1, 1]], [Out(_f32(_adaptive_avg(xp, 1, 1)))])
         g.case(op, "to_3x4", [xp, [3, 4]], [Out(_f32(_adaptive_avg(xp, 3, 4)))])

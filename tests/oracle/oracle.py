@@ -14,6 +14,7 @@ _NP2DT = {
     np.dtype(np.uint8): U8, np.dtype(np.int8): I8, np.dtype(np.int16): I16,
     np.dtype(np.int32): I32, np.dtype(np.int64): I64, np.dtype(np.float16): F16,
     np.dtype(np.float32): F32, np.dtype(np.float64): F64, np.dtype(np.bool_): BOOL,
+    np.dtype(np.complex64): 9,
 }
 DT2NP = {v: k for k, v in _NP2DT.items()}
 FLOAT_DTS = (F16, F32, F64, BF16)
@@ -47,11 +48,14 @@ class T:
 
 
 class Out:
-    """An out tensor argument with its expected value (None: an error case, give dtype+shape)."""
+    """An out tensor argument with its expected value (None: an error case, give dtype+shape).
+    check="X": only shape and dtype are compared (empty.out); check=("R", lo, hi): every value in
+    [lo, hi) (rand.out)."""
 
     is_arg = True
 
-    def __init__(self, want=None, order=None, dtype=None, shape=None):
+    def __init__(self, want=None, order=None, dtype=None, shape=None, check=None):
+        self.check = check
         self.want = None if want is None else np.asarray(want)
         if dtype is None:
             dtype = dt_of(self.want)
@@ -76,10 +80,12 @@ class OutScalar:
 
 
 class Alias:
-    """The returned value is an earlier argument (in-place ops such as copy_): index into args."""
+    """The method output is an earlier argument, mutated in place (et_copy_index): index into args.
+    append=True also appends it to the kernel arguments as the returned value."""
 
-    def __init__(self, index, want):
+    def __init__(self, index, want, append=False):
         self.index = index
+        self.append = append
         self.want = np.asarray(want)
 
 
@@ -120,6 +126,9 @@ def _num(x, dt):
 
 def _vals(arr, dt):
     flat = np.asarray(arr).reshape(-1)
+    if dt == 9:  # complex64: (re, im) pairs
+        flat = np.stack([flat.real, flat.imag], axis=-1).reshape(-1).astype(np.float64)
+        dt = F64
     if dt == BOOL:
         flat = flat.astype(np.int64)
     return " ".join(_num(x, dt) for x in flat.tolist())
@@ -133,6 +142,11 @@ class OutList:
 
 
 def _want_line(o):
+    if getattr(o, "check", None) is not None:
+        shp = " ".join(str(s) for s in o.shape)
+        if o.check == "X":
+            return "X %d %d %s" % (o.dtype, len(o.shape), shp)
+        return "R %d %d %s %s %s" % (o.dtype, len(o.shape), shp, _num(o.check[1], F64), _num(o.check[2], F64))
     if o.want is None:
         return None
     w = o.want
@@ -146,14 +160,15 @@ class Gen:
         self.lines = []
         self.ops = {}
         self.ids = set()
+        self.family = ""
 
     def case(self, op, cid, args, outs, tol=None, error=None):
         """args: the schema arguments before the out arguments (T, int, float, bool, None, Str,
         IntList, DoubleList, BoolList, TList, OptTList); outs: the out arguments (Out,
         OutScalar or Alias), appended to the kernel arguments and then returned, as upstream's
         exporter writes an out-variant call. error=(status name or 'any', message substring)."""
-        key = (op, cid)
-        assert key not in self.ids, "duplicate case id %s %s" % key
+        key = (self.family, op, cid)  # ids are unique within a family file
+        assert key not in self.ids, "duplicate case id %s: %s %s" % key
         assert " " not in cid
         self.ids.add(key)
         self.ops[op] = self.ops.get(op, 0) + 1
@@ -244,7 +259,7 @@ class Gen:
                 else:
                     appended_single.append(n)
                 rets.append(n)
-                if o.want is not None:
+                if o.want is not None or o.check is not None:
                     wants.append(_want_line(o))
             elif isinstance(o, OutScalar):
                 n = new("s")
@@ -258,7 +273,8 @@ class Gen:
                           "B": lambda x: "%d" % int(bool(x))}[o.kind](o.want)
                     wants.append("%s %s" % (o.kind, wv))
             elif isinstance(o, Alias):
-                appended_single.append(names[o.index])
+                if o.append:
+                    appended_single.append(names[o.index])
                 rets.append(names[o.index])
                 a = args[o.index]
                 dt = a.dtype if isinstance(a, T) else dt_of(a)

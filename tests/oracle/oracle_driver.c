@@ -5,6 +5,9 @@
  *   pte_oracle --kernels OPS.md    every operator name of upstream-ops.md must load as a
  *                                  program with the portable + quantized (+ always-on prim)
  *                                  kernels registered
+ *   pte_oracle --mutate[=N] CASES...  every argument of every case (of the first N cases of
+ *                                  each operator) replaced by a wrong value: each program must
+ *                                  end with a status, never crash
  *
  * The expected values come from the table (numpy / hand formulas in tests/oracle/ops_*.py),
  * never from pte. Values are converted to and from memory here with this file's own code (no
@@ -64,6 +67,8 @@ typedef struct or_value {
 
 typedef struct or_want {
   or_kind kind;
+  char check; /* 'V' values, 'X' shape and dtype only, 'R' every value in [lo, hi) */
+  double lo, hi;
   int dtype;
   int32_t dim;
   int32_t sizes[16];
@@ -96,15 +101,18 @@ typedef struct or_case {
 /* ---- element conversion (independent of the kernels) ----------------------------------------- */
 
 static bool or_is_float(int dt) {
-  return dt == PTE_DTYPE_HALF || dt == PTE_DTYPE_FLOAT || dt == PTE_DTYPE_DOUBLE || dt == PTE_DTYPE_BFLOAT16;
+  return dt == PTE_DTYPE_HALF || dt == PTE_DTYPE_FLOAT || dt == PTE_DTYPE_DOUBLE || dt == PTE_DTYPE_BFLOAT16 ||
+         dt == PTE_DTYPE_COMPLEX_FLOAT;
 }
+/* complex64 values are written as (re, im) pairs: two doubles per element */
+static size_t or_vals_per_elem(int dt) { return dt == PTE_DTYPE_COMPLEX_FLOAT ? 2 : 1; }
 
 static size_t or_esize(int dt) {
   switch (dt) {
     case PTE_DTYPE_BYTE: case PTE_DTYPE_CHAR: case PTE_DTYPE_BOOL: return 1;
     case PTE_DTYPE_SHORT: case PTE_DTYPE_HALF: case PTE_DTYPE_BFLOAT16: case PTE_DTYPE_UINT16: return 2;
     case PTE_DTYPE_INT: case PTE_DTYPE_FLOAT: case PTE_DTYPE_UINT32: return 4;
-    case PTE_DTYPE_LONG: case PTE_DTYPE_DOUBLE: case PTE_DTYPE_UINT64: return 8;
+    case PTE_DTYPE_LONG: case PTE_DTYPE_DOUBLE: case PTE_DTYPE_UINT64: case PTE_DTYPE_COMPLEX_FLOAT: return 8;
     default: return 0;
   }
 }
@@ -285,6 +293,7 @@ static void or_parse_shape(or_parser *p, int32_t *dim, int32_t *sizes, size_t *n
 }
 
 static void or_parse_data(or_parser *p, int dtype, size_t numel, double **dv, int64_t **iv) {
+  numel *= or_vals_per_elem(dtype);
   if (or_is_float(dtype)) {
     *dv = (double *)calloc(numel ? numel : 1, sizeof(double));
     for (size_t k = 0; k < numel; k++) (*dv)[k] = or_next_d(p);
@@ -320,9 +329,16 @@ static void or_parse_value(or_parser *p, or_case *c) {
       or_strides(v->sizes, v->order, v->dim, strides);
       size_t esz = or_esize(v->dtype);
       v->bytes = calloc(v->numel ? v->numel : 1, esz ? esz : 1);
-      for (size_t li = 0; li < v->numel; li++)
-        or_store(v->bytes, or_offset(v->sizes, strides, v->dim, li), v->dtype, v->dv ? v->dv[li] : 0,
-                 v->iv ? v->iv[li] : 0);
+      for (size_t li = 0; li < v->numel; li++) {
+        const size_t off = or_offset(v->sizes, strides, v->dim, li);
+        if (v->dtype == PTE_DTYPE_COMPLEX_FLOAT) {
+          const float re = (float)v->dv[2 * li], im = (float)v->dv[2 * li + 1];
+          memcpy((uint8_t *)v->bytes + off * 8, &re, 4);
+          memcpy((uint8_t *)v->bytes + off * 8 + 4, &im, 4);
+        } else {
+          or_store(v->bytes, off, v->dtype, v->dv ? v->dv[li] : 0, v->iv ? v->iv[li] : 0);
+        }
+      }
     }
   } else if (strcmp(k, "I") == 0) {
     v->kind = OV_INT;
@@ -375,12 +391,18 @@ static void or_parse_want(or_parser *p, or_case *c) {
   or_want *w = &c->want[c->nwant++];
   memset(w, 0, sizeof *w);
   const char *kind = or_next(p);
-  if (strcmp(kind, "T") == 0) {
+  w->check = 'V';
+  if (strcmp(kind, "T") == 0 || strcmp(kind, "X") == 0 || strcmp(kind, "R") == 0) {
     w->kind = OV_TENSOR;
+    w->check = kind[0] == 'T' ? 'V' : kind[0];
     w->dtype = (int)or_next_i(p);
-    if (or_esize(w->dtype) == 0) or_perr(p, "bad dtype");
+    if (or_esize(w->dtype) == 0 || w->dtype == PTE_DTYPE_COMPLEX_FLOAT) or_perr(p, "bad dtype");
     or_parse_shape(p, &w->dim, w->sizes, &w->numel);
-    or_parse_data(p, w->dtype, w->numel, &w->dv, &w->iv);
+    if (w->check == 'V') or_parse_data(p, w->dtype, w->numel, &w->dv, &w->iv);
+    if (w->check == 'R') {
+      w->lo = or_next_d(p);
+      w->hi = or_next_d(p);
+    }
   } else if (strcmp(kind, "I") == 0) {
     w->kind = OV_INT;
     w->i = or_next_i(p);
@@ -435,7 +457,11 @@ static bool g_or_dynamic_outs; /* --dynamic-outs */
 static uint8_t *or_build_program(or_case *c, size_t *size, char *why, size_t why_sz) {
   or_build b;
   memset(&b, 0, sizeof b);
-  b.ok = pte_writer_create(NULL, &b.w, &b.err) == PTE_OK;
+  pte_writer_options wopt;
+  memset(&wopt, 0, sizeof wopt);
+  wopt.no_thread = true;       /* tiny programs: no writer thread, a small streaming buffer */
+  wopt.buffer_size = 64 * 1024;
+  b.ok = pte_writer_create(&wopt, &b.w, &b.err) == PTE_OK;
   if (b.ok) b.ok = pte_writer_add_method(b.w, "forward", &b.m, &b.err) == PTE_OK;
   int32_t inputs[OR_MAX_VALUES];
   size_t nin = 0;
@@ -528,9 +554,12 @@ static uint8_t *or_build_program(or_case *c, size_t *size, char *why, size_t why
 }
 
 static const char *g_file;
+static bool g_mutating;          /* --mutate: run only, never compare or print */
+static pte_status g_last_status; /* status of the last run (first failing stage) */
 
 static void or_fail(const or_case *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void or_fail(const or_case *c, const char *fmt, ...) {
+  if (g_mutating) return;
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "FAIL %s [%s] (%s:%d): ", c->op, c->id, g_file, c->line);
@@ -613,6 +642,18 @@ static bool or_check_output(const or_case *c, size_t k, const pte_evalue *ev) {
     or_fail(c, "output %zu: no data", k);
     return false;
   }
+  if (w->check == 'X') return true;
+  if (w->check == 'R') {
+    for (size_t li = 0; li < w->numel; li++) {
+      const size_t off = or_offset(t->sizes, t->strides, t->dim, li);
+      const double g = or_is_float(w->dtype) ? or_load_d(t->data, off, t->dtype) : (double)or_load_i(t->data, off, t->dtype);
+      if (!(g >= w->lo && g < w->hi)) {
+        or_fail(c, "output %zu: element %zu = %.9g outside [%g, %g)", k, li, g, w->lo, w->hi);
+        return false;
+      }
+    }
+    return true;
+  }
   size_t bad = 0, first = 0;
   for (size_t li = 0; li < w->numel; li++) {
     const size_t off = or_offset(t->sizes, t->strides, t->dim, li);
@@ -641,6 +682,7 @@ static bool or_run_case(or_case *c) {
   uint8_t *bytes = or_build_program(c, &size, why, sizeof why);
   if (!bytes) {
     or_fail(c, "could not build the program: %s", why);
+    g_last_status = PTE_ERR_INVALID_PROGRAM;
     return false;
   }
   bool pass = false;
@@ -655,6 +697,7 @@ static bool or_run_case(or_case *c) {
   const char *stage = "program load";
   if (st != PTE_OK) {
     or_fail(c, "program load: %s: %s", pte_status_name(st), err.msg);
+    g_last_status = st;
     free(bytes);
     return false;
   }
@@ -664,10 +707,22 @@ static bool or_run_case(or_case *c) {
   if (st == PTE_OK && pte_method_meta_num_planned_buffers(&meta) > 0)
     st = pte_method_meta_planned_buffer_size(&meta, 0, &arena_size);
   if (st == PTE_OK) {
+    /* method and temp memory are reused from case to case (allocated once) */
+    static uint8_t *s_pool, *s_temp;
     const size_t pool_size = (size_t)1 << 20, temp_size = (size_t)4 << 20;
+    if (!s_pool) s_pool = (uint8_t *)malloc(pool_size);
+    if (!s_temp) s_temp = (uint8_t *)malloc(temp_size);
+    pool = s_pool;
+    temp = s_temp;
     arena = (uint8_t *)aligned_alloc(64, ((size_t)arena_size + 64) / 64 * 64 + 64);
-    pool = (uint8_t *)malloc(pool_size);
-    temp = (uint8_t *)malloc(temp_size);
+    if (!pool || !temp || !arena) {
+      or_fail(c, "out of memory");
+      g_last_status = PTE_ERR_MEMORY_ALLOCATION_FAILED;
+      free(arena);
+      pte_program_destroy(&prog);
+      free(bytes);
+      return false;
+    }
     pte_allocator ma, ta;
     pte_allocator_init(&ma, pool, pool_size);
     pte_allocator_init(&ta, temp, temp_size);
@@ -689,9 +744,15 @@ static bool or_run_case(or_case *c) {
       st = pte_method_execute(m, &err);
     }
   }
-  if (c->expect_error) {
+  g_last_status = st;
+  if (g_mutating) {
+    pass = true;
+  } else if (c->expect_error) {
     if (st == PTE_OK) {
       or_fail(c, "expected an error (%s, \"%s\"), got Ok", c->err_status, c->err_sub);
+    } else if (st == PTE_ERR_OPERATOR_MISSING && strcmp(c->err_status, "OperatorMissing") != 0) {
+      /* a missing kernel is never the expected rejection of a bad argument */
+      or_fail(c, "%s: %s: %s", stage, pte_status_name(st), err.msg);
     } else if (strcmp(c->err_status, "any") != 0 && strcmp(c->err_status, pte_status_name(st)) != 0) {
       or_fail(c, "%s: status %s (%s), expected %s", stage, pte_status_name(st), err.msg, c->err_status);
     } else if (c->err_sub[0] && !strstr(err.msg, c->err_sub)) {
@@ -712,10 +773,97 @@ static bool or_run_case(or_case *c) {
   pte_method_destroy(m);
   pte_program_destroy(&prog);
   free(arena);
-  free(pool);
-  free(temp);
   free(bytes);
   return pass;
+}
+
+/* ---- bad-argument sweep (--mutate) --------------------------------------------------------- */
+
+/* Every argument of every case replaced in turn by a value of the wrong kind, shape or dtype
+ * (None, Ints including negative and huge, a Double, a Bool, lists, 0-d / empty / bool / int64
+ * tensors): each program must load and run to a status, never crash (run it in the ASan build to
+ * also catch memory errors). */
+enum { MS_NONE, MS_INT7, MS_INTNEG, MS_INTHUGE, MS_DOUBLE, MS_BOOL, MS_INTLIST, MS_TLIST, MS_T0D_F32, MS_T1D_I64,
+       MS_TEMPTY, MS_TBOOL2D, MS_OTHER_DTYPE, MS_EXTRA_DIM, MS_COUNT };
+
+static size_t g_mut_runs, g_mut_ok, g_mut_refused;
+
+/* kind MS_OTHER_DTYPE / MS_EXTRA_DIM derive from the replaced tensor `orig`: the same shape with
+ * another dtype (int8 for floats, float32 otherwise), or the same dtype with a trailing dim 2. */
+static bool or_add_substitute(or_case *m, int kind, const or_value *orig) {
+  if (m->nv >= OR_MAX_VALUES) return false;
+  if ((kind == MS_OTHER_DTYPE || kind == MS_EXTRA_DIM) && (orig->kind != OV_TENSOR || orig->dim >= 16)) return false;
+  or_value *v = &m->v[m->nv];
+  memset(v, 0, sizeof *v);
+  snprintf(v->name, sizeof v->name, "@sub");
+  switch (kind) {
+    case MS_NONE: v->kind = OV_NONE; break;
+    case MS_INT7: v->kind = OV_INT; v->i = 7; break;
+    case MS_INTNEG: v->kind = OV_INT; v->i = -5; break;
+    case MS_INTHUGE: v->kind = OV_INT; v->i = (int64_t)1 << 40; break;
+    case MS_DOUBLE: v->kind = OV_DOUBLE; v->d = 0.5; break;
+    case MS_BOOL: v->kind = OV_BOOL; v->i = 1; break;
+    case MS_INTLIST: v->kind = OV_IL; v->n = 2; v->ilist[0] = 1; v->ilist[1] = -1; break;
+    case MS_TLIST: {
+      v->kind = OV_TL;
+      for (size_t j = 0; j < m->nv && v->n < 2; j++)
+        if (m->v[j].kind == OV_TENSOR) v->refs[v->n++] = (int)j;
+      break;
+    }
+    default: {
+      static const int64_t k_i64[3] = {0, 5, -7};
+      static const float k_f = 1.5f;
+      static const uint8_t k_b[6] = {1, 0, 1, 1, 0, 0};
+      v->kind = OV_TENSOR;
+      v->role = OR_IN;
+      const void *src = NULL;
+      if (kind == MS_T0D_F32) { v->dtype = PTE_DTYPE_FLOAT; v->dim = 0; src = &k_f; }
+      else if (kind == MS_T1D_I64) { v->dtype = PTE_DTYPE_LONG; v->dim = 1; v->sizes[0] = 3; src = k_i64; }
+      else if (kind == MS_TEMPTY) { v->dtype = PTE_DTYPE_FLOAT; v->dim = 1; v->sizes[0] = 0; }
+      else if (kind == MS_TBOOL2D) { v->dtype = PTE_DTYPE_BOOL; v->dim = 2; v->sizes[0] = 2; v->sizes[1] = 3; src = k_b; }
+      else {
+        v->dtype = kind == MS_EXTRA_DIM ? orig->dtype : (or_is_float(orig->dtype) ? PTE_DTYPE_CHAR : PTE_DTYPE_FLOAT);
+        if (v->dtype == PTE_DTYPE_COMPLEX_FLOAT) v->dtype = PTE_DTYPE_FLOAT;
+        v->dim = orig->dim;
+        memcpy(v->sizes, orig->sizes, sizeof v->sizes);
+        if (kind == MS_EXTRA_DIM) v->sizes[v->dim++] = 2;
+      }
+      v->numel = 1;
+      for (int32_t d = 0; d < v->dim; d++) { v->numel *= (size_t)v->sizes[d]; v->order[d] = (uint8_t)d; }
+      const size_t nb = v->numel * or_esize(v->dtype);
+      v->bytes = calloc(1, nb ? nb : 1); /* zeros: also a zero divisor / index 0 */
+      if (!v->bytes) return false;
+      if (src && nb) memcpy(v->bytes, src, nb);
+    }
+  }
+  m->nv++;
+  return true;
+}
+
+static size_t g_mut_per_op = (size_t)-1; /* cases mutated per operator (--mutate=N) */
+
+static void or_mutate(const or_case *c) {
+  static or_case m;
+  static char s_op[128];
+  static size_t s_done;
+  if (strcmp(s_op, c->op) != 0) {
+    snprintf(s_op, sizeof s_op, "%s", c->op);
+    s_done = 0;
+  }
+  if (s_done++ >= g_mut_per_op) return;
+  for (size_t i = 0; i < c->nargs; i++) {
+    for (int kind = 0; kind < MS_COUNT; kind++) {
+      memcpy(&m, c, sizeof m); /* shares the value arrays with c: read-only while running */
+      if (!or_add_substitute(&m, kind, &c->v[c->args[i]])) continue;
+      m.args[i] = (int)(m.nv - 1);
+      if (getenv("ORACLE_TRACE")) fprintf(stderr, "mutate %s [%s] arg %zu kind %d\n", c->op, c->id, i, kind);
+      (void)or_run_case(&m);
+      g_mut_runs++;
+      if (g_last_status == PTE_OK) g_mut_ok++;
+      else g_mut_refused++;
+      free(m.v[m.nv - 1].bytes);
+    }
+  }
 }
 
 /* ---- reading a file ------------------------------------------------------------------------ */
@@ -808,7 +956,8 @@ static int or_run_file(const char *path, size_t *n_cases, size_t *n_fail) {
       /* --dynamic-outs runs the value cases only: an error case may be about a static out */
       if (!(g_or_dynamic_outs && c.expect_error)) {
         (*n_cases)++;
-        if (!or_run_case(&c)) (*n_fail)++;
+        if (g_mutating) or_mutate(&c);
+        else if (!or_run_case(&c)) (*n_fail)++;
       }
       in_case = false;
     } else {
@@ -902,13 +1051,23 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc == 3 && strcmp(argv[1], "--kernels") == 0) return or_kernels(argv[2]);
+  if (argc >= 3 && strncmp(argv[1], "--mutate", 8) == 0) {
+    g_mutating = true;
+    if (argv[1][8] == '=') g_mut_per_op = (size_t)strtoul(argv[1] + 9, NULL, 10);
+    size_t n_cases = 0, n_fail = 0;
+    int rc = 0;
+    for (int i = 2; i < argc; i++) rc |= or_run_file(argv[i], &n_cases, &n_fail);
+    printf("bad-argument sweep: %zu cases, %zu programs, %zu ran, %zu refused with a status, no crash\n", n_cases,
+           g_mut_runs, g_mut_ok, g_mut_refused);
+    return (rc || g_mut_runs == 0) ? 1 : 0;
+  }
   if (argc >= 2 && strcmp(argv[1], "--dynamic-outs") == 0) {
     g_or_dynamic_outs = true;
     argv++;
     argc--;
   }
   if (argc < 2) {
-    fprintf(stderr, "usage: pte_oracle [--dynamic-outs] CASES... | pte_oracle --kernels upstream-ops.md\n");
+    fprintf(stderr, "usage: pte_oracle [--dynamic-outs] CASES... | --kernels upstream-ops.md | --mutate[=N] CASES...\n");
     return 2;
   }
   size_t n_cases = 0, n_fail = 0;

@@ -79,7 +79,7 @@ static void compare_program(const char *file, const test_json *ours, const test_
         const test_json *ev = test_json_at(values, (size_t)vi);
         CHECK_STR(test_json_str(J(ov, "kind")), test_json_str(J(ev, "val_type")));
         if (!strcmp(test_json_str(J(ev, "val_type")), "Tensor")) {
-          CHECK_STR(test_json_str(J(ov, "dtype")), test_json_str(J(ev, "val.scalar_type")));
+          CHECK_STR(test_json_str(J(ov, "scalar_type")), test_json_str(J(ev, "val.scalar_type")));
           char diff[256];
           CHECK_MSG(test_json_equal(J(ov, "sizes"), J(ev, "val.sizes"), NULL, diff, sizeof diff), "%s %s: sizes %s", file, io[k], diff);
           CHECK_MSG(test_json_equal(J(ov, "dim_order"), J(ev, "val.dim_order"), NULL, diff, sizeof diff), "%s: dim_order %s", file, diff);
@@ -276,7 +276,7 @@ TEST(ptd_files_match_flatc) {
       const test_json *r = test_json_at(rn, i), *o = test_json_at(on, i);
       CHECK_STR(test_json_str(J(o, "key")), test_json_str(J(r, "key")));
       CHECK_EQ_INT(test_json_int(J(o, "segment_index"), -1), test_json_int(J(r, "segment_index"), -2));
-      CHECK_STR(test_json_str(J(o, "dtype")), test_json_str(J(r, "tensor_layout.scalar_type")));
+      CHECK_STR(test_json_str(J(o, "scalar_type")), test_json_str(J(r, "tensor_layout.scalar_type")));
       char diff[256];
       CHECK_MSG(test_json_equal(J(o, "sizes"), J(r, "tensor_layout.sizes"), NULL, diff, sizeof diff), "%s", diff);
       char p[64];

@@ -30,6 +30,8 @@
 #include "pte/portable_kernels.h"
 #include "pte/program.h"
 #include "pte/ptd.h"
+#include "pte/data_writer.h"
+#include "pte/writer.h"
 #include "pte_gen/bundled_program_gen.h"
 #include "pte_gen/flat_tensor_gen.h"
 #include "pte_gen/program_gen.h"
@@ -817,6 +819,76 @@ static int load_catalogue(void) {
   return rc;
 }
 
+/* gen:op-<name> — single-operator programs built with the program builder (pte/writer.h), for bad
+ * operator arguments at execute time (issue 13; the oracle, tests/oracle, has the same cases):
+ *   op-intdiv        div.out_mode(x: INT[2] planned input, c: const INT[2] = [3, 0],
+ *                    "trunc") -> y INT[2]; values: v0 x, v1 c, v2 String, v3 y
+ *   op-index-select  index_select.out(x: FLOAT[3, 2] input, dim: Int -2, index: const LONG[1] =
+ *                    [7]) -> y FLOAT[1, 2]; values: v0 x, v1 dim, v2 index, v3 y */
+static uint8_t *gen_op(const char *which, size_t *out_size) {
+  static const int32_t k_idiv[2] = {3, 0};
+  static const int64_t k_index[1] = {7};
+  pte_writer *w = NULL;
+  uint32_t m = 0, chain = 0, op = 0;
+  int32_t v[4] = {-1, -1, -1, -1};
+  bool ok = pte_writer_create(NULL, &w, NULL) == PTE_OK && pte_writer_add_method(w, "forward", &m, NULL) == PTE_OK;
+  pte_wr_tensor t;
+  memset(&t, 0, sizeof t);
+  t.plan = PTE_WR_PLAN_AUTO;
+  t.mem_id = 1;
+  if (strcmp(which, "op-intdiv") == 0) {
+    const int32_t s2[1] = {2};
+    t.dtype = PTE_DTYPE_INT;
+    t.dim = 1;
+    t.sizes = s2;
+    ok = ok && pte_writer_add_tensor(w, m, &t, &v[0], NULL) == PTE_OK;
+    pte_wr_tensor c = t;
+    c.plan = PTE_WR_PLAN_NONE;
+    c.mem_id = 0;
+    pte_source src = pte_source_memory(k_idiv, sizeof k_idiv);
+    ok = ok && pte_writer_add_constant_tensor(w, m, &c, &src, &v[1], NULL) == PTE_OK;
+    ok = ok && pte_writer_add_string(w, m, "trunc", 5, &v[2], NULL) == PTE_OK;
+    ok = ok && pte_writer_add_tensor(w, m, &t, &v[3], NULL) == PTE_OK;
+    ok = ok && pte_writer_add_operator(w, m, "aten::div", "out_mode", &op, NULL) == PTE_OK;
+  } else if (strcmp(which, "op-index-select") == 0) {
+    const int32_t s32[2] = {3, 2}, s12[2] = {1, 2}, s1[1] = {1};
+    t.dtype = PTE_DTYPE_FLOAT;
+    t.dim = 2;
+    t.sizes = s32;
+    ok = ok && pte_writer_add_tensor(w, m, &t, &v[0], NULL) == PTE_OK;
+    ok = ok && pte_writer_add_int(w, m, -2, &v[1], NULL) == PTE_OK; /* dim 0 (a stored value) */
+    pte_wr_tensor c;
+    memset(&c, 0, sizeof c);
+    c.dtype = PTE_DTYPE_LONG;
+    c.dim = 1;
+    c.sizes = s1;
+    pte_source src = pte_source_memory(k_index, sizeof k_index);
+    ok = ok && pte_writer_add_constant_tensor(w, m, &c, &src, &v[2], NULL) == PTE_OK;
+    t.sizes = s12;
+    ok = ok && pte_writer_add_tensor(w, m, &t, &v[3], NULL) == PTE_OK;
+    ok = ok && pte_writer_add_operator(w, m, "aten::index_select", "out", &op, NULL) == PTE_OK;
+  } else {
+    ok = false;
+  }
+  const int32_t args[5] = {v[0], v[1], v[2], v[3], v[3]};
+  ok = ok && pte_writer_set_inputs(w, m, &v[0], 1, NULL) == PTE_OK &&
+       pte_writer_set_outputs(w, m, &v[3], 1, NULL) == PTE_OK &&
+       pte_writer_add_chain(w, m, &v[0], 1, &v[3], 1, &chain, NULL) == PTE_OK &&
+       pte_writer_add_kernel_call(w, m, chain, op, args, 5, NULL, NULL) == PTE_OK;
+  uint8_t *out = NULL;
+  pte_memory_writer mw;
+  if (ok && pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0) == PTE_OK) {
+    if (pte_writer_write(w, &mw.base, NULL) == PTE_OK) {
+      const uint8_t *d = pte_memory_writer_data(&mw, out_size);
+      out = (uint8_t *)malloc(*out_size ? *out_size : 1);
+      if (out) memcpy(out, d, *out_size);
+    }
+    pte_data_writer_destroy(&mw.base);
+  }
+  pte_writer_destroy(w);
+  return out;
+}
+
 /* ================================================================== building a case's input */
 
 static const schema *schema_of(const mcase *c) {
@@ -831,6 +903,11 @@ static uint8_t *base_input(const mcase *c, size_t *n, char *why, size_t why_cap)
   if (strncmp(c->file, "gen:", 4) == 0) {
     if (strcmp(c->file + 4, "control") == 0) return gen_control(n, 0);
     if (strcmp(c->file + 4, "unplanned-output") == 0) return gen_control(n, 1);
+    if (strncmp(c->file + 4, "op-", 3) == 0) {
+      uint8_t *d = gen_op(c->file + 4, n);
+      if (!d) snprintf(why, why_cap, "generator %s failed", c->file);
+      return d;
+    }
     snprintf(why, why_cap, "unknown generator %s", c->file);
     return NULL;
   }

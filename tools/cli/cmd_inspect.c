@@ -89,7 +89,8 @@ static void json_value(out *o, pte_fb_vec values, int32_t idx) {
   switch (tag) {
     case pte_et_KernelTypes_Tensor: {
       int8_t st = pte_et_Tensor_scalar_type(val);
-      jw_kstr(w, "dtype", pte_dtype_upstream_name(st));
+      jw_kstr(w, "dtype", pte_dtype_name(st));                 /* as pte run --json names it */
+      jw_kstr(w, "scalar_type", pte_dtype_upstream_name(st));  /* the schema's enum name */
       jw_key(w, "sizes");
       jw_arr(w);
       pte_fb_vec sz = pte_et_Tensor_sizes(val);
@@ -591,7 +592,8 @@ static void describe_ptd(out *o, const pte_ptd *ptd) {
       jw_kuint(w, "segment_index", si);
       jw_kuint(w, "size", size);
       if (pte_fb_table_present(lay)) {
-        jw_kstr(w, "dtype", pte_dtype_upstream_name(pte_ft_TensorLayout_scalar_type(lay)));
+        jw_kstr(w, "dtype", pte_dtype_name(pte_ft_TensorLayout_scalar_type(lay)));
+        jw_kstr(w, "scalar_type", pte_dtype_upstream_name(pte_ft_TensorLayout_scalar_type(lay)));
         jw_key(w, "sizes");
         jw_arr(w);
         for (uint32_t k = 0; k < sz.len; k++) jw_int(w, pte_fb_vec_i32(sz, k));
@@ -672,14 +674,14 @@ static int fail(const char *path, pte_status s, const pte_error_info *err) {
 }
 
 static int inspect_ptd_file(out *o, const char *path, bool nested) {
-  pte_mmap_loader ml;
+  pte_cli_source ml; /* mmap; "-" and pipes read into memory */
   pte_error_info err = {0};
-  pte_status s = pte_mmap_loader_open(&ml, path, PTE_MLOCK_NONE, &err);
+  pte_status s = pte_cli_source_open(&ml, path, PTE_CLI_LOADER_MMAP, &err);
   if (s != PTE_OK) return fail(path, s, &err);
   pte_ptd ptd;
-  s = pte_ptd_load(&ml.base, &ptd, &err);
+  s = pte_ptd_load(pte_cli_source_loader(&ml), &ptd, &err);
   if (s != PTE_OK) {
-    pte_mmap_loader_close(&ml);
+    pte_cli_source_close(&ml);
     return fail(path, s, &err);
   }
   if (nested) {
@@ -695,7 +697,7 @@ static int inspect_ptd_file(out *o, const char *path, bool nested) {
   describe_ptd(o, &ptd);
   if (nested && o->json) jw_obj_end(&o->w);
   pte_ptd_destroy(&ptd);
-  pte_mmap_loader_close(&ml);
+  pte_cli_source_close(&ml);
   return PTE_EXIT_OK;
 }
 
@@ -723,14 +725,14 @@ static int inspect_into(int argc, char **argv, FILE *f) {
   pte_error_info rerr = {0};
   if (pte_cli_register_all(&rerr) != PTE_OK) /* kernel availability per operator */
     fprintf(stderr, "pte inspect: %s (operator availability not shown reliably)\n", rerr.msg);
-  pte_mmap_loader ml;
+  pte_cli_source ml; /* mmap; "-" and pipes read into memory */
   pte_error_info err = {0};
-  pte_status s = pte_mmap_loader_open(&ml, path, PTE_MLOCK_NONE, &err);
+  pte_status s = pte_cli_source_open(&ml, path, PTE_CLI_LOADER_MMAP, &err);
   if (s != PTE_OK) return fail(path, s, &err);
   uint8_t head[8] = {0};
   uint64_t fsize = 0;
-  pte_loader_size(&ml.base, &fsize);
-  if (fsize >= 8) pte_loader_load_into(&ml.base, 0, 8, NULL, head);
+  pte_loader_size(pte_cli_source_loader(&ml), &fsize);
+  if (fsize >= 8) pte_loader_load_into(pte_cli_source_loader(&ml), 0, 8, NULL, head);
   pte_file_kind kind = pte_sniff_file_kind(head, fsize >= 8 ? 8 : (size_t)fsize);
   int rc = PTE_EXIT_OK;
   if (o.json) {
@@ -742,18 +744,18 @@ static int inspect_into(int argc, char **argv, FILE *f) {
     fprintf(o.f, "file       %s (%llu bytes)\n", path, (unsigned long long)fsize);
   }
   if (kind == PTE_FILE_PTD) {
-    pte_mmap_loader_close(&ml);
+    pte_cli_source_close(&ml);
     if (o.json) jw_kstr(&o.w, "format", "ptd");
     else fprintf(o.f, "format     ptd (external tensor data)\n");
     rc = inspect_ptd_file(&o, path, false);
   } else if (kind == PTE_FILE_PTE || kind == PTE_FILE_BPTE) {
     pte_bundled_program bp;
-    const pte_data_loader *pl = &ml.base;
+    const pte_data_loader *pl = pte_cli_source_loader(&ml);
     bool bundled = kind == PTE_FILE_BPTE;
     if (bundled) {
-      s = pte_bundled_program_load(&ml.base, &bp, &err);
+      s = pte_bundled_program_load(pte_cli_source_loader(&ml), &bp, &err);
       if (s != PTE_OK) {
-        pte_mmap_loader_close(&ml);
+        pte_cli_source_close(&ml);
         return fail(path, s, &err);
       }
       pl = pte_bundled_program_loader(&bp);
@@ -762,7 +764,7 @@ static int inspect_into(int argc, char **argv, FILE *f) {
     s = pte_program_load(pl, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err);
     if (s != PTE_OK) {
       if (bundled) pte_bundled_program_destroy(&bp);
-      pte_mmap_loader_close(&ml);
+      pte_cli_source_close(&ml);
       return fail(path, s, &err);
     }
     if (o.json) {
@@ -776,10 +778,10 @@ static int inspect_into(int argc, char **argv, FILE *f) {
     }
     pte_program_destroy(&prog);
     if (bundled) pte_bundled_program_destroy(&bp);
-    pte_mmap_loader_close(&ml);
+    pte_cli_source_close(&ml);
     if (data) rc = inspect_ptd_file(&o, data, true);
   } else {
-    pte_mmap_loader_close(&ml);
+    pte_cli_source_close(&ml);
     const char *what = kind == PTE_FILE_PTE_WRONG_VERSION ? "a .pte of an incompatible schema version"
                        : kind == PTE_FILE_XNNPACK         ? "an XNNPACK delegate blob, not a program"
                                                           : "not a .pte, .ptd or .bpte file";

@@ -65,6 +65,15 @@ int main(int argc, char **argv) {
         args[n++] = a;
       }
     }
+    for (int k = 1; k + 1 < n; k++) {
+      if ((!strcmp(args[k], "-o") || !strcmp(args[k], "--output")) && !strcmp(args[k + 1], "-")) {
+        fprintf(stderr, "pte %s: -o -: the output cannot go to stdout (the writer needs a seekable file); give a path\n",
+                k_verbs[i]->name);
+        fprintf(stderr, "(see 'pte %s --help')\n", k_verbs[i]->name);
+        free(args);
+        return PTE_EXIT_USAGE;
+      }
+    }
     int rc = pte_cli_run_guarded(k_verbs[i], n, args);
     if (rc == PTE_EXIT_USAGE) fprintf(stderr, "(see 'pte %s --help')\n", k_verbs[i]->name);
     free(args);
