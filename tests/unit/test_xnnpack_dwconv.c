@@ -133,7 +133,9 @@ static uint32_t q_state = 12345u;
 static int32_t q_bias_abs = 3000; /* bias values in [-q_bias_abs, q_bias_abs] */
 static int32_t q_rand(int32_t lo, int32_t hi) { /* uniform integer in [lo, hi] */
   q_state = q_state * 1664525u + 1013904223u;
-  return lo + (int32_t)((q_state >> 8) % (uint32_t)(hi - lo + 1));
+  const uint64_t range = (uint64_t)((int64_t)hi - (int64_t)lo + 1);
+  const uint64_t r = (((uint64_t)q_state << 24) ^ (q_state >> 8)) % range;
+  return (int32_t)((int64_t)lo + (int64_t)r);
 }
 
 /* qs8 depthwise case; per_tensor: QINT8 weights with one scale (else QCINT8 per channel);
