@@ -182,7 +182,8 @@ static void conv_row(void *ctx, size_t item, int tid) {
   } else {
     lo = hi = 0; /* no valid kernel row: everything through the generic path (bias only) */
   }
-  /* borders: [0, lo) and [hi, OW) */
+  if (nky > 0) return; /* border pixels: conv_borders */
+  /* no valid kernel row: every pixel of the row through im2col (bias only) */
   uint8_t *buf = pte_xnn_scratch(j->x, tid);
   const size_t rowbase = (b * j->OH + oy) * j->OW;
   for (int side = 0; side < 2; side++) {
@@ -194,6 +195,53 @@ static void conv_row(void *ctx, size_t item, int tid) {
                               j->Cout, n->out_min, n->out_max);
     }
   }
+}
+
+/* Horizontal interior [lo, hi) of the row path (as in conv_row). */
+static void conv_row_interior(const conv_job *j, size_t *lo, size_t *hi) {
+  const pte_xnn_node *n = j->n;
+  const pte_xnn_conv_params *p = &n->p.conv;
+  size_t l = (n->rt_pl + p->sw - 1) / p->sw, h = 0;
+  if (j->W + n->rt_pl >= p->kw) h = (j->W + n->rt_pl - p->kw) / p->sw + 1;
+  if (h > j->OW) h = j->OW;
+  if (l > h) l = h;
+  *lo = l, *hi = h;
+}
+
+/* The border pixels of the row path (lo + OW - hi per output row that has a valid kernel row),
+ * gathered across rows into im2col tiles of j->tile pixels: one GEMM per tile reuses each
+ * weight panel over the whole tile (per row, two lone pixels would stream every panel twice).
+ * Results go to a scratch tile, then to their pixels. Item = tile index. */
+static void conv_borders(void *ctx, size_t item, int tid) {
+  const conv_job *j = (const conv_job *)ctx;
+  const pte_xnn_node *n = j->n;
+  const pte_xnn_conv_params *p = &n->p.conv;
+  size_t lo, hi;
+  conv_row_interior(j, &lo, &hi);
+  const size_t per_row = lo + (j->OW - hi), total = j->tiles;
+  const size_t i0 = item * j->tile, i1 = i0 + j->tile < total ? i0 + j->tile : total;
+  uint8_t *buf = pte_xnn_scratch(j->x, tid);
+  float *res = (float *)(void *)(buf + ((j->tile * j->kdim * 4 + 63) & ~(size_t)63));
+  size_t px[512], cnt = 0; /* tile <= 256 */
+  for (size_t i = i0; i < i1; i++) {
+    const size_t row = i / per_row, e = i % per_row, oy = row % j->OH;
+    const size_t ox = e < lo ? e : hi + (e - lo);
+    bool any = false; /* rows without a valid kernel row were done whole by conv_row */
+    for (size_t ky = 0; ky < p->kh && !any; ky++) {
+      const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
+      any = iy >= 0 && iy < (long)j->H;
+    }
+    if (!any) continue;
+    px[cnt] = row * j->OW + ox;
+    im2col_pixel(j, px[cnt], buf + cnt * j->kdim * 4, 0, 0);
+    cnt++;
+  }
+  if (cnt == 0) return;
+  const size_t panels = (j->Cout + pte_xnn_f32_tile_for_n(j->x->k, j->Cout).nr - 1) / pte_xnn_f32_tile_for_n(j->x->k, j->Cout).nr;
+  pte_xnn_f32_gemm_region(j->x->k, n->packed.bytes, 0, cnt, 0, panels, (const float *)buf, j->kdim, res, j->Cout,
+                          n->out_min, n->out_max);
+  for (size_t r = 0; r < cnt; r++)
+    memcpy((float *)j->o->data + px[r] * j->Cout, res + r * j->Cout, j->Cout * sizeof(float));
 }
 
 static void conv_tile(void *ctx, size_t item, int tid) {
@@ -357,6 +405,14 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
   j.tiles = (j.M + j.tile - 1) / j.tile;
   if (!j.direct && n->variant == PTE_XNN_V_F32 && n->n_groups == 1 && j.gin == j.Cin && p->dw == 1 && p->kh <= 64) {
     pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, conv_row, &j, a->shape[0] * j.OH);
+    size_t lo, hi;
+    conv_row_interior(&j, &lo, &hi);
+    conv_job jb = j;
+    jb.tile = pte_xnn_conv_tile_rows(x->k, j.kdim, 4);
+    if (jb.tile > 256) jb.tile = 256;
+    jb.tiles = a->shape[0] * j.OH * (lo + (j.OW - hi)); /* border pixels (conv_borders) */
+    if (jb.tiles > 0 && jb.tile > 0)
+      pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, conv_borders, &jb, (jb.tiles + jb.tile - 1) / jb.tile);
     return PTE_OK;
   }
   pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, conv_tile, &j, j.tiles * n->n_groups);

@@ -684,7 +684,10 @@ pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t ni, bool check, pte_er
       } else {
         const size_t kdim = dw ? taps : taps * p->gic;
         const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;
-        n->scratch = pte_xnn_conv_tile_rows(d->k, kdim, es) * kdim * es + 64;
+        const size_t rows = pte_xnn_conv_tile_rows(d->k, kdim, es);
+        n->scratch = rows * kdim * es + 64;
+        /* fp32: the border pixels of the row path are gathered into tiles with their own results */
+        if (n->variant == PTE_XNN_V_F32) n->scratch += rows * cout * 4 + 64;
       }
       return set_shape(d, ni, n->out[0], dims, 4, check, err);
     }
