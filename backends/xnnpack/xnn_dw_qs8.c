@@ -34,7 +34,7 @@
 enum { DWQ_B16 = 1, DWQ_P32 = 2 };
 
 typedef struct dwq_hdr {
-  uint32_t layout, taps, tstride, pad;
+  uint32_t layout, taps, tstride, qd8; /* qd8: the qd8 channel header and kernels */
   uint64_t zrow; /* offset of the padding row from the start of the buffer */
 } dwq_hdr;
 
@@ -61,6 +61,28 @@ static void dwq_scalar(size_t npix, size_t c, size_t taps, size_t tstride, const
         float v = (float)acc * scale[j];
         v = v < lo ? lo : (v > hi ? hi : v);
         out[c0 + j] = (int8_t)((int32_t)lrintf(v) + ozp);
+      }
+    }
+  }
+}
+
+typedef void (*dwd_fn)(size_t npix, size_t c, size_t taps, size_t tstride, const int8_t *const *ind, const uint8_t *w,
+                       float *out, int32_t izp, float rscale, float lo, float hi);
+
+static void dwd_scalar(size_t npix, size_t c, size_t taps, size_t tstride, const int8_t *const *ind, const uint8_t *w,
+                       float *out, int32_t izp, float rscale, float lo, float hi) {
+  const size_t bb = DWQ_CB * 12 + taps * DWQ_CB;
+  for (size_t px = 0; px < npix; px++, ind += tstride, out += c) {
+    for (size_t c0 = 0; c0 < c; c0 += DWQ_CB) {
+      const uint8_t *blk = w + (c0 / DWQ_CB) * bb;
+      const int32_t *ksum = (const int32_t *)(const void *)blk;
+      const float *ws = (const float *)(const void *)(blk + DWQ_CB * 4), *bs = ws + DWQ_CB;
+      const int8_t *wt = (const int8_t *)(blk + DWQ_CB * 12);
+      const size_t nc = c - c0 < DWQ_CB ? c - c0 : DWQ_CB;
+      for (size_t j = 0; j < nc; j++) {
+        int32_t acc = -izp * ksum[j];
+        for (size_t t = 0; t < taps; t++) acc += (int32_t)ind[t][c0 + j] * (int32_t)wt[t * DWQ_CB + j];
+        out[c0 + j] = pte_xnn_clampf((float)acc * (rscale * ws[j]) + bs[j], lo, hi);
       }
     }
   }
@@ -104,8 +126,8 @@ __attribute__((target("avx2"))) static void dwq_avx2(size_t npix, size_t c, size
       const float *scale = (const float *)(const void *)(blk + DWQ_CB * 4);
       __m256 f0 = _mm256_mul_ps(_mm256_cvtepi32_ps(a0), _mm256_loadu_ps(scale));
       __m256 f1 = _mm256_mul_ps(_mm256_cvtepi32_ps(a1), _mm256_loadu_ps(scale + 8));
-      f0 = _mm256_min_ps(_mm256_max_ps(f0, vlo), vhi);
-      f1 = _mm256_min_ps(_mm256_max_ps(f1, vlo), vhi);
+      f0 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, f0));
+      f1 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, f1));
       const __m256i q0 = _mm256_add_epi32(_mm256_cvtps_epi32(f0), vzp);
       const __m256i q1 = _mm256_add_epi32(_mm256_cvtps_epi32(f1), vzp);
       /* packs works per 128-bit lane: [q0 lo, q1 lo, q0 hi, q1 hi] -> reorder the 64-bit quarters */
@@ -147,8 +169,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void dwq_avx512(size
       }
       __m512 fl = _mm512_mul_ps(_mm512_cvtepi32_ps(al), _mm512_loadu_ps((const void *)(blk + 128)));
       __m512 fh = _mm512_mul_ps(_mm512_cvtepi32_ps(ah), _mm512_loadu_ps((const void *)(blk + 192)));
-      fl = _mm512_min_ps(_mm512_max_ps(fl, vlo), vhi);
-      fh = _mm512_min_ps(_mm512_max_ps(fh, vlo), vhi);
+      fl = _mm512_min_ps(vhi, _mm512_max_ps(vlo, fl));
+      fh = _mm512_min_ps(vhi, _mm512_max_ps(vlo, fh));
       const __m128i bl = _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(fl), vzp));
       const __m128i bh = _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(fh), vzp));
       const __m128i o0 = _mm_unpacklo_epi32(bl, bh), o1 = _mm_unpackhi_epi32(bl, bh);
@@ -159,6 +181,97 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void dwq_avx512(size
         _mm_mask_storeu_epi8((void *)(out + c0), (__mmask16)(m & 0xFFFFu), o0);
         if (nc > 16) _mm_mask_storeu_epi8((void *)(out + c0 + 16), (__mmask16)(m >> 16), o1);
       }
+    }
+  }
+}
+
+/* qd8 (dynamically quantized input, fp32 output), B16 layout with a 12-byte channel header
+ * [16 i32 ksum][16 f32 wscale][16 f32 bias]: a = sum x*w - zx*ksum (exact int32),
+ * y = clamp((float)a * (rscale * wscale) + bias), the scalar steps of the grouped path. */
+__attribute__((target("avx2"))) static void dwd_avx2(size_t npix, size_t c, size_t taps, size_t tstride,
+                                                     const int8_t *const *ind, const uint8_t *w, float *out,
+                                                     int32_t izp, float rscale, float lo, float hi) {
+  const size_t bb = DWQ_CB * 12 + taps * DWQ_CB;
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), vrs = _mm256_set1_ps(rscale);
+  const __m256i vnz = _mm256_set1_epi32(-izp);
+  for (size_t px = 0; px < npix; px++, ind += tstride, out += c) {
+    for (size_t c0 = 0; c0 < c; c0 += DWQ_CB) {
+      const uint8_t *blk = w + (c0 / DWQ_CB) * bb;
+      const int8_t *wt = (const int8_t *)(blk + DWQ_CB * 12);
+      const size_t nc = c - c0 < DWQ_CB ? c - c0 : DWQ_CB;
+      __m256i a0 = _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)blk), vnz);
+      __m256i a1 = _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 32)), vnz);
+      for (size_t t = 0; t < taps; t++) {
+        int8_t tmp[DWQ_CB] = {0};
+        const int8_t *src = ind[t] + c0;
+        if (nc < DWQ_CB) {
+          memcpy(tmp, src, nc);
+          src = tmp;
+        }
+        const __m256i x = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)src));
+        const __m256i k = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wt + t * DWQ_CB)));
+        const __m256i p = _mm256_mullo_epi16(x, k);
+        a0 = _mm256_add_epi32(a0, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(p)));
+        a1 = _mm256_add_epi32(a1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(p, 1)));
+      }
+      const float *ws = (const float *)(const void *)(blk + DWQ_CB * 4), *bs = ws + DWQ_CB;
+      __m256 f0 = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), _mm256_mul_ps(vrs, _mm256_loadu_ps(ws))),
+                                _mm256_loadu_ps(bs));
+      __m256 f1 = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), _mm256_mul_ps(vrs, _mm256_loadu_ps(ws + 8))),
+                                _mm256_loadu_ps(bs + 8));
+      f0 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, f0));
+      f1 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, f1));
+      if (nc == DWQ_CB) {
+        _mm256_storeu_ps(out + c0, f0);
+        _mm256_storeu_ps(out + c0 + 8, f1);
+      } else {
+        float tmp[DWQ_CB];
+        _mm256_storeu_ps(tmp, f0);
+        _mm256_storeu_ps(tmp + 8, f1);
+        memcpy(out + c0, tmp, nc * sizeof(float));
+      }
+    }
+  }
+}
+
+/* qd8, P32 layout with [32 i32 ksum][32 f32 wscale][32 f32 bias] in the lo/hi order. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void dwd_avx512(size_t npix, size_t c, size_t taps,
+                                                                            size_t tstride, const int8_t *const *ind,
+                                                                            const uint8_t *w, float *out,
+                                                                            int32_t izp, float rscale, float lo,
+                                                                            float hi) {
+  const size_t pairs = tstride / 2, bb = 384 + pairs * 128;
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), vrs = _mm512_set1_ps(rscale);
+  const __m512i vnz = _mm512_set1_epi32(-izp);
+  const __m512i il = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i ih = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  (void)taps;
+  for (size_t px = 0; px < npix; px++, ind += tstride, out += c) {
+    for (size_t c0 = 0; c0 < c; c0 += 32) {
+      const uint8_t *blk = w + (c0 / 32) * bb;
+      const size_t nc = c - c0 < 32 ? c - c0 : 32;
+      const __mmask32 m = (__mmask32)(nc == 32 ? 0xFFFFFFFFu : ((1u << nc) - 1u));
+      __m512i al = _mm512_mullo_epi32(_mm512_loadu_si512((const void *)blk), vnz);
+      __m512i ah = _mm512_mullo_epi32(_mm512_loadu_si512((const void *)(blk + 64)), vnz);
+      const uint8_t *wp = blk + 384;
+      for (size_t p = 0; p < pairs; p++, wp += 128) {
+        const __m512i xa = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, (const void *)(ind[2 * p] + c0)));
+        const __m512i xb = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, (const void *)(ind[2 * p + 1] + c0)));
+        al = _mm512_add_epi32(al, _mm512_madd_epi16(_mm512_unpacklo_epi16(xa, xb), _mm512_loadu_si512((const void *)wp)));
+        ah = _mm512_add_epi32(ah,
+                              _mm512_madd_epi16(_mm512_unpackhi_epi16(xa, xb), _mm512_loadu_si512((const void *)(wp + 64))));
+      }
+      const float *ws = (const float *)(const void *)(blk + 128), *bs = ws + 32;
+      __m512 fl = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(al), _mm512_mul_ps(vrs, _mm512_loadu_ps(ws))),
+                                _mm512_loadu_ps(bs));
+      __m512 fh = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(ah), _mm512_mul_ps(vrs, _mm512_loadu_ps(ws + 16))),
+                                _mm512_loadu_ps(bs + 16));
+      fl = _mm512_min_ps(vhi, _mm512_max_ps(vlo, fl));
+      fh = _mm512_min_ps(vhi, _mm512_max_ps(vlo, fh));
+      /* lo holds channels 8L + 0..3, hi 8L + 4..7: channel order is groups of 4 alternating */
+      const __m512 o0 = _mm512_permutex2var_ps(fl, il, fh), o1 = _mm512_permutex2var_ps(fl, ih, fh);
+      _mm512_mask_storeu_ps(out + c0, (__mmask16)(m & 0xFFFFu), o0);
+      if (nc > 16) _mm512_mask_storeu_ps(out + c0 + 16, (__mmask16)(m >> 16), o1);
     }
   }
 }
@@ -183,6 +296,17 @@ static dwq_fn dwq_pick(const pte_xnn_kernels *k, uint32_t layout) {
   return dwq_scalar;
 }
 
+static dwd_fn dwd_pick(const pte_xnn_kernels *k, uint32_t layout) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  if (layout == DWQ_P32) return dwd_avx512;
+  if (k && k->isa != PTE_XNN_KISA_SCALAR) return dwd_avx2;
+#else
+  (void)k;
+  (void)layout;
+#endif
+  return dwd_scalar;
+}
+
 /* ---- init ------------------------------------------------------------------------------------- */
 
 /* position of channel j (0..31) of a P32 block in its lo/hi halves: half * 16 + index */
@@ -193,49 +317,65 @@ static size_t dwq_p32_slot(size_t j) {
 
 pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, const pte_xnn_kernels *k, int32_t in_zp) {
   n->dwq = NULL;
-  if (n->variant != PTE_XNN_V_QS8 || n->n_groups == 0 || !n->packed.bytes) return PTE_OK;
+  const bool qd8 = n->variant == PTE_XNN_V_QD8;
+  if ((n->variant != PTE_XNN_V_QS8 && !qd8) || n->n_groups == 0 || !n->packed.bytes) return PTE_OK;
   const size_t c = n->n_groups;
   pte_xnn_packed_info h;
-  if (!pte_xnn_packed_header_read(n->packed.bytes, n->group_stride, &h) || h.kind != PTE_XNN_PACK_QS8_GEMM ||
-      h.n != 1 || h.kr != 2 || h.nr == 0)
+  if (!pte_xnn_packed_header_read(n->packed.bytes, n->group_stride, &h) ||
+      h.kind != (qd8 ? PTE_XNN_PACK_QD8_GEMM : PTE_XNN_PACK_QS8_GEMM) || h.n != 1 || h.kr != 2 || h.nr == 0)
     return PTE_OK; /* not the grouped 1-output layout: keep the generic path */
   const size_t taps = h.k, nr = h.nr;
   if (taps == 0 || taps > 4096 || c > ((size_t)1 << 24)) return PTE_OK;
   const bool p32 = k && k->isa == PTE_XNN_KISA_AVX512 && dwq_has_bw();
   const size_t tstride = p32 ? (taps + 1) & ~(size_t)1 : taps;
-  const size_t cb = p32 ? 32 : DWQ_CB;
-  const size_t blocks = (c + cb - 1) / cb, bb = p32 ? 256 + (tstride / 2) * 128 : dwq_block_bytes(taps);
+  const size_t cb = p32 ? 32 : DWQ_CB, hb = cb * (qd8 ? 12 : 8);
+  const size_t blocks = (c + cb - 1) / cb, bb = hb + (p32 ? (tstride / 2) * 128 : taps * DWQ_CB);
   const size_t zrow = DWQ_HDR + blocks * bb, total = zrow + c + 64;
   uint8_t *q = (uint8_t *)calloc(1, total);
   if (!q) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
-  const dwq_hdr hd = {p32 ? DWQ_P32 : DWQ_B16, (uint32_t)taps, (uint32_t)tstride, 0, zrow};
+  const dwq_hdr hd = {p32 ? DWQ_P32 : DWQ_B16, (uint32_t)taps, (uint32_t)tstride, qd8 ? 1u : 0u, zrow};
   memcpy(q, &hd, sizeof hd);
   for (size_t ch = 0; ch < c; ch++) {
     const uint8_t *panel = n->packed.bytes + ch * n->group_stride + PTE_XNN_PACKED_HEADER_SIZE;
-    int32_t bias;
-    float scale;
-    memcpy(&bias, panel, 4);
-    memcpy(&scale, panel + nr * 4, 4);
-    const int8_t *pw = (const int8_t *)(panel + nr * 8);
+    /* qs8 panel: [NR i32 bias'][NR f32 scale][weights]; qd8: [NR f32 bias][NR f32 wscale][NR i32 ksum][weights] */
+    uint8_t f0[4], f1[4], f2[4];
+    memcpy(f0, panel, 4);
+    memcpy(f1, panel + nr * 4, 4);
+    if (qd8) memcpy(f2, panel + nr * 8, 4);
+    const int8_t *pw = (const int8_t *)(panel + nr * (qd8 ? 12 : 8));
     uint8_t *blk = q + DWQ_HDR + (ch / cb) * bb;
     const size_t j = ch % cb, slot = p32 ? dwq_p32_slot(j) : j;
-    int64_t bound = bias < 0 ? -(int64_t)bias : (int64_t)bias;
+    int64_t wabs = 0;
     for (size_t t = 0; t < taps; t++) {
       const int8_t v = pw[(t / 2) * nr * 2 + (t % 2)]; /* column 0 of the KR-2 panel */
       if (p32) {
         const int16_t v16 = v;
-        memcpy(blk + 256 + (t / 2) * 128 + slot * 4 + (t % 2) * 2, &v16, 2);
+        memcpy(blk + hb + (t / 2) * 128 + slot * 4 + (t % 2) * 2, &v16, 2);
       } else {
-        ((int8_t *)(blk + DWQ_CB * 8))[t * DWQ_CB + j] = v;
+        ((int8_t *)(blk + hb))[t * DWQ_CB + j] = v;
       }
-      bound += 128 * (int64_t)(v < 0 ? -v : v);
+      wabs += v < 0 ? -v : v;
+    }
+    int64_t bound;
+    if (qd8) { /* |sum x w| + |zx ksum| <= 256 sum |w| */
+      bound = 256 * wabs;
+    } else {
+      int32_t bias;
+      memcpy(&bias, f0, 4);
+      bound = (bias < 0 ? -(int64_t)bias : (int64_t)bias) + 128 * wabs;
     }
     if (bound > INT32_MAX) { /* the int32 accumulator could overflow: keep the int64 path */
       free(q);
       return PTE_OK;
     }
-    memcpy(blk + slot * 4, &bias, 4);
-    memcpy(blk + cb * 4 + slot * 4, &scale, 4);
+    if (qd8) { /* [ksum][wscale][bias] */
+      memcpy(blk + slot * 4, f2, 4);
+      memcpy(blk + cb * 4 + slot * 4, f1, 4);
+      memcpy(blk + cb * 8 + slot * 4, f0, 4);
+    } else { /* [bias'][scale] */
+      memcpy(blk + slot * 4, f0, 4);
+      memcpy(blk + cb * 4 + slot * 4, f1, 4);
+    }
   }
   memset(q + zrow, (int)(int8_t)in_zp, c + 64);
   n->dwq = q;
@@ -244,7 +384,8 @@ pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, const pte_xnn_kernels *k, int32_
 
 size_t pte_xnn_dwq_scratch(const pte_xnn_node *n, size_t ow) {
   const size_t taps = (size_t)n->p.conv.kh * n->p.conv.kw;
-  return ow * ((taps + 1) & ~(size_t)1) * sizeof(const int8_t *);
+  /* tap pointers; qd8: then the padding row of the current batch's zero point */
+  return ow * ((taps + 1) & ~(size_t)1) * sizeof(const int8_t *) + (n->variant == PTE_XNN_V_QD8 ? n->n_groups + 128 : 0);
 }
 
 /* ---- execute ---------------------------------------------------------------------------------- */
@@ -255,7 +396,10 @@ typedef struct dwq_job {
   const pte_xnn_value *a, *o;
   size_t H, W, C, OH, OW;
   dwq_fn fn;
+  dwd_fn fnd;       /* qd8 */
   float lo, hi;
+  const pte_xnn_qrow *qrows; /* qd8: per-row parameters of the input, row of pixel m = m / rdiv */
+  size_t rdiv;
 } dwq_job;
 
 static void dwq_rows(void *ctx, size_t item, int tid) {
@@ -268,6 +412,13 @@ static void dwq_rows(void *ctx, size_t item, int tid) {
   const int8_t **ind = (const int8_t **)(void *)pte_xnn_scratch(j->x, tid);
   const int8_t *src = (const int8_t *)j->a->data + b * j->H * j->W * C;
   const int8_t *zrow = (const int8_t *)(n->dwq + hd.zrow);
+  pte_xnn_qrow qr = {0.0f, 0};
+  if (hd.qd8) { /* padding reads this batch's zero point */
+    qr = j->qrows[((b * j->OH + oy) * j->OW) / j->rdiv];
+    int8_t *zr = (int8_t *)(void *)(ind + j->OW * ts);
+    memset(zr, (int)(int8_t)qr.zero_point, C + 64);
+    zrow = zr;
+  }
   for (size_t ox = 0; ox < j->OW; ox++) {
     const int8_t **pi = ind + ox * ts;
     for (size_t ky = 0; ky < p->kh; ky++) {
@@ -280,6 +431,11 @@ static void dwq_rows(void *ctx, size_t item, int tid) {
     }
     for (size_t t = hd.taps; t < ts; t++) *pi++ = zrow; /* the even padding tap (weight 0) */
   }
+  if (hd.qd8) {
+    float *dst = (float *)(void *)j->o->data + (b * j->OH + oy) * j->OW * C;
+    j->fnd(j->OW, C, hd.taps, ts, ind, n->dwq + DWQ_HDR, dst, qr.zero_point, qr.scale, n->out_min, n->out_max);
+    return;
+  }
   int8_t *dst = (int8_t *)j->o->data + (b * j->OH + oy) * j->OW * C;
   j->fn(j->OW, C, hd.taps, ts, ind, n->dwq + DWQ_HDR, dst, j->o->zero_point, j->lo, j->hi);
 }
@@ -289,9 +445,21 @@ void pte_xnn_dwq_run(pte_xnn_exec *x, const pte_xnn_node *n) {
   const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
   dwq_hdr hd;
   memcpy(&hd, n->dwq, sizeof hd);
-  dwq_job j = {x, n, a, o, a->shape[1], a->shape[2], a->shape[3], o->shape[1], o->shape[2], dwq_pick(x->k, hd.layout),
-               0, 0};
+  dwq_job j;
+  memset(&j, 0, sizeof j);
+  j.x = x, j.n = n, j.a = a, j.o = o;
+  j.H = a->shape[1], j.W = a->shape[2], j.C = a->shape[3], j.OH = o->shape[1], j.OW = o->shape[2];
+  j.fn = dwq_pick(x->k, hd.layout);
+  j.fnd = dwd_pick(x->k, hd.layout);
   j.lo = (float)(n->qmin - o->zero_point);
   j.hi = (float)(n->qmax - o->zero_point);
+  if (hd.qd8) { /* as the grouped path: one parameter row per batch (3 non-batch dims) or one in all */
+    j.qrows = (const pte_xnn_qrow *)(const void *)(a->data + ((a->numel + 63) & ~(size_t)63));
+    size_t inner = 1;
+    for (int i = 4 - a->num_nonbatch_dims; i < 4; i++) inner *= a->shape[i];
+    const size_t nrows = inner ? a->numel / inner : 1, M = a->shape[0] * j.OH * j.OW;
+    j.rdiv = nrows ? M / nrows : M;
+    if (j.rdiv == 0) j.rdiv = 1;
+  }
   pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, dwq_rows, &j, a->shape[0] * j.OH);
 }

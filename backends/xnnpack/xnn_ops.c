@@ -485,7 +485,8 @@ static pte_status prepare_conv(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
     return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): qdint8 input must be quantized per batch", ni, name);
   s = pack_groups(d, n, groups, nout, kdim, gstep, rs, cs, err);
   /* one input and one output channel per group (depthwise, multiplier 1): the direct int8 kernel */
-  if (s == PTE_OK && n->variant == PTE_XNN_V_QS8 && groups > 1 && nout == 1 && kdim == taps &&
+  if (s == PTE_OK && (n->variant == PTE_XNN_V_QS8 || n->variant == PTE_XNN_V_QD8) && groups > 1 && nout == 1 &&
+      kdim == taps &&
       (dw || p->gic == 1)) {
     s = pte_xnn_dwq_prepare(n, d->k, in->zero_point);
     if (s != PTE_OK) return NERR(s, "xnnpack: node %zu (%s): out of memory laying out depthwise weights", ni, name);

@@ -1,4 +1,4 @@
-/* XNNPACK backend: fp32 and qs8 depthwise convolution, qs8 pointwise convolution.
+/* XNNPACK backend: fp32, qs8 and qd8 depthwise convolution, qs8 pointwise convolution.
  * fp32 depthwise convolution (multiplier 1: the multi-pixel per-ISA kernels,
  * 3x3 and 5x5 specialisations, border pixels over their valid taps) against a naive double-
  * precision convolution written here, over kernel 3x3 / 5x5 / 1x3 / 3x1, stride 1 and 2,
@@ -381,9 +381,145 @@ TEST(pointwise_qs8_vs_integer_reference) {
   pwq_run(3, 3, 16, 12, 2147000000); /* int32 sum could overflow: the scalar int64 epilogue */
 }
 
+/* qd8 depthwise: fp32 input -> Convert to qdint8 (per batch) -> depthwise (qcint8 weights, fp32
+ * bias) -> fp32. The input holds multiples of 1/64 spanning exactly [-50/64, 205/64], so by
+ * XNNPACK's qd8 rule (range over 255 steps, zero point nudged to an integer) the scale is 1/64
+ * and the zero point -78 exactly: x = k / 64 quantizes to k - 78. Expected, from XNNPACK's qd8
+ * epilogue: y = clamp((float)(sum over taps inside the input of k * w) * (1/64 * wscale) + bias). */
+static void dwd_run(const dw_case *k, bool clamp) {
+  const uint32_t oh = (k->h + k->pt + k->pb - (k->dh * (k->kh - 1) + 1)) / k->sh + 1;
+  const uint32_t ow = (k->w + k->pl + k->pr - (k->dw * (k->kw - 1) + 1)) / k->sw + 1;
+  const size_t nin = (size_t)2 * k->h * k->w * k->c, nw = (size_t)k->kh * k->kw * k->c, nout = (size_t)2 * oh * ow * k->c;
+  float *x = (float *)malloc(nin * 4), *y = (float *)malloc(nout * 4), *ref = (float *)malloc(nout * 4);
+  int32_t *kq = (int32_t *)malloc(nin * 4);
+  int8_t *wt = (int8_t *)malloc(nw);
+  float *ws = (float *)malloc(k->c * 4), *bias = (float *)malloc(k->c * 4);
+  const size_t per = nin / 2;
+  for (size_t i = 0; i < nin; i++) kq[i] = q_rand(-50, 205);
+  for (size_t bt = 0; bt < 2; bt++) kq[bt * per] = -50, kq[bt * per + per - 1] = 205; /* the range, per batch */
+  for (size_t i = 0; i < nin; i++) x[i] = (float)kq[i] / 64.0f;
+  for (size_t i = 0; i < nw; i++) wt[i] = (int8_t)q_rand(-127, 127);
+  for (uint32_t ch = 0; ch < k->c; ch++) {
+    ws[ch] = (float)(1 + 2 * (ch % 3)) / 1024.0f + 0.0001f * (float)ch;
+    bias[ch] = (float)q_rand(-1000, 1000) / 997.0f;
+  }
+  const float lo = clamp ? -0.25f : -INFINITY, hi = clamp ? 0.5f : INFINITY;
+  for (uint32_t bt = 0; bt < 2; bt++)
+    for (uint32_t oy = 0; oy < oh; oy++)
+      for (uint32_t ox = 0; ox < ow; ox++)
+        for (uint32_t ch = 0; ch < k->c; ch++) {
+          int64_t acc = 0;
+          for (uint32_t ky = 0; ky < k->kh; ky++)
+            for (uint32_t kx = 0; kx < k->kw; kx++) {
+              const long iy = (long)(oy * k->sh + ky * k->dh) - (long)k->pt;
+              const long ix = (long)(ox * k->sw + kx * k->dw) - (long)k->pl;
+              if (iy < 0 || ix < 0 || iy >= (long)k->h || ix >= (long)k->w) continue;
+              acc += (int64_t)kq[bt * per + ((size_t)iy * k->w + (size_t)ix) * k->c + ch] *
+                     (int64_t)wt[(ky * k->kw + kx) * k->c + ch];
+            }
+          float v = (float)acc * ((1.0f / 64.0f) * ws[ch]) + bias[ch];
+          v = v < lo ? lo : (v > hi ? hi : v);
+          ref[(((size_t)bt * oh + oy) * ow + ox) * k->c + ch] = v;
+        }
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  uint32_t din[4] = {2, k->h, k->w, k->c}, dwd[4] = {1, k->kh, k->kw, k->c}, db[1] = {k->c}, dout[4] = {2, oh, ow, k->c};
+  pte_xnn_tensor_desc t;
+  uint32_t id_x, id_q, id_w, id_b, id_y;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 4, t.dims = din, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT, t.external_id = 0;
+  pte_xnn_builder_add_tensor(b, &t, &id_x);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QDINT8, t.rank = 4, t.dims = din, t.quant = PTE_XNN_QUANT_PER_TOKEN, t.num_nonbatch_dims = 3;
+  pte_xnn_builder_add_tensor(b, &t, &id_q);
+  memset(&t, 0, sizeof t);
+  t.rank = 4, t.dims = dwd, t.data = wt, t.nbytes = nw;
+  t.dtype = PTE_XNN_DT_QCINT8, t.quant = PTE_XNN_QUANT_PER_CHANNEL, t.channel_scales = ws;
+  t.n_channel_scales = k->c, t.channel_dim = 3;
+  pte_xnn_builder_add_tensor(b, &t, &id_w);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 1, t.dims = db, t.data = bias, t.nbytes = k->c * 4;
+  pte_xnn_builder_add_tensor(b, &t, &id_b);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 4, t.dims = dout, t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT, t.external_id = 1;
+  pte_xnn_builder_add_tensor(b, &t, &id_y);
+  pte_xnn_node_desc nd;
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_CONVERT;
+  nd.inputs[0] = id_x, nd.output = id_q;
+  nd.out_min = -INFINITY, nd.out_max = INFINITY;
+  pte_xnn_builder_add_node(b, &nd);
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_DEPTHWISE_CONV2D;
+  nd.inputs[0] = id_q, nd.inputs[1] = id_w, nd.inputs[2] = id_b, nd.output = id_y;
+  nd.padding[0] = k->pt, nd.padding[1] = k->pr, nd.padding[2] = k->pb, nd.padding[3] = k->pl;
+  nd.kernel[0] = k->kh, nd.kernel[1] = k->kw, nd.stride[0] = k->sh, nd.stride[1] = k->sw;
+  nd.dilation[0] = k->dh, nd.dilation[1] = k->dw;
+  nd.groups = k->c, nd.group_input_channels = 1, nd.group_output_channels = 1;
+  nd.has_min_max = clamp, nd.out_min = lo, nd.out_max = hi;
+  pte_xnn_builder_add_node(b, &nd);
+  pte_xnn_blob blob;
+  pte_error_info err;
+  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err);
+  pte_xnn_builder_free(b);
+  CHECK_OK(s);
+  static const pte_xnn_isa isas[] = {PTE_XNN_ISA_SCALAR, PTE_XNN_ISA_AVX2, PTE_XNN_ISA_AVX512};
+  for (size_t i = 0; s == PTE_OK && i < 3; i++) {
+    if (!pte_xnnpack_isa_supported(isas[i])) continue;
+    for (int threads = 1; threads <= 2 && !test_current_failed; threads++) {
+      pte_xnnpack_options o = {threads, isas[i]};
+      pte_xnn_delegate *d = NULL;
+      CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o, &d, &err));
+      if (!d) break;
+      size_t sin[4] = {2, k->h, k->w, k->c}, sout[4] = {2, oh, ow, k->c};
+      xt_tensor ti, to;
+      xt_tensor_init(&ti, PTE_DTYPE_FLOAT, 4, sin, x, nin * 4, 0);
+      xt_tensor_init(&to, PTE_DTYPE_FLOAT, 4, sout, y, nout * 4, 0);
+      pte_evalue *args[2] = {&ti.ev, &to.ev};
+      for (size_t q = 0; q < nout; q++) y[q] = NAN;
+      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
+      pte_xnn_delegate_destroy(d);
+      size_t bad = 0, first = 0;
+      for (size_t q = 0; q < nout; q++)
+        if (!(y[q] == ref[q]) && bad++ == 0) first = q;
+      CHECK_MSG(bad == 0,
+                "qd8 %ux%u c%u k%ux%u s%u,%u d%u,%u pad %u,%u,%u,%u%s isa %s threads %d: %zu of %zu differ, "
+                "out[%zu] %.9g vs %.9g",
+                k->h, k->w, k->c, k->kh, k->kw, k->sh, k->sw, k->dh, k->dw, k->pt, k->pr, k->pb, k->pl,
+                clamp ? " clamp" : "", pte_xnnpack_isa_name(isas[i]), threads, bad, nout, first, (double)y[first],
+                (double)ref[first]);
+    }
+  }
+  pte_xnn_blob_free(&blob);
+  free(x);
+  free(y);
+  free(ref);
+  free(kq);
+  free(wt);
+  free(ws);
+  free(bias);
+}
+
+TEST(depthwise_qd8_vs_reference) {
+  static const uint32_t chans[] = {1, 5, 16, 17, 37, 64};
+  static const uint32_t ks[][2] = {{3, 3}, {5, 5}, {1, 3}};
+  size_t cases = 0;
+  for (size_t ci = 0; ci < sizeof chans / sizeof chans[0]; ci++)
+    for (size_t ki = 0; ki < 3; ki++)
+      for (uint32_t st = 1; st <= 2; st++)
+        for (uint32_t pad = 0; pad <= 2; pad += 2) {
+          dw_case k = {9, 11, chans[ci], ks[ki][0], ks[ki][1], st, st, 1, 1, pad, pad, pad, pad, 0, 0};
+          if (ki == 0 && pad == 2) k.dh = k.dw = 2, k.pr = 1; /* dilation, asymmetric */
+          dwd_run(&k, ci % 2 == 1);
+          if (test_current_failed) return;
+          cases++;
+        }
+  CHECK(cases == 6 * 3 * 2 * 2);
+}
+
 int main(void) {
   RUN(depthwise_f32_vs_naive);
   RUN(depthwise_qs8_vs_integer_reference);
   RUN(pointwise_qs8_vs_integer_reference);
+  RUN(depthwise_qd8_vs_reference);
   return test_summary();
 }
