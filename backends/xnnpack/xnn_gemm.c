@@ -174,7 +174,7 @@ __attribute__((target("avx2"))) static void qs8_requant_row8_avx2(size_t nc, con
   const __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)acc),
                                      _mm256_loadu_si256((const __m256i *)(const void *)pb));
   __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(ps));
-  f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+  f = _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), f));
   const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(zp));
   const __m128i s16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
   const __m128i s8 = _mm_packs_epi16(s16, s16);
@@ -188,6 +188,15 @@ __attribute__((target("avx2"))) static void qs8_requant_row8_avx2(size_t nc, con
 }
 #endif
 
+/* int32 is exact for a qs8 panel of NR 8 when |bias'| + 128 * 128 * K stays below 2^31 */
+static inline bool qs8_fits(const i8_job *j, const uint8_t *panel) {
+  const int32_t *pb = (const int32_t *)(const void *)panel;
+  bool fits = j->g.k < ((size_t)1 << 16);
+  for (size_t q = 0; fits && q < 8; q++)
+    fits = (int64_t)(pb[q] < 0 ? -(int64_t)pb[q] : pb[q]) + (int64_t)16384 * (int64_t)j->g.k <= INT32_MAX;
+  return fits;
+}
+
 static void i8_rows(const i8_job *j, size_t m0, size_t m1) {
   const size_t mr = j->k->i8_mr, nr = j->g.nr;
   const uint8_t *base = j->packed + PTE_XNN_PACKED_HEADER_SIZE;
@@ -197,20 +206,20 @@ static void i8_rows(const i8_job *j, size_t m0, size_t m1) {
     const size_t n0 = p * nr;
     const size_t nc = j->g.n - n0 < nr ? j->g.n - n0 : nr;
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-    if (!j->qd8 && nr == 8 && j->k->isa == PTE_XNN_KISA_AVX512 && j->fused) {
-      /* AVX-512BW: 8-row tiles with the epilogue in registers when the int32 sum is exact */
-      const int32_t *pb = (const int32_t *)panel;
-      bool fits = j->g.k < ((size_t)1 << 16);
-      for (size_t q = 0; fits && q < nr; q++)
-        fits = (int64_t)(pb[q] < 0 ? -(int64_t)pb[q] : pb[q]) + (int64_t)16384 * (int64_t)j->g.k <= INT32_MAX;
-      if (fits) {
-        const float lo = (float)(j->qmin - j->out_zp), hi = (float)(j->qmax - j->out_zp);
-        for (size_t m = m0; m < m1; m += 8)
-          pte_xnn_qs8_gemm_8x8_avx512bw(m1 - m < 8 ? m1 - m : 8, nc, j->g.k, j->a + m * j->lda, j->lda,
-                                        (const int8_t *)(panel + nr * 8), pb, (const float *)(panel + nr * 4),
-                                        j->cq + m * j->ldc + n0, j->ldc, lo, hi, j->out_zp);
-        continue;
-      }
+    if (!j->qd8 && nr == 8 && j->k->isa == PTE_XNN_KISA_AVX512 && j->fused && qs8_fits(j, panel)) {
+      /* AVX-512BW: 8-row tiles over this panel and the next, the epilogue in registers */
+      const size_t np = p + 1 < j->g.panels && qs8_fits(j, panel + j->g.stride) ? 2 : 1;
+      const uint8_t *p1 = panel + (np - 1) * j->g.stride;
+      const size_t ncs[2] = {nc, np > 1 ? (j->g.n - n0 - nr < nr ? j->g.n - n0 - nr : nr) : 0};
+      const int8_t *ws[2] = {(const int8_t *)(panel + nr * 8), (const int8_t *)(p1 + nr * 8)};
+      const int32_t *bs[2] = {(const int32_t *)panel, (const int32_t *)p1};
+      const float *ss[2] = {(const float *)(panel + nr * 4), (const float *)(p1 + nr * 4)};
+      const float lo = (float)(j->qmin - j->out_zp), hi = (float)(j->qmax - j->out_zp);
+      for (size_t m = m0; m < m1; m += 8)
+        pte_xnn_qs8_gemm_8x8_avx512bw(m1 - m < 8 ? m1 - m : 8, np, ncs, j->g.k, j->a + m * j->lda, j->lda, ws, bs, ss,
+                                      j->cq + m * j->ldc + n0, j->ldc, lo, hi, j->out_zp);
+      p += np - 1;
+      continue;
     }
 #endif
     for (size_t m = m0; m < m1; m += mr) {

@@ -325,70 +325,103 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) static void i8_gemm_4x
   _mm256_storeu_si256((__m256i *)(void *)(acc + 24), r3);
 }
 
-/* qs8 GEMM tile with its epilogue, AVX-512BW/VL: up to 8 rows x nc <= 8 columns of one KR-2
- * panel (w), out = lrint(clamp((float)(acc + bias) * scale, lo, hi)) + zp. The caller
+/* qs8 GEMM tile with its epilogue, AVX-512BW/VL: up to 8 rows x one or two KR-2 panels of 8
+ * columns (w[0], w[1]; nc[i] <= 8 valid columns each), out = lrint(clamp((float)(acc + bias) *
+ * scale, lo, hi)) + zp. Two panels share the activation loads and spreads. The caller
  * guarantees acc + bias fits int32 (pte_xnn_qs8_gemm); the float steps are those of the scalar
  * epilogue (one conversion, multiply, compares, round to nearest even), so bit-identical. */
-__attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) void pte_xnn_qs8_gemm_8x8_avx512bw(
-    size_t rows, size_t nc, size_t kc, const int8_t *a, size_t as, const int8_t *w, const int32_t *bias,
-    const float *scale, int8_t *out, size_t ldc, float lo, float hi, int32_t zp) {
+#define QT_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx2"), always_inline)) static inline
+QT_FN void qs8_tile(const int np, size_t rows, const size_t *nc, size_t kc, const int8_t *a, size_t as,
+                    const int8_t *const *wp, const int32_t *const *bias, const float *const *scale, int8_t *out,
+                    size_t ldc, float lo, float hi, int32_t zp) {
   const int8_t *ar[8];
   for (size_t r = 0; r < 8; r++) ar[r] = a + (r < rows ? r : rows - 1) * as;
-  __m512i s[8];
-  for (int r = 0; r < 8; r++) s[r] = _mm512_setzero_si512();
+  const int8_t *w0 = wp[0], *w1 = np > 1 ? wp[1] : wp[0];
+  __m512i s[2][8];
+  for (int q = 0; q < 2; q++)
+    for (int r = 0; r < 8; r++) s[q][r] = _mm512_setzero_si512();
   const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
-  size_t k = 0;
   const __m512i idx2 = _mm512_setr_epi32(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-  for (; k + 8 <= kc; k += 8) { /* four k pairs: two weight registers, one 8-byte load per row */
-    const __m512i wv0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w));
-    const __m512i wv1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(w + 32)));
-    w += 64;
+  size_t k = 0;
+  for (; k + 8 <= kc; k += 8) { /* four k pairs: two weight registers per panel, one 8-byte load per row */
+    const __m512i wa0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w0));
+    const __m512i wa1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(w0 + 32)));
+    __m512i wb0 = wa0, wb1 = wa1;
+    if (np > 1) {
+      wb0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w1));
+      wb1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(w1 + 32)));
+    }
+    w0 += 64, w1 += 64;
 #pragma GCC unroll 8
     for (int r = 0; r < 8; r++) {
       int64_t t8;
       memcpy(&t8, ar[r] + k, 8);
       const __m512i x = _mm512_castsi128_si512(_mm_cvtepi8_epi16(_mm_cvtsi64_si128(t8)));
-      s[r] = _mm512_add_epi32(s[r], _mm512_madd_epi16(_mm512_permutexvar_epi32(idx, x), wv0));
-      s[r] = _mm512_add_epi32(s[r], _mm512_madd_epi16(_mm512_permutexvar_epi32(idx2, x), wv1));
+      const __m512i x0 = _mm512_permutexvar_epi32(idx, x), x1 = _mm512_permutexvar_epi32(idx2, x);
+      s[0][r] = _mm512_add_epi32(s[0][r], _mm512_madd_epi16(x0, wa0));
+      s[0][r] = _mm512_add_epi32(s[0][r], _mm512_madd_epi16(x1, wa1));
+      if (np > 1) {
+        s[1][r] = _mm512_add_epi32(s[1][r], _mm512_madd_epi16(x0, wb0));
+        s[1][r] = _mm512_add_epi32(s[1][r], _mm512_madd_epi16(x1, wb1));
+      }
     }
   }
   for (; k + 4 <= kc; k += 4) {
-    const __m512i wv = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w));
-    w += 32;
+    const __m512i wa = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w0));
+    const __m512i wb = np > 1 ? _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)w1)) : wa;
+    w0 += 32, w1 += 32;
 #pragma GCC unroll 8
     for (int r = 0; r < 8; r++) {
       int32_t t4;
       memcpy(&t4, ar[r] + k, 4);
-      const __m128i x = _mm_cvtepi8_epi16(_mm_cvtsi32_si128(t4));
-      s[r] = _mm512_add_epi32(s[r], _mm512_madd_epi16(_mm512_permutexvar_epi32(idx, _mm512_castsi128_si512(x)), wv));
+      const __m512i x = _mm512_permutexvar_epi32(idx, _mm512_castsi128_si512(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(t4))));
+      s[0][r] = _mm512_add_epi32(s[0][r], _mm512_madd_epi16(x, wa));
+      if (np > 1) s[1][r] = _mm512_add_epi32(s[1][r], _mm512_madd_epi16(x, wb));
     }
   }
-  __m256i acc[8];
-  const __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)bias);
+  __m256i acc[2][8];
+  for (int q = 0; q < np; q++) {
+    const __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)bias[q]);
 #pragma GCC unroll 8
-  for (int r = 0; r < 8; r++)
-    acc[r] = _mm256_add_epi32(_mm256_add_epi32(_mm512_castsi512_si256(s[r]), _mm512_extracti64x4_epi64(s[r], 1)), vb);
+    for (int r = 0; r < 8; r++)
+      acc[q][r] =
+          _mm256_add_epi32(_mm256_add_epi32(_mm512_castsi512_si256(s[q][r]), _mm512_extracti64x4_epi64(s[q][r], 1)), vb);
+  }
   for (; k < kc; k += 2) { /* 1-3 left: one or two pairs, the last maybe half zero padding */
     const bool two = k + 1 < kc;
-    const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
-    w += 16;
+    const __m256i wa = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w0));
+    const __m256i wb = np > 1 ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w1)) : wa;
+    w0 += 16, w1 += 16;
 #pragma GCC unroll 8
     for (int r = 0; r < 8; r++) {
       const int32_t pr = (int32_t)(uint16_t)(int16_t)ar[r][k] |
                          (int32_t)((uint32_t)(uint16_t)(int16_t)(two ? ar[r][k + 1] : 0) << 16);
-      acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(_mm256_set1_epi32(pr), wv));
+      const __m256i x = _mm256_set1_epi32(pr);
+      acc[0][r] = _mm256_add_epi32(acc[0][r], _mm256_madd_epi16(x, wa));
+      if (np > 1) acc[1][r] = _mm256_add_epi32(acc[1][r], _mm256_madd_epi16(x, wb));
     }
   }
-  const __m256 vs = _mm256_loadu_ps(scale), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   const __m256i vzp = _mm256_set1_epi32(zp);
-  const __mmask16 m = (__mmask16)((1u << nc) - 1u);
-  for (size_t r = 0; r < rows; r++) {
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[r]), vs);
-    f = _mm256_min_ps(_mm256_max_ps(f, vlo), vhi);
-    const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(f), vzp);
-    _mm_mask_storeu_epi8((void *)(out + r * ldc), m, _mm256_cvtsepi32_epi8(q));
+  for (int q = 0; q < np; q++) {
+    const __m256 vs = _mm256_loadu_ps(scale[q]);
+    const __mmask16 m = (__mmask16)((1u << nc[q]) - 1u);
+    for (size_t r = 0; r < rows; r++) {
+      __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[q][r]), vs);
+      f = _mm256_min_ps(vhi, _mm256_max_ps(vlo, f));
+      const __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(f), vzp);
+      _mm_mask_storeu_epi8((void *)(out + r * ldc + (size_t)q * 8), m, _mm256_cvtsepi32_epi8(v));
+    }
   }
 }
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) void pte_xnn_qs8_gemm_8x8_avx512bw(
+    size_t rows, size_t np, const size_t *nc, size_t kc, const int8_t *a, size_t as, const int8_t *const *w,
+    const int32_t *const *bias, const float *const *scale, int8_t *out, size_t ldc, float lo, float hi, int32_t zp) {
+  if (np > 1) qs8_tile(2, rows, nc, kc, a, as, w, bias, scale, out, ldc, lo, hi, zp);
+  else qs8_tile(1, rows, nc, kc, a, as, w, bias, scale, out, ldc, lo, hi, zp);
+}
+#undef QT_FN
 
 static void i8_gemm_4x8_avx512(size_t mr, size_t kc, const int8_t *a, size_t as, const int8_t *w, int32_t *acc) {
   if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) i8_gemm_4x8_bw(mr, kc, a, as, w, acc);
