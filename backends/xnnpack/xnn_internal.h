@@ -367,6 +367,11 @@ struct pte_xnn_delegate {
   bool repack_prepared; /* accept data prepared for another ISA / tile and re-lay it out */
   bool blob_persistent; /* the processed blob outlives the delegate (method runtime) */
   bool borrows_blob;    /* some packed weights point into the processed blob: keep it */
+  /* lazy packing (pte_xnn_init_cfg.lazy_pack; the prepare hook): fresh FC/conv weights are not
+   * packed except node lazy_node - 1; the others get packed.size (the bytes they would take),
+   * packed.bytes NULL. Such a delegate is for inspection only, never executed. */
+  bool lazy_pack;
+  size_t lazy_node;
   /* profiling (pte_xnn_delegate_set_profiling): per-node accumulated ns and calls */
   bool profiling;
   uint64_t *prof_ns, *prof_calls;
@@ -393,6 +398,9 @@ typedef struct pte_xnn_init_cfg {
   bool repack_prepared; /* runtime spec "repack_prepared" */
   bool blob_persistent; /* the blob stays valid (and unchanged) until the delegate is destroyed:
                            prepared packed weights inside it are used in place, else copied */
+  bool lazy_pack;       /* parse and check everything, pack only node pack_node - 1 (0: none);
+                           the delegate cannot execute (pte prepare: one weight at a time) */
+  size_t pack_node;
 } pte_xnn_init_cfg;
 
 /* Compiles a blob (xnn_compile.c); the public init wraps this with option handling. */

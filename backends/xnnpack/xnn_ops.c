@@ -290,6 +290,10 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
   }
   n->group_stride = one;
   n->n_groups = (uint32_t)groups;
+  if (d->lazy_pack && d->lazy_node != (size_t)(n - d->nodes) + 1) { /* not this one (lazy init) */
+    n->packed.size = one * groups;
+    return PTE_OK;
+  }
   n->packed.bytes = (uint8_t *)pte_xnn_packed_alloc(one * groups);
   if (!n->packed.bytes) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory packing weights");
   n->packed.size = one * groups; /* the packers write every byte of each group's blob once */
@@ -449,6 +453,10 @@ static pte_status prepare_conv(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
         pte_xnn_packed_info want = pte_xnn_packed_expect(d->k, PTE_XNN_PACK_F32_DWCONV, c, taps);
         s = use_prepared(d, n, w, 1, &want, (size_t)want.total_size, err);
         if (s != PTE_OK) return s;
+      } else if (d->lazy_pack && d->lazy_node != ni + 1) { /* not this one (lazy init) */
+        if (c > 0xFFFFFFFFu || taps > 0xFFFFFFFFu)
+          return NERR(PTE_ERR_NOT_SUPPORTED, "xnnpack: node %zu (%s): cannot pack weights", ni, name);
+        n->packed.size = (size_t)pte_xnn_packed_expect(d->k, PTE_XNN_PACK_F32_DWCONV, c, taps).total_size;
       } else {
         const float *wf;
         float *tmp;
