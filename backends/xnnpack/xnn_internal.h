@@ -518,6 +518,8 @@ void *pte_xnn_aligned_alloc(size_t size);
 /* Packed weights: like pte_xnn_aligned_alloc; >= 4 MiB: 2 MiB aligned + MADV_HUGEPAGE (free with
  * pte_xnn_aligned_free). */
 void *pte_xnn_packed_alloc(size_t size);
+/* Drops the whole pages inside [p, p + n) from this process without changing them (a hint). */
+void pte_xnn_release_pages(const void *p, size_t n);
 void pte_xnn_aligned_free(void *p);
 
 #endif

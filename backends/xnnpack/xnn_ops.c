@@ -308,12 +308,24 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
       pj.panels = (nout + pte_xnn_f32_tile_for_n(d->k, nout).nr - 1) / pte_xnn_f32_tile_for_n(d->k, nout).nr;
       pte_xnn_pack_f32_gemm_header(d->k, nout, kdim, n->packed.bytes);
       pte_xnn_parallel(d->pool, pk_task, &pj, 16);
+    } else if (d->lazy_pack && groups == 1 && !tmp && cs == 1 && rs == kdim) {
+      /* pte prepare (one weight at a time): panels in slices of about 8 MiB of weight rows, each
+       * slice's rows dropped from the process once packed (the input is a mapped file) */
+      const size_t nr = pte_xnn_f32_tile_for_n(d->k, nout).nr, panels = (nout + nr - 1) / nr;
+      const size_t row = kdim * sizeof(float), per = row && nr ? ((size_t)8 << 20) / (row * nr) + 1 : panels;
+      pte_xnn_pack_f32_gemm_header(d->k, nout, kdim, n->packed.bytes);
+      for (size_t p0 = 0; p0 < panels; p0 += per) {
+        const size_t p1 = p0 + per < panels ? p0 + per : panels, r1 = p1 * nr < nout ? p1 * nr : nout;
+        pte_xnn_pack_f32_gemm_panels(d->k, nout, kdim, wf, rs, cs, bf, n->packed.bytes, p0, p1);
+        pte_xnn_release_pages(wf + p0 * nr * kdim, (r1 - p0 * nr) * row);
+      }
     } else {
       for (size_t g = 0; g < groups; g++)
         pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, wf + g * gstep, rs, cs, bf ? bf + g * nout : NULL,
                                    n->packed.bytes + g * one);
     }
     free(tmp);
+    if (d->lazy_pack) pte_xnn_release_pages(w->cdata, w->csize);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
     return PTE_OK;
@@ -336,6 +348,7 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
     }
   }
   free(scales);
+  if (d->lazy_pack) pte_xnn_release_pages(w->cdata, w->csize);
   pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
   pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
   return PTE_OK;

@@ -43,6 +43,20 @@ void *pte_xnn_packed_alloc(size_t size) {
 
 void pte_xnn_aligned_free(void *p) { free(p); }
 
+/* Asks the OS to take the whole pages inside [p, p + n) out of this process (pte prepare: input
+ * weights already packed). MADV_PAGEOUT never changes the contents: file pages are dropped and
+ * read again on a later access, anonymous memory stays or is swapped, so it is safe whatever
+ * memory the bytes live in. A hint: ignored where unsupported. */
+void pte_xnn_release_pages(const void *p, size_t n) {
+#if defined(__linux__) && defined(MADV_PAGEOUT)
+  const uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  if (p && e > a) (void)madvise((void *)a, (size_t)(e - a), MADV_PAGEOUT);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 void pte_xnn_packed_free(pte_xnn_packed *p) {
   if (!p) return;
   pte_xnn_aligned_free(p->bytes);
