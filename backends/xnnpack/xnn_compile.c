@@ -1146,6 +1146,8 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   d->blob_persistent = cfg->blob_persistent;
   d->lazy_pack = cfg->lazy_pack;
   d->lazy_node = cfg->pack_node;
+  d->lazy_buf = cfg->lazy_pack ? cfg->pack_buf : NULL;
+  d->lazy_buf_size = cfg->lazy_pack && cfg->pack_buf ? cfg->pack_buf_size : 0;
   cctx c;
   memset(&c, 0, sizeof c);
   c.d = d;

@@ -372,6 +372,8 @@ struct pte_xnn_delegate {
    * packed.bytes NULL. Such a delegate is for inspection only, never executed. */
   bool lazy_pack;
   size_t lazy_node;
+  uint8_t *lazy_buf; /* caller memory for node lazy_node - 1's packed weights when they fit */
+  size_t lazy_buf_size;
   /* profiling (pte_xnn_delegate_set_profiling): per-node accumulated ns and calls */
   bool profiling;
   uint64_t *prof_ns, *prof_calls;
@@ -401,6 +403,8 @@ typedef struct pte_xnn_init_cfg {
   bool lazy_pack;       /* parse and check everything, pack only node pack_node - 1 (0: none);
                            the delegate cannot execute (pte prepare: one weight at a time) */
   size_t pack_node;
+  uint8_t *pack_buf;    /* lazy_pack: that node's weights are packed here when they fit (the node */
+  size_t pack_buf_size; /* borrows it: valid until the caller reuses it), else into new memory */
 } pte_xnn_init_cfg;
 
 /* Compiles a blob (xnn_compile.c); the public init wraps this with option handling. */
@@ -518,7 +522,9 @@ void *pte_xnn_aligned_alloc(size_t size);
 /* Packed weights: like pte_xnn_aligned_alloc; >= 4 MiB: 2 MiB aligned + MADV_HUGEPAGE (free with
  * pte_xnn_aligned_free). */
 void *pte_xnn_packed_alloc(size_t size);
-/* Drops the whole pages inside [p, p + n) from this process without changing them (a hint). */
+/* Whether [p, p + n) lies in one shared or read-only file mapping, and dropping the whole pages
+ * inside such a range from this process (read back from the file when touched again). */
+bool pte_xnn_file_backed(const void *p, size_t n);
 void pte_xnn_release_pages(const void *p, size_t n);
 void pte_xnn_aligned_free(void *p);
 

@@ -294,7 +294,12 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
     n->packed.size = one * groups;
     return PTE_OK;
   }
-  n->packed.bytes = (uint8_t *)pte_xnn_packed_alloc(one * groups);
+  if (d->lazy_pack && one * groups <= d->lazy_buf_size) { /* the caller's reused buffer */
+    n->packed.bytes = d->lazy_buf;
+    n->packed_borrowed = true;
+  } else {
+    n->packed.bytes = (uint8_t *)pte_xnn_packed_alloc(one * groups);
+  }
   if (!n->packed.bytes) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory packing weights");
   n->packed.size = one * groups; /* the packers write every byte of each group's blob once */
   if (n->variant == PTE_XNN_V_F32) {
@@ -308,7 +313,7 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
       pj.panels = (nout + pte_xnn_f32_tile_for_n(d->k, nout).nr - 1) / pte_xnn_f32_tile_for_n(d->k, nout).nr;
       pte_xnn_pack_f32_gemm_header(d->k, nout, kdim, n->packed.bytes);
       pte_xnn_parallel(d->pool, pk_task, &pj, 16);
-    } else if (d->lazy_pack && groups == 1 && !tmp && cs == 1 && rs == kdim) {
+    } else if (d->lazy_pack && groups == 1 && !tmp && cs == 1 && rs == kdim && pte_xnn_file_backed(w->cdata, w->csize)) {
       /* pte prepare (one weight at a time): panels in slices of about 8 MiB of weight rows, each
        * slice's rows dropped from the process once packed (the input is a mapped file) */
       const size_t nr = pte_xnn_f32_tile_for_n(d->k, nout).nr, panels = (nout + nr - 1) / nr;
@@ -325,7 +330,7 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
                                    n->packed.bytes + g * one);
     }
     free(tmp);
-    if (d->lazy_pack) pte_xnn_release_pages(w->cdata, w->csize);
+    if (d->lazy_pack && pte_xnn_file_backed(w->cdata, w->csize)) pte_xnn_release_pages(w->cdata, w->csize);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
     return PTE_OK;
@@ -348,7 +353,7 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
     }
   }
   free(scales);
-  if (d->lazy_pack) pte_xnn_release_pages(w->cdata, w->csize);
+  if (d->lazy_pack && pte_xnn_file_backed(w->cdata, w->csize)) pte_xnn_release_pages(w->cdata, w->csize);
   pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
   pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
   return PTE_OK;

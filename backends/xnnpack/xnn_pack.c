@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 #include "xnn_internal.h"
@@ -43,14 +45,62 @@ void *pte_xnn_packed_alloc(size_t size) {
 
 void pte_xnn_aligned_free(void *p) { free(p); }
 
-/* Asks the OS to take the whole pages inside [p, p + n) out of this process (pte prepare: input
- * weights already packed). MADV_PAGEOUT never changes the contents: file pages are dropped and
- * read again on a later access, anonymous memory stays or is swapped, so it is safe whatever
- * memory the bytes live in. A hint: ignored where unsupported. */
+/* Whether [p, p + n) lies inside one file mapping that is shared or read-only (its pages can be
+ * dropped and read back from the file unchanged), from /proc/self/maps. */
+bool pte_xnn_file_backed(const void *p, size_t n) {
+#if defined(__linux__)
+  if (!p || !n) return false;
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const uintptr_t a = (uintptr_t)p, e = a + n;
+  char buf[8192];
+  size_t have = 0;
+  bool found = false, ok = false, eof = false;
+  while (!found && !eof) {
+    ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
+    if (r <= 0) eof = true;
+    else have += (size_t)r;
+    buf[have] = 0;
+    char *line = buf, *nl;
+    while (!found && (nl = strchr(line, '\n')) != NULL) {
+      *nl = 0; /* "start-end perms offset dev inode [path]" */
+      char *q;
+      const unsigned long long lo = strtoull(line, &q, 16);
+      const unsigned long long hi = *q == '-' ? strtoull(q + 1, &q, 16) : 0;
+      if (lo <= a && e <= hi) {
+        found = true;
+        char perms[5] = {0};
+        while (*q == ' ') q++;
+        memcpy(perms, q, 4);
+        q += 4;
+        (void)strtoull(q, &q, 16); /* offset */
+        while (*q == ' ') q++;
+        while (*q && *q != ' ') q++; /* dev */
+        const unsigned long long inode = strtoull(q, &q, 10);
+        ok = inode != 0 && (perms[3] == 's' || perms[1] == '-');
+      }
+      line = nl + 1;
+    }
+    const size_t rest = have - (size_t)(line - buf);
+    memmove(buf, line, rest);
+    have = rest;
+    if (have == sizeof buf - 1) have = 0; /* a line longer than the buffer: skip it */
+  }
+  close(fd);
+  return ok;
+#else
+  (void)p;
+  (void)n;
+  return false;
+#endif
+}
+
+/* Drops the whole pages inside [p, p + n) from this process (pte prepare: input weights already
+ * packed; only for bytes pte_xnn_file_backed accepted: they are read back from the file). */
 void pte_xnn_release_pages(const void *p, size_t n) {
-#if defined(__linux__) && defined(MADV_PAGEOUT)
+#if defined(__linux__)
   const uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
-  if (p && e > a) (void)madvise((void *)a, (size_t)(e - a), MADV_PAGEOUT);
+  if (p && e > a) (void)madvise((void *)a, (size_t)(e - a), MADV_DONTNEED);
 #else
   (void)p;
   (void)n;

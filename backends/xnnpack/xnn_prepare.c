@@ -244,6 +244,8 @@ typedef struct pk_state {
   size_t n_keys, cap_keys;
   pk_rec *recs;
   size_t n_recs, cap_recs;
+  uint8_t *buf; /* the packed weights of one key at a time (write_keys), reused */
+  size_t buf_size;
 } pk_state;
 
 typedef struct slot_use {
@@ -293,6 +295,8 @@ static pte_status compile(pk_state *st, const void *blob, size_t size, bool lazy
   cfg.blob_persistent = false; /* nothing may point into the blob after this call */
   cfg.lazy_pack = lazy;
   cfg.pack_node = pack_node;
+  cfg.pack_buf = lazy ? st->buf : NULL;
+  cfg.pack_buf_size = lazy ? st->buf_size : 0;
   return pte_xnn_delegate_init_internal(blob, size, st->ndm, &cfg, d, err);
 }
 
@@ -606,6 +610,12 @@ static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const
  * packed alone (lazy compile), written (the output copies it), and released. */
 static pte_status write_keys(pk_state *st, pte_backend_data_output *out) {
   pte_status s = PTE_OK;
+  size_t most = 0;
+  for (size_t i = 0; i < st->n_keys; i++)
+    if (!st->keys[i].portable && !st->keys[i].prepared && st->keys[i].size > most) most = st->keys[i].size;
+  if (most && !(st->buf = (uint8_t *)pte_xnn_packed_alloc(most)))
+    return pte_error_set(st->err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory (%zu bytes for packing)", most);
+  st->buf_size = most;
   for (size_t i = 0; s == PTE_OK && i < st->n_keys; i++) {
     const pk_key *k = &st->keys[i];
     if (!k->size || k->portable || k->prepared) continue;
@@ -647,6 +657,7 @@ pte_status pte_xnn_initialize_backend_data(pte_backend_data_context *ctx, pte_ba
   if (s == PTE_PREPARE_END_OF_INPUT) s = write_keys(&st, out);
   for (size_t i = 0; i < st.n_keys; i++) free(st.keys[i].key);
   for (size_t i = 0; i < st.n_recs; i++) pte_xnn_aligned_free(st.recs[i].blob);
+  pte_xnn_aligned_free(st.buf);
   free(st.keys);
   free(st.recs);
   return s;
