@@ -31,7 +31,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 if [ -n "$quick" ]; then out=${BENCH_OUT:-$build/bench/RESULTS-quick.md}; else out=${BENCH_OUT:-$root/bench/RESULTS.md}; fi
 
-light="program_load method_corpus delegate_sharing q8_conv"
+light="program_load method_corpus delegate_sharing q8_conv xnnpack_models"
 heavy="prepare_load xnnpack_fc prepare writer_synth"
 bigfile="prepare writer_synth"
 
@@ -75,6 +75,7 @@ args_for() { # prints the arguments of benchmark $1 (full or quick)
     q8_conv) if [ -n "$quick" ]; then echo 20; else echo 200; fi ;;
     prepare_load) if [ -n "$quick" ]; then echo 3; else echo 9; fi ;;
     xnnpack_fc) if [ -n "$quick" ]; then echo --quick; fi ;;
+    xnnpack_models) if [ -n "$quick" ]; then echo --quick; fi ;;
     prepare) if [ -n "$quick" ]; then echo 256; else echo 2048; fi ;;
   esac
 }
@@ -219,10 +220,11 @@ mkdir -p "$(dirname "$out")"
       method_corpus) echo "- **method_corpus** (\`bench/method_corpus.c\`): \`pte_method_load\` and \`pte_method_execute\` (inputs of ones) of method \`forward\` (else the first) of every corpus program that runs with the portable kernels, median of $([ -n "$quick" ] && echo 20 || echo 200) runs. Baselines: mmap program load of the same file (for load) and a memcpy of the method's planned-memory bytes (for execute: touching the activations once). Goal: the slowest load_method within upstream's 1-130 µs." ;;
       delegate_sharing) echo "- **delegate_sharing** (\`bench/delegate_sharing.c\`): a method calling one 16 MiB lowered module 10 times (test backend that copies and checksums its blob at init), written once with one shared delegate and once with one delegate per call (the baseline). Method load: fastest of 3; delegate memory: bytes the backend allocated; RSS growth across the load. Goal: shared needs 1 init and at most 1/5 of the time and memory, with identical outputs." ;;
       q8_conv) echo "- **q8_conv** (\`bench/q8_conv.c\`): the cortex_m int8 kernels on a keyword-spotting stack (49x10 input, conv 10x4/2 to 64 channels, 4 depthwise-separable blocks, average pool, FC 64->12, softmax, quantize/dequantize), median of $([ -n "$quick" ] && echo 20 || echo 200) calls per op. Baseline: a plain dense int8 dot-product loop with an input offset over the same number of MACs (the bare inner loop of an int8 convolution, compiled with the same flags)." ;;
-      prepare_load) echo "- **prepare_load** (\`bench/prepare_load.c\`): a 4096x4096 fp32 linear layer fully delegated to the XnnpackBackend (64 MiB of weights in named data), mmap loader, warm page cache: \`pte_method_load\` before prepare (the backend packs the weights at every load) and after \`pte_prepare_file\` (the packed panels are used in place from the mapping), median of $([ -n "$quick" ] && echo 3 || echo 9); then the first execute on a fresh mapping of the prepared file against the steady-state execute, outputs compared bit for bit with the unprepared model. Goals: load >= 100x faster and <= 0.25 ms after prepare; first execute <= 1.5x steady state." ;;
+      prepare_load) echo "- **prepare_load** (\`bench/prepare_load.c\`): a 4096x4096 fp32 linear layer fully delegated to the XnnpackBackend (64 MiB of weights in named data), warm page cache: \`pte_method_load\` before prepare (the backend packs the weights at every load) and after \`pte_prepare_file\` (the packed panels are used in place), median of $([ -n "$quick" ] && echo 3 || echo 9) on the default mmap loader; time to first inference (open + program load + method load + first execute, all timed, a fresh session each time) before and after prepare for the mmap (default), mmap + PTE_MMAP_POPULATE (the pre-faulting timed as part of the open), file and buffer loaders, with the packs / in-place / copied counters; the first execute with the default loader against the steady-state execute; outputs compared bit for bit with the unprepared model. Goals: load_method >= 100x faster (same run), <= 0.25 ms (a fixed budget), first execute <= 1.5x steady state." ;;
       xnnpack_fc) echo "- **xnnpack_fc** (\`bench/xnnpack_fc.sh\`, \`bench/xnnpack_fc.c\`): fully-connected fp32 through the XnnpackBackend (a real delegate blob) against OpenBLAS (cblas_sgemv for M=1, cblas_sgemm for M=64) and Debian's XNNPACK (fully_connected_nc_f32), one thread, all loaded in the same process (peers by dlopen; the script apt-get installs libopenblas-dev and libxnnpack-dev when missing). Each peer row names the library version and the kernels it ran (OpenBLAS: openblas_get_corename(), with the machine's OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE pin cleared for the bench process; XNNPACK: the ISA it picks on this CPU). Best-vs-best rows first, then matched rows with both pte and OpenBLAS on AVX2 (XNNPACK cannot be limited, so it has no matched row). Interleaved rounds, best batch per contender; outputs cross-checked first. Goal: at least 0.9 of each peer's speed." ;;
       prepare) echo "- **prepare** (\`bench/prepare.c\`): \`pte prepare --passthrough\` on a $([ -n "$quick" ] && echo 256 || echo 2048) MiB file of 16 delegate blobs, all replaced, against \`cp\` of the same file, best of 3, page cache warm, no dirty pages at each start: durable (prepare fsyncs and renames; cp is followed by \`sync FILE\`) and page cache only (\`--no-fsync\` vs plain cp); also the copy path (no hook). Peak RSS from wait4 ru_maxrss, goal 64 MiB + the largest replaced value. Then load_method of a model packing 4 x 2048x2048 fp32 weights at init, before and after prepare (best of 5, outputs compared)." ;;
       writer_synth) echo "- **writer_synth** (\`bench/writer_synth.sh\`): \`pte synth large\` streams a $([ -n "$quick" ] && echo 256 MiB || echo 4 GiB) model of generated constants (never held in memory) under \`/usr/bin/time -v\` (peak RSS, goal 64 MiB), against \`cp\` of a file of the same size, best of $([ -n "$quick" ] && echo 1 || echo 3) alternating rounds, durable (writer fsyncs at publish; cp + \`sync FILE\`, goal ratio 0.8) and page cache only." ;;
+      xnnpack_models) echo "- **xnnpack_models** (\`bench/xnnpack_models.c\`): whole XNNPACK subgraphs (YOLO-like fp32 CNN on 416x416x3 with SiLU/upsample/concat, \`pte synth mlp\` and \`pte synth cnn --delegate xnnpack\`, an int8 KWS DS-CNN) in pte's XnnpackBackend against the real XNNPACK library (Debian libxnnpack-dev, 2022 snapshot) running pte's parsed graph translated by \`tests/support/xnnpack_lib.c\` (data-movement nodes the snapshot lacks run as host copies, counted in its time), 1 and 2 threads, outputs compared first, median of $([ -n "$quick" ] && echo 5 || echo 21) interleaved runs. Goal: pte at least as fast on 1 thread." ;;
       *) echo "- **$n**: see the comment at the top of its source in \`bench/\`." ;;
     esac
   done
@@ -242,5 +244,9 @@ mkdir -p "$(dirname "$out")"
   done
 } > "$out.tmp" && mv "$out.tmp" "$out"
 echo "wrote $out ($(wc -l < "$results") results, $((elapsed / 60)) min $((elapsed % 60)) s, load $load_before -> $load_after)"
+# the README's highlights come from the reference results only (not from a quick or partial run)
+if [ -z "$quick" ] && [ -z "${BENCH_ONLY:-}" ] && [ "$out" = "$root/bench/RESULTS.md" ]; then
+  sh "$root/bench/highlights.sh" "$out" "$root/README.md" || echo "note: README highlights not updated"
+fi
 [ -z "$failed" ] || { echo "failed:$failed"; exit 1; }
 exit 0

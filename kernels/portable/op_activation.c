@@ -18,7 +18,7 @@ typedef struct aparams {
   bool has_lo, has_hi;
 } aparams;
 
-#define F32_RUN1(name, EXPR)                                                                   \
+#define ACT_F32_RUN1(name, EXPR)                                                               \
   static void name(float *o, const float *a, int64_t n, int64_t so, int64_t sa, void *pv) {   \
     const aparams *P = (const aparams *)pv;                                                    \
     (void)P;                                                                                   \
@@ -102,16 +102,16 @@ static inline float clampf_lohi(float x, const aparams *P) {
   return x;
 }
 
-F32_RUN1(sigmoid_f32, 1.0f / (1.0f + expf(-x)))
-F32_RUN1(tanh_f32, tanhf(x))
-F32_RUN1(relu_f32, (x != x) ? x : (x > 0.0f ? x : 0.0f))
-F32_RUN1(gelu_f32, 0.5f * x * (1.0f + erff(x * (float)K_SQRT1_2)))
-F32_RUN1(gelu_tanh_f32,
+ACT_F32_RUN1(sigmoid_f32, 1.0f / (1.0f + expf(-x)))
+ACT_F32_RUN1(tanh_f32, tanhf(x))
+ACT_F32_RUN1(relu_f32, (x != x) ? x : (x > 0.0f ? x : 0.0f))
+ACT_F32_RUN1(gelu_f32, 0.5f * x * (1.0f + erff(x * (float)K_SQRT1_2)))
+ACT_F32_RUN1(gelu_tanh_f32,
          0.5f * x *
              (1.0f + tanhf((float)K_SQRT_2_OVER_PI * (x + (float)K_GELU_KAPPA * x * x * x))))
-F32_RUN1(leaky_f32, x > 0.0f ? x : x * P->slope_f)
-F32_RUN1(silu_f32, x / (1.0f + expf(-x)))
-F32_RUN1(clamp_f32, clampf_lohi(x, P))
+ACT_F32_RUN1(leaky_f32, x > 0.0f ? x : x * P->slope_f)
+ACT_F32_RUN1(silu_f32, x / (1.0f + expf(-x)))
+ACT_F32_RUN1(clamp_f32, clampf_lohi(x, P))
 
 static const pte_k_unop k_sigmoid = {sigmoid_d, NULL, sigmoid_f32};
 static const pte_k_unop k_tanh = {tanh_d, NULL, tanh_f32};
@@ -211,12 +211,8 @@ static void leaky_relu_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
 
 /* clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) */
 static void clamp_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
-  if (!pte_k_check_nargs(c, n, 4, 5)) return;
-  pte_tensor *in = pte_k_arg_tensor(c, a, n, 0);
-  if (!in) return;
-  pte_tensor *out = pte_k_arg_tensor(c, a, n, 3);
-  if (!out) return;
-  if (!pte_k_check_dtype(c, in->dtype, "self") || !pte_k_check_dtype(c, out->dtype, "out")) return;
+  pte_tensor *in, *out;
+  if (!pte_k_self_out_args(c, a, n, 2, &in, &out)) return;
   if (in->dtype == PTE_DTYPE_BOOL) {
     pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT, "clamp: bool input not supported");
     return;

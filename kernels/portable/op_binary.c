@@ -29,20 +29,15 @@ typedef struct bparams {
   bool div_zero; /* set by integer division by zero */
 } bparams;
 
-/* two's-complement wrap of an unsigned result */
-static inline int64_t u2i(uint64_t u) {
-  return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
-}
-
 /* ---- element functions ---- */
 
 static double add_d(double a, double b, void *p) { return a + ((bparams *)p)->alpha_d * b; }
 static int64_t add_i(int64_t a, int64_t b, void *p) {
-  return u2i((uint64_t)a + (uint64_t)((bparams *)p)->alpha_i * (uint64_t)b);
+  return pte_k_wrap_u64((uint64_t)a + (uint64_t)((bparams *)p)->alpha_i * (uint64_t)b);
 }
 static double sub_d(double a, double b, void *p) { return a - ((bparams *)p)->alpha_d * b; }
 static int64_t sub_i(int64_t a, int64_t b, void *p) {
-  return u2i((uint64_t)a - (uint64_t)((bparams *)p)->alpha_i * (uint64_t)b);
+  return pte_k_wrap_u64((uint64_t)a - (uint64_t)((bparams *)p)->alpha_i * (uint64_t)b);
 }
 static double mul_d(double a, double b, void *p) {
   (void)p;
@@ -50,7 +45,7 @@ static double mul_d(double a, double b, void *p) {
 }
 static int64_t mul_i(int64_t a, int64_t b, void *p) {
   (void)p;
-  return u2i((uint64_t)a * (uint64_t)b);
+  return pte_k_wrap_u64((uint64_t)a * (uint64_t)b);
 }
 static double div_d(double a, double b, void *p) {
   (void)p;
@@ -81,7 +76,7 @@ static int64_t div_trunc_i(int64_t a, int64_t b, void *p) {
     ((bparams *)p)->div_zero = true;
     return 0;
   }
-  if (b == -1) return u2i(0u - (uint64_t)a); /* INT64_MIN / -1 wraps */
+  if (b == -1) return pte_k_wrap_u64(0u - (uint64_t)a); /* INT64_MIN / -1 wraps */
   return a / b;
 }
 static int64_t div_floor_i(int64_t a, int64_t b, void *p) {
@@ -89,7 +84,7 @@ static int64_t div_floor_i(int64_t a, int64_t b, void *p) {
     ((bparams *)p)->div_zero = true;
     return 0;
   }
-  if (b == -1) return u2i(0u - (uint64_t)a);
+  if (b == -1) return pte_k_wrap_u64(0u - (uint64_t)a);
   int64_t q = a / b, r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) q--;
   return q;
@@ -97,7 +92,7 @@ static int64_t div_floor_i(int64_t a, int64_t b, void *p) {
 /* rsub: other - alpha * self (a is self, b the Scalar other). */
 static double rsub_d(double a, double b, void *p) { return b - ((bparams *)p)->alpha_d * a; }
 static int64_t rsub_i(int64_t a, int64_t b, void *p) {
-  return u2i((uint64_t)b - (uint64_t)((bparams *)p)->alpha_i * (uint64_t)a);
+  return pte_k_wrap_u64((uint64_t)b - (uint64_t)((bparams *)p)->alpha_i * (uint64_t)a);
 }
 static double atan2_d(double a, double b, void *p) {
   (void)p;
@@ -173,7 +168,7 @@ static int64_t pow_i(int64_t a, int64_t b, void *p) {
     base *= base;
     e >>= 1;
   }
-  return u2i(r);
+  return pte_k_wrap_u64(r);
 }
 
 /* ---- float32 fast paths ---- */

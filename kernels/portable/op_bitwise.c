@@ -104,24 +104,20 @@ static void bitwise_xor_scalar_out(pte_kernel_context *c, pte_evalue **a, size_t
 }
 
 /* bitwise_not.out(Tensor self, *, Tensor(a!) out): ~x for integers, logical not for bool. */
-static int64_t not_i(int64_t x, void *p) {
+static int64_t bw_not_i(int64_t x, void *p) {
   (void)p;
   return ~x;
 }
-static int64_t lnot_i(int64_t x, void *p) {
+static int64_t bw_lnot_i(int64_t x, void *p) {
   (void)p;
   return x == 0;
 }
-static const pte_k_unop k_not = {NULL, not_i, NULL};
-static const pte_k_unop k_lnot = {NULL, lnot_i, NULL};
+static const pte_k_unop k_bw_not = {NULL, bw_not_i, NULL};
+static const pte_k_unop k_bw_lnot = {NULL, bw_lnot_i, NULL};
 
 static void bitwise_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
-  if (!pte_k_check_nargs(c, n, 2, 3)) return;
-  pte_tensor *in = pte_k_arg_tensor(c, a, n, 0);
-  if (!in) return;
-  pte_tensor *out = pte_k_arg_tensor(c, a, n, 1);
-  if (!out) return;
-  if (!pte_k_check_dtype(c, in->dtype, "self") || !pte_k_check_dtype(c, out->dtype, "out")) return;
+  pte_tensor *in, *out;
+  if (!pte_k_self_out_args(c, a, n, 0, &in, &out)) return;
   if (pte_k_is_floating(in->dtype)) {
     pte_kernel_fail(c, PTE_ERR_INVALID_ARGUMENT,
                     "bitwise_not: self dtype %s not supported (integral or bool only)",
@@ -134,7 +130,7 @@ static void bitwise_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
     return;
   }
   if (!pte_k_resize_like(c, out, in) || !pte_k_check_data(c, in, "self")) return;
-  pte_k_ew_unary(in, out, in->dtype, in->dtype == PTE_DTYPE_BOOL ? &k_lnot : &k_not, NULL);
+  pte_k_ew_unary(in, out, in->dtype, in->dtype == PTE_DTYPE_BOOL ? &k_bw_lnot : &k_bw_not, NULL);
   pte_k_set_return(a, n, 1);
 }
 

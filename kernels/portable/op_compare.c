@@ -31,13 +31,8 @@ static const char *const k_cmp_names[6] = {"eq", "ne", "lt", "le", "gt", "ge"};
  * the compute dtype first, which is harmless (0 and 1 are exact everywhere). */
 static void run_cmp(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, cmp_kind k,
                     bool scalar) {
-  if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
-  pte_tensor *a = pte_k_arg_tensor(ctx, args, nargs, 0);
-  if (!a) return;
-  pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!out) return;
-  if (!pte_k_check_dtype(ctx, a->dtype, "self") || !pte_k_check_dtype(ctx, out->dtype, "out"))
-    return;
+  pte_tensor *a, *out;
+  if (!pte_k_self_out_args(ctx, args, nargs, 1, &a, &out)) return;
   pte_k_scalar sb;
   const pte_tensor *b;
   int common;
@@ -86,25 +81,21 @@ CMP_KERNELS(gt, CMP_GT)
 CMP_KERNELS(ge, CMP_GE)
 
 /* logical_not.out(Tensor self, *, Tensor(a!) out): out = (self == 0) in out's dtype. */
-static double lnot_d(double x, void *p) {
+static double cmp_lnot_d(double x, void *p) {
   (void)p;
   return x == 0.0;
 }
-static int64_t lnot_i(int64_t x, void *p) {
+static int64_t cmp_lnot_i(int64_t x, void *p) {
   (void)p;
   return x == 0;
 }
-static const pte_k_unop k_lnot = {lnot_d, lnot_i, NULL};
+static const pte_k_unop k_cmp_lnot = {cmp_lnot_d, cmp_lnot_i, NULL};
 
 static void logical_not_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
-  if (!pte_k_check_nargs(c, n, 2, 3)) return;
-  pte_tensor *in = pte_k_arg_tensor(c, a, n, 0);
-  if (!in) return;
-  pte_tensor *out = pte_k_arg_tensor(c, a, n, 1);
-  if (!out) return;
-  if (!pte_k_check_dtype(c, in->dtype, "self") || !pte_k_check_dtype(c, out->dtype, "out")) return;
+  pte_tensor *in, *out;
+  if (!pte_k_self_out_args(c, a, n, 0, &in, &out)) return;
   if (!pte_k_resize_like(c, out, in) || !pte_k_check_data(c, in, "self")) return;
-  pte_k_ew_unary(in, out, pte_k_opmath(in->dtype), &k_lnot, NULL);
+  pte_k_ew_unary(in, out, pte_k_opmath(in->dtype), &k_cmp_lnot, NULL);
   pte_k_set_return(a, n, 1);
 }
 

@@ -28,11 +28,6 @@
 
 typedef pte_nn_conv_geom conv_geom;
 
-static int64_t wrap_u64(uint64_t v) {
-  if (v <= (uint64_t)INT64_MAX) return (int64_t)v;
-  return -(int64_t)(~v) - 1;
-}
-
 /* ---- float32 / float64 implicit GEMM ------------------------------------------------------ */
 
 typedef struct conv_pack {
@@ -288,7 +283,7 @@ static void conv_direct(const conv_geom *g, const pte_tensor *in, const pte_tens
                          (uint64_t)pte_k_load_int64(w->data, dt, wb + ci * g->sw[1] + kh * g->sw[2] + kw * g->sw[3]);
                 }
               }
-            pte_k_store_int64(out->data, dt, oo, wrap_u64(acc));
+            pte_k_store_int64(out->data, dt, oo, pte_k_wrap_u64(acc));
           }
         }
       }
@@ -380,7 +375,7 @@ static void conv_transposed(const conv_geom *g, const pte_tensor *in, const pte_
                   uint64_t v = (uint64_t)pte_k_load_int64(out->data, dt, oo) +
                                (uint64_t)pte_k_load_int64(in->data, dt, xo) *
                                    (uint64_t)pte_k_load_int64(w->data, dt, wo);
-                  pte_k_store_int64(out->data, dt, oo, wrap_u64(v));
+                  pte_k_store_int64(out->data, dt, oo, pte_k_wrap_u64(v));
                 }
               }
             }

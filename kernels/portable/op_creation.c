@@ -11,12 +11,6 @@
 #include "portable/util/kutil.h"
 #include "portable/util/kutil_shape.h"
 
-#define FAIL(status, ...)                        \
-  do {                                           \
-    pte_kernel_fail(ctx, (status), __VA_ARGS__); \
-    return;                                      \
-  } while (0)
-#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
 #define CR_SEED_RAND 0x243f6a8885a308d3ull
 #define CR_SEED_RANDN 0x13198a2e03707344ull
@@ -75,7 +69,7 @@ static void op_empty(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
     int64_t mf;
     if (!pte_k_arg_int(ctx, args, nargs, 1, &mf)) return;
   }
-  if (pte_dtype_size(out->dtype) == 0) BAD("empty: invalid out dtype %d", out->dtype);
+  if (pte_dtype_size(out->dtype) == 0) PTE_K_BAD("empty: invalid out dtype %d", out->dtype);
   int32_t sizes[PTE_MAX_RANK];
   if (!cr_sizes(ctx, "empty", args, nargs, 0, out, sizes)) return;
   pte_k_set_return(args, nargs, 2);
@@ -85,7 +79,7 @@ static void ones_zeros(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
   if (!pte_k_check_nargs(ctx, nargs, 2, 3)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 1);
   if (!out) return;
-  if (!pte_k_dtype_supported(out->dtype)) BAD("%s: unsupported out dtype %s", op, pte_dtype_name(out->dtype));
+  if (!pte_k_dtype_supported(out->dtype)) PTE_K_BAD("%s: unsupported out dtype %s", op, pte_dtype_name(out->dtype));
   int32_t sizes[PTE_MAX_RANK];
   if (!cr_sizes(ctx, op, args, nargs, 0, out, sizes)) return;
   pte_k_fill_int64(out, v);
@@ -105,11 +99,11 @@ static void op_fill_tensor(pte_kernel_context *ctx, pte_evalue **args, size_t na
   pte_tensor *out = value ? pte_k_arg_tensor(ctx, args, nargs, 2) : NULL;
   if (!out) return;
   if (!pte_k_dtype_supported(self->dtype) || !pte_k_dtype_supported(value->dtype))
-    BAD("fill: unsupported dtype (self %s, value %s)", pte_dtype_name(self->dtype), pte_dtype_name(value->dtype));
+    PTE_K_BAD("fill: unsupported dtype (self %s, value %s)", pte_dtype_name(self->dtype), pte_dtype_name(value->dtype));
   if (out->dtype != self->dtype)
-    BAD("fill: out dtype %s differs from self dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
-  if (value->dim != 0) BAD("fill: value must be a 0-dim tensor, got rank %d", (int)value->dim);
-  if (out->dim != self->dim) BAD("fill: out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+    PTE_K_BAD("fill: out dtype %s differs from self dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
+  if (value->dim != 0) PTE_K_BAD("fill: value must be a 0-dim tensor, got rank %d", (int)value->dim);
+  if (out->dim != self->dim) PTE_K_BAD("fill: out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, value, "value") || !pte_k_resize_like(ctx, out, self)) return;
   if (pte_k_is_floating(value->dtype)) pte_k_fill_double(out, pte_k_load_double(value->data, value->dtype, 0));
   else pte_k_fill_int64(out, pte_k_load_int64(value->data, value->dtype, 0));
@@ -122,7 +116,7 @@ static void rand_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs
   if (!pte_k_check_nargs(ctx, nargs, 2, 3)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 1);
   if (!out) return;
-  if (!pte_k_is_floating(out->dtype)) BAD("%s: out must be a floating dtype, got %s", op, pte_dtype_name(out->dtype));
+  if (!pte_k_is_floating(out->dtype)) PTE_K_BAD("%s: out must be a floating dtype, got %s", op, pte_dtype_name(out->dtype));
   int32_t sizes[PTE_MAX_RANK];
   if (!cr_sizes(ctx, op, args, nargs, 0, out, sizes)) return;
   uint64_t s = normal ? CR_SEED_RANDN : CR_SEED_RAND;
@@ -157,12 +151,12 @@ static void op_native_dropout(pte_kernel_context *ctx, pte_evalue **args, size_t
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
   pte_tensor *mask = out ? pte_k_arg_tensor(ctx, args, nargs, 4) : NULL;
   if (!mask) return;
-  if (!pte_k_is_floating(in->dtype)) BAD("native_dropout: input must be floating, got %s", pte_dtype_name(in->dtype));
+  if (!pte_k_is_floating(in->dtype)) PTE_K_BAD("native_dropout: input must be floating, got %s", pte_dtype_name(in->dtype));
   if (out->dtype != in->dtype)
-    BAD("native_dropout: out0 dtype %s differs from input dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(in->dtype));
-  if (mask->dtype != PTE_DTYPE_BOOL) BAD("native_dropout: out1 (mask) must be bool, got %s", pte_dtype_name(mask->dtype));
-  if (!(p >= 0.0 && p <= 1.0)) BAD("native_dropout: p must be in [0, 1], got %g", p);
-  if (out->dim != in->dim || mask->dim != in->dim) BAD("native_dropout: out0/out1 must have rank %d", (int)in->dim);
+    PTE_K_BAD("native_dropout: out0 dtype %s differs from input dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(in->dtype));
+  if (mask->dtype != PTE_DTYPE_BOOL) PTE_K_BAD("native_dropout: out1 (mask) must be bool, got %s", pte_dtype_name(mask->dtype));
+  if (!(p >= 0.0 && p <= 1.0)) PTE_K_BAD("native_dropout: p must be in [0, 1], got %g", p);
+  if (out->dim != in->dim || mask->dim != in->dim) PTE_K_BAD("native_dropout: out0/out1 must have rank %d", (int)in->dim);
   if (!pte_k_check_data(ctx, in, "input") || !pte_k_resize_like(ctx, out, in) || !pte_k_resize_like(ctx, mask, in)) return;
   if (!train) {
     pte_k_copy_convert(in, out);

@@ -12,25 +12,6 @@
 #include "portable/util/kutil_index.h"
 #include "portable/util/kutil_shape.h"
 
-#define FAIL(status, ...)                          \
-  do {                                             \
-    pte_kernel_fail(ctx, (status), __VA_ARGS__);   \
-    return;                                        \
-  } while (0)
-#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
-
-static bool same_dtype(pte_kernel_context *ctx, const pte_tensor *a, const pte_tensor *out) {
-  if (a->dtype != out->dtype) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "out dtype %s differs from input dtype %s",
-                    pte_dtype_name(out->dtype), pte_dtype_name(a->dtype));
-    return false;
-  }
-  if (!pte_k_dtype_supported(a->dtype)) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "unsupported dtype %s", pte_dtype_name(a->dtype));
-    return false;
-  }
-  return true;
-}
 
 static bool is_int_index(int dtype) { return dtype == PTE_DTYPE_LONG || dtype == PTE_DTYPE_INT; }
 
@@ -69,14 +50,14 @@ static void op_index_tensor(pte_kernel_context *ctx, pte_evalue **args, size_t n
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
   if (!self || !out) return;
   if (!lv || (lv->tag != PTE_TAG_LIST_OPTIONAL_TENSOR && lv->tag != PTE_TAG_LIST_TENSOR))
-    BAD("arg 1: expected a list of optional tensors");
-  if (!same_dtype(ctx, self, out)) return;
+    PTE_K_BAD("arg 1: expected a list of optional tensors");
+  if (!pte_k_check_out_dtype(ctx, NULL, "input", self, out, false)) return;
   if (!pte_k_check_data(ctx, self, "self")) return;
   size_t nidx = lv->tag == PTE_TAG_LIST_OPTIONAL_TENSOR ? lv->u.opt_tensor_list.len : lv->u.tensor_list.len;
   pte_evalue **items = lv->tag == PTE_TAG_LIST_OPTIONAL_TENSOR ? lv->u.opt_tensor_list.items : lv->u.tensor_list.items;
   pte_ks_index_plan plan;
   if (!pte_ks_index_plan_init(ctx, &plan, self, items, nidx, "index")) return;
-  if (out->dim != plan.odim) BAD("out has rank %d, expected %d", (int)out->dim, (int)plan.odim);
+  if (out->dim != plan.odim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)plan.odim);
   if (!pte_k_resize_out(ctx, out, plan.osz, plan.odim)) return;
   idx_copy c;
   c.out = out;
@@ -101,19 +82,19 @@ static void op_index_select(pte_kernel_context *ctx, pte_evalue **args, size_t n
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
   pte_tensor *index = pte_k_arg_tensor(ctx, args, nargs, 2);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
-  if (!index || !out || !same_dtype(ctx, self, out)) return;
-  if (!is_int_index(index->dtype)) BAD("index_select(): index must be int64 or int32, got %s", pte_dtype_name(index->dtype));
-  if (index->dim > 1) BAD("index_select(): index must be a vector or scalar");
+  if (!index || !out || !pte_k_check_out_dtype(ctx, NULL, "input", self, out, false)) return;
+  if (!is_int_index(index->dtype)) PTE_K_BAD("index_select(): index must be int64 or int32, got %s", pte_dtype_name(index->dtype));
+  if (index->dim > 1) PTE_K_BAD("index_select(): index must be a vector or scalar");
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, index, "index")) return;
   int64_t m = (int64_t)index->numel;
   int64_t ist = index->dim ? index->strides[0] : 0;
   if (self->dim == 0) {
-    if (m != 1) BAD("index_select(): index to a scalar can have only one value");
+    if (m != 1) PTE_K_BAD("index_select(): index to a scalar can have only one value");
     int64_t v = pte_ks_load_index(index, 0);
-    if (v != 0) BAD("index_select(): index %lld out of range for a scalar", (long long)v);
-    if (out->dim != 0) BAD("out must be 0-dim");
+    if (v != 0) PTE_K_BAD("index_select(): index %lld out of range for a scalar", (long long)v);
+    if (out->dim != 0) PTE_K_BAD("out must be 0-dim");
     if (!pte_k_resize_out(ctx, out, NULL, 0)) return;
     memcpy(out->data, self->data, pte_dtype_size(self->dtype));
     pte_k_set_return(args, nargs, 3);
@@ -121,12 +102,12 @@ static void op_index_select(pte_kernel_context *ctx, pte_evalue **args, size_t n
   }
   int32_t osz[PTE_MAX_RANK];
   for (int32_t k = 0; k < self->dim; k++) osz[k] = k == dim ? (int32_t)m : self->sizes[k];
-  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (out->dim != self->dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_resize_out(ctx, out, osz, self->dim)) return;
   int64_t sz = self->sizes[dim];
   for (int64_t i = 0; i < m; i++) {
     int64_t v = pte_ks_load_index(index, i * ist);
-    if (v < 0 || v >= sz) BAD("index_select(): index %lld out of range for dimension of size %lld", (long long)v, (long long)sz);
+    if (v < 0 || v >= sz) PTE_K_BAD("index_select(): index %lld out of range for dimension of size %lld", (long long)v, (long long)sz);
   }
   if (out->numel == 0) {
     pte_k_set_return(args, nargs, 3);
@@ -206,20 +187,20 @@ static void op_gather(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   pte_tensor *index = pte_k_arg_tensor(ctx, args, nargs, 2);
   if (!index || !pte_k_arg_bool(ctx, args, nargs, 3, &sparse)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
-  if (!out || !same_dtype(ctx, self, out)) return;
-  if (sparse) FAIL(PTE_ERR_NOT_SUPPORTED, "gather: sparse_grad=True is not supported");
-  if (index->dtype != PTE_DTYPE_LONG) BAD("gather(): Expected dtype int64 for index, got %s", pte_dtype_name(index->dtype));
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "input", self, out, false)) return;
+  if (sparse) PTE_K_FAIL(PTE_ERR_NOT_SUPPORTED, "gather: sparse_grad=True is not supported");
+  if (index->dtype != PTE_DTYPE_LONG) PTE_K_BAD("gather(): Expected dtype int64 for index, got %s", pte_dtype_name(index->dtype));
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
   int64_t ssz[PTE_MAX_RANK], sst[PTE_MAX_RANK], isz[PTE_MAX_RANK], ist[PTE_MAX_RANK];
   int32_t sr = nonempty(self, ssz, sst), ir = nonempty(index, isz, ist);
-  if (sr != ir) BAD("gather(): index tensor must have the same number of dimensions as input tensor");
+  if (sr != ir) PTE_K_BAD("gather(): index tensor must have the same number of dimensions as input tensor");
   if (index->numel > 0)
     for (int32_t k = 0; k < sr; k++)
       if (k != dim && isz[k] > ssz[k])
-        BAD("gather(): size does not match at dimension %d (index %lld > self %lld)", (int)k,
+        PTE_K_BAD("gather(): size does not match at dimension %d (index %lld > self %lld)", (int)k,
             (long long)isz[k], (long long)ssz[k]);
-  if (out->dim != index->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)index->dim);
+  if (out->dim != index->dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)index->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, index, "index")) return;
   if (!pte_k_resize_like(ctx, out, index)) return;
   if (index->numel > 0) {
@@ -239,7 +220,7 @@ static void op_gather(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
     do {
       int64_t v = pte_ks_load_index(index, off[0]);
       if (v < 0 || v >= lim)
-        BAD("gather(): index %lld is out of bounds for dimension %d with size %lld", (long long)v,
+        PTE_K_BAD("gather(): index %lld is out of bounds for dimension %d with size %lld", (long long)v,
             (int)dim, (long long)lim);
       copy_elem((uint8_t *)out->data + off[2] * (int64_t)es,
                 (const uint8_t *)self->data + (off[1] + v * dst) * (int64_t)es, es);
@@ -271,30 +252,30 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
     src = pte_k_arg_tensor(ctx, args, nargs, 3);
     if (!src) return;
   } else if (!pte_k_arg_is_scalar(args, nargs, 3)) {
-    BAD("arg 3: expected a Scalar");
+    PTE_K_BAD("arg 3: expected a Scalar");
   }
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
-  if (!out || !same_dtype(ctx, self, out)) return;
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "input", self, out, false)) return;
   if (src && src->dtype != self->dtype)
-    BAD("%s(): expected self and src to have the same dtype (%s vs %s)", op, pte_dtype_name(self->dtype),
+    PTE_K_BAD("%s(): expected self and src to have the same dtype (%s vs %s)", op, pte_dtype_name(self->dtype),
         pte_dtype_name(src->dtype));
-  if (index->dtype != PTE_DTYPE_LONG) BAD("%s(): Expected dtype int64 for index, got %s", op, pte_dtype_name(index->dtype));
+  if (index->dtype != PTE_DTYPE_LONG) PTE_K_BAD("%s(): Expected dtype int64 for index, got %s", op, pte_dtype_name(index->dtype));
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("%s(): dim %lld out of range", op, (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("%s(): dim %lld out of range", op, (long long)d);
   int64_t ssz[PTE_MAX_RANK], sst[PTE_MAX_RANK], isz[PTE_MAX_RANK], ist[PTE_MAX_RANK];
   int64_t rsz[PTE_MAX_RANK], rst[PTE_MAX_RANK];
   int32_t sr = nonempty(self, ssz, sst), ir = nonempty(index, isz, ist);
-  if (sr != ir) BAD("%s(): index tensor must have the same number of dimensions as self", op);
+  if (sr != ir) PTE_K_BAD("%s(): index tensor must have the same number of dimensions as self", op);
   if (src) {
     int32_t rr = nonempty(src, rsz, rst);
-    if (rr != sr) BAD("%s(): src tensor must have the same number of dimensions as self", op);
+    if (rr != sr) PTE_K_BAD("%s(): src tensor must have the same number of dimensions as self", op);
   }
   if (index->numel > 0)
     for (int32_t k = 0; k < sr; k++) {
-      if (k != dim && isz[k] > ssz[k]) BAD("%s(): index size %d exceeds self at dimension %d", op, (int)isz[k], (int)k);
-      if (src && isz[k] > rsz[k]) BAD("%s(): index size %d exceeds src at dimension %d", op, (int)isz[k], (int)k);
+      if (k != dim && isz[k] > ssz[k]) PTE_K_BAD("%s(): index size %d exceeds self at dimension %d", op, (int)isz[k], (int)k);
+      if (src && isz[k] > rsz[k]) PTE_K_BAD("%s(): index size %d exceeds src at dimension %d", op, (int)isz[k], (int)k);
     }
-  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (out->dim != self->dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, index, "index")) return;
   if (src && !pte_k_check_data(ctx, src, "src")) return;
   if (!pte_k_resize_like(ctx, out, self)) return;
@@ -315,7 +296,7 @@ static void scatter_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
     do {
       int64_t v = pte_ks_load_index(index, off[0]);
       if (v < 0 || v >= lim)
-        BAD("%s(): index %lld is out of bounds for dimension %d with size %lld", op, (long long)v,
+        PTE_K_BAD("%s(): index %lld is out of bounds for dimension %d with size %lld", op, (long long)v,
             (int)dim, (long long)lim);
     } while (walk3_next(&w, cnt, off));
   }
@@ -367,21 +348,21 @@ static void op_embedding(pte_kernel_context *ctx, pte_evalue **args, size_t narg
       !pte_k_arg_bool(ctx, args, nargs, 3, &sgf) || !pte_k_arg_bool(ctx, args, nargs, 4, &sparse))
     return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 5);
-  if (!out || !same_dtype(ctx, weight, out)) return;
-  if (weight->dim != 2) BAD("embedding(): weight must be 2-D, got rank %d", (int)weight->dim);
-  if (!is_int_index(indices->dtype)) BAD("embedding(): indices must be int64 or int32, got %s", pte_dtype_name(indices->dtype));
-  if (indices->dim + 1 > PTE_MAX_RANK) BAD("embedding(): indices rank too large");
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "input", weight, out, false)) return;
+  if (weight->dim != 2) PTE_K_BAD("embedding(): weight must be 2-D, got rank %d", (int)weight->dim);
+  if (!is_int_index(indices->dtype)) PTE_K_BAD("embedding(): indices must be int64 or int32, got %s", pte_dtype_name(indices->dtype));
+  if (indices->dim + 1 > PTE_MAX_RANK) PTE_K_BAD("embedding(): indices rank too large");
   int32_t osz[PTE_MAX_RANK];
   for (int32_t k = 0; k < indices->dim; k++) osz[k] = indices->sizes[k];
   osz[indices->dim] = weight->sizes[1];
-  if (out->dim != indices->dim + 1) BAD("out has rank %d, expected %d", (int)out->dim, (int)indices->dim + 1);
+  if (out->dim != indices->dim + 1) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)indices->dim + 1);
   if (!pte_k_check_data(ctx, weight, "weight") || !pte_k_check_data(ctx, indices, "indices")) return;
   if (!pte_k_resize_out(ctx, out, osz, indices->dim + 1)) return;
   int64_t V = weight->sizes[0], D = weight->sizes[1];
   size_t es = pte_dtype_size(out->dtype);
   for (size_t li = 0; li < indices->numel; li++) {
     int64_t v = pte_ks_load_index(indices, pte_k_offset_of_linear(indices, li));
-    if (v < 0 || v >= V) BAD("embedding(): index %lld out of range for %lld rows", (long long)v, (long long)V);
+    if (v < 0 || v >= V) PTE_K_BAD("embedding(): index %lld out of range for %lld rows", (long long)v, (long long)V);
   }
   if (out->numel > 0) {
     int64_t row_sz = D, row_ds = out->strides[indices->dim], row_ss = weight->strides[1];
@@ -417,34 +398,34 @@ static void op_upsample_nearest2d_vec(pte_kernel_context *ctx, pte_evalue **args
   if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
   pte_tensor *in = pte_k_arg_tensor(ctx, args, nargs, 0);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
-  if (!in || !out || !same_dtype(ctx, in, out)) return;
-  if (in->dtype == PTE_DTYPE_BOOL) BAD("upsample_nearest2d: bool is not supported");
-  if (in->dim != 4) BAD("upsample_nearest2d: expected a 4-D input, got rank %d", (int)in->dim);
+  if (!in || !out || !pte_k_check_out_dtype(ctx, NULL, "input", in, out, false)) return;
+  if (in->dtype == PTE_DTYPE_BOOL) PTE_K_BAD("upsample_nearest2d: bool is not supported");
+  if (in->dim != 4) PTE_K_BAD("upsample_nearest2d: expected a 4-D input, got rank %d", (int)in->dim);
   bool has_size = !pte_k_arg_is_none(args, nargs, 1), has_scale = !pte_k_arg_is_none(args, nargs, 2);
-  if (has_size == has_scale) BAD("upsample_nearest2d: specify exactly one of output_size and scale_factors");
+  if (has_size == has_scale) PTE_K_BAD("upsample_nearest2d: specify exactly one of output_size and scale_factors");
   int64_t ih = in->sizes[2], iw = in->sizes[3], oh, ow;
   double sh = 0, sw = 0;
   if (has_size) {
     size_t n;
     const int64_t *os = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
     if (!os) return;
-    if (n != 2) BAD("upsample_nearest2d: output_size must have 2 entries, got %zu", n);
+    if (n != 2) PTE_K_BAD("upsample_nearest2d: output_size must have 2 entries, got %zu", n);
     oh = os[0];
     ow = os[1];
   } else {
     pte_evalue *sv = args[2];
-    if (sv->tag != PTE_TAG_LIST_DOUBLE) BAD("arg 2: expected a float list");
-    if (sv->u.double_list.len != 2) BAD("upsample_nearest2d: scale_factors must have 2 entries");
+    if (sv->tag != PTE_TAG_LIST_DOUBLE) PTE_K_BAD("arg 2: expected a float list");
+    if (sv->u.double_list.len != 2) PTE_K_BAD("upsample_nearest2d: scale_factors must have 2 entries");
     sh = sv->u.double_list.items[0];
     sw = sv->u.double_list.items[1];
     double fh = (double)ih * sh, fw = (double)iw * sw;
     if (!(fh >= 0 && fh < 2147483648.0 && fw >= 0 && fw < 2147483648.0))
-      BAD("upsample_nearest2d: invalid scale factors");
+      PTE_K_BAD("upsample_nearest2d: invalid scale factors");
     oh = (int64_t)fh;
     ow = (int64_t)fw;
   }
   if (ih <= 0 || iw <= 0 || oh <= 0 || ow <= 0 || oh > INT32_MAX || ow > INT32_MAX)
-    BAD("upsample_nearest2d: input and output sizes should be greater than 0");
+    PTE_K_BAD("upsample_nearest2d: input and output sizes should be greater than 0");
   int32_t osz[4] = {in->sizes[0], in->sizes[1], (int32_t)oh, (int32_t)ow};
   if (!pte_k_check_data(ctx, in, "input") || !pte_k_resize_out(ctx, out, osz, 4)) return;
   if (out->numel > 0) {

@@ -20,12 +20,6 @@ typedef struct nn_mat {
   int64_t cs;  /* column stride (elements) */
 } nn_mat;
 
-static int64_t wrap_u64(uint64_t v) {
-  /* two's complement reinterpretation without implementation-defined conversion */
-  if (v <= (uint64_t)INT64_MAX) return (int64_t)v;
-  return -(int64_t)(~v) - 1;
-}
-
 /* ---- dtype checks ------------------------------------------------------------------------- */
 
 /* All tensors share out's dtype and it is one ATen's matmul accepts. */
@@ -101,7 +95,7 @@ static void matmul_int(int dt, int64_t M, int64_t N, int64_t K, nn_mat A, nn_mat
              (uint64_t)pte_k_load_int64(B.data, dt, B.off + k * B.rs + j * B.cs);
       int64_t co = C.off + i * C.rs + j * C.cs;
       uint64_t c = acc ? (uint64_t)pte_k_load_int64(C.data, dt, co) : 0u;
-      pte_k_store_int64(C.data, dt, co, wrap_u64(c + (uint64_t)alpha * s));
+      pte_k_store_int64(C.data, dt, co, pte_k_wrap_u64(c + (uint64_t)alpha * s));
     }
   }
 }
@@ -176,7 +170,7 @@ static void fill_bias(int dt, int64_t M, int64_t N, nn_mat C, const void *bias, 
         pte_k_store_double(C.data, dt, co, beta * pte_k_load_double(bias, dt, bo));
       } else {
         uint64_t v = (uint64_t)ibeta * (uint64_t)pte_k_load_int64(bias, dt, bo);
-        pte_k_store_int64(C.data, dt, co, wrap_u64(v));
+        pte_k_store_int64(C.data, dt, co, pte_k_wrap_u64(v));
       }
     }
   }

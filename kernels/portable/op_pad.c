@@ -11,12 +11,6 @@
 #include "portable/util/kutil.h"
 #include "portable/util/kutil_shape.h"
 
-#define FAIL(status, ...)                        \
-  do {                                           \
-    pte_kernel_fail(ctx, (status), __VA_ARGS__); \
-    return;                                      \
-  } while (0)
-#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
 static inline int64_t pad_map(int64_t o, int64_t before, int64_t n, bool reflect) {
   int64_t i = o - before;
@@ -43,34 +37,34 @@ static void pad_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
   if (!out) return;
   if (self->dtype != out->dtype)
-    BAD("%s: out dtype %s differs from self dtype %s", op, pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
-  if (!pte_k_dtype_supported(self->dtype)) BAD("%s: unsupported dtype %s", op, pte_dtype_name(self->dtype));
-  if (np != (size_t)(2 * nd)) BAD("%s: padding must have %d entries, got %zu", op, (int)(2 * nd), np);
+    PTE_K_BAD("%s: out dtype %s differs from self dtype %s", op, pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("%s: unsupported dtype %s", op, pte_dtype_name(self->dtype));
+  if (np != (size_t)(2 * nd)) PTE_K_BAD("%s: padding must have %d entries, got %zu", op, (int)(2 * nd), np);
   int32_t n = self->dim;
-  if (n != nd + 1 && n != nd + 2) BAD("%s: self must have rank %d or %d, got %d", op, (int)(nd + 1), (int)(nd + 2), (int)n);
-  if (out->dim != n) BAD("%s: out has rank %d, expected %d", op, (int)out->dim, (int)n);
+  if (n != nd + 1 && n != nd + 2) PTE_K_BAD("%s: self must have rank %d or %d, got %d", op, (int)(nd + 1), (int)(nd + 2), (int)n);
+  if (out->dim != n) PTE_K_BAD("%s: out has rank %d, expected %d", op, (int)out->dim, (int)n);
   if (!pte_k_check_data(ctx, self, "self")) return;
   int32_t osz[PTE_MAX_RANK];
   int64_t before[PTE_MAX_RANK] = {0};
   for (int32_t d = 0; d < n; d++) osz[d] = self->sizes[d];
   for (int32_t d = 0; d < n - nd; d++)
     if (self->sizes[d] == 0 && !(n == nd + 2 && d == 0))
-      BAD("%s: self has an empty non-batch dimension %d", op, (int)d);
+      PTE_K_BAD("%s: self has an empty non-batch dimension %d", op, (int)d);
   for (int32_t q = 0; q < nd; q++) {
     int32_t d = n - 1 - q;
     int64_t lo = pad[2 * q], hi = pad[2 * q + 1], sz = self->sizes[d];
-    if (sz == 0) BAD("%s: self dimension %d is empty", op, (int)d);
+    if (sz == 0) PTE_K_BAD("%s: self dimension %d is empty", op, (int)d);
     if (lo < -INT32_MAX || lo > INT32_MAX || hi < -INT32_MAX || hi > INT32_MAX)
-      BAD("%s: padding (%lld, %lld) out of range", op, (long long)lo, (long long)hi);
+      PTE_K_BAD("%s: padding (%lld, %lld) out of range", op, (long long)lo, (long long)hi);
     if (reflect && (lo >= sz || hi >= sz || -lo >= sz || -hi >= sz))
-      BAD("%s: padding (%lld, %lld) must be smaller than input dimension %d of size %lld", op, (long long)lo,
+      PTE_K_BAD("%s: padding (%lld, %lld) must be smaller than input dimension %d of size %lld", op, (long long)lo,
           (long long)hi, (int)d, (long long)sz);
     int64_t o = sz + lo + hi;
     if (o < 1 || o > INT32_MAX)
-      BAD("%s: output size %lld of dimension %d is invalid (input %lld, padding %lld, %lld)", op, (long long)o,
+      PTE_K_BAD("%s: output size %lld of dimension %d is invalid (input %lld, padding %lld, %lld)", op, (long long)o,
           (int)d, (long long)sz, (long long)lo, (long long)hi);
     if (!reflect && (-lo >= sz || -hi >= sz))
-      BAD("%s: padding (%lld, %lld) crops all of dimension %d", op, (long long)lo, (long long)hi, (int)d);
+      PTE_K_BAD("%s: padding (%lld, %lld) crops all of dimension %d", op, (long long)lo, (long long)hi, (int)d);
     osz[d] = (int32_t)o;
     before[d] = lo;
   }

@@ -117,7 +117,7 @@ static bool pool_dtype_ok(pte_kernel_context *ctx, const pte_tensor *in, const p
 }
 
 /* Common parameter checks (ATen pool2d_shape_check). */
-static bool check_params(pte_kernel_context *ctx, pool_geom *g, bool ceil_mode) {
+static bool pool_check_params(pte_kernel_context *ctx, pool_geom *g, bool ceil_mode) {
   if (g->kH <= 0 || g->kW <= 0 || g->sH <= 0 || g->sW <= 0 || g->dH <= 0 || g->dW <= 0 ||
       g->pH < 0 || g->pW < 0 || g->kH > INT32_MAX || g->kW > INT32_MAX || g->sH > INT32_MAX ||
       g->sW > INT32_MAX || g->pH > INT32_MAX || g->pW > INT32_MAX || g->dH > INT32_MAX ||
@@ -173,7 +173,7 @@ static void op_max_pool2d_with_indices(pte_kernel_context *ctx, pte_evalue **arg
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 6);
   pte_tensor *idx = pte_k_arg_tensor(ctx, args, nargs, 7);
   if (!out || !idx) return;
-  if (!input_geom(ctx, in, &g) || !pool_dtype_ok(ctx, in, out) || !check_params(ctx, &g, ceil_mode))
+  if (!input_geom(ctx, in, &g) || !pool_dtype_ok(ctx, in, out) || !pool_check_params(ctx, &g, ceil_mode))
     return;
   if (idx->dtype != PTE_DTYPE_LONG) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "max_pool2d: indices must be int64, got %s",
@@ -274,7 +274,7 @@ static void op_avg_pool2d(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   g.dH = g.dW = 1;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 7);
   if (!out) return;
-  if (!input_geom(ctx, in, &g) || !pool_dtype_ok(ctx, in, out) || !check_params(ctx, &g, ceil_mode))
+  if (!input_geom(ctx, in, &g) || !pool_dtype_ok(ctx, in, out) || !pool_check_params(ctx, &g, ceil_mode))
     return;
   if (!resize_pool_out(ctx, out, &g)) return;
   if (!pte_k_check_data(ctx, in, "self")) return;
@@ -320,7 +320,7 @@ static void op_avg_pool2d(pte_kernel_context *ctx, pte_evalue **args, size_t nar
             for (int64_t h = h0; h < h1; h++)
               for (int64_t w = w0; w < w1; w++)
                 s += (uint64_t)pte_k_load_int64(in->data, dt, bi + h * si[2] + w * si[3]);
-            int64_t sv = s <= (uint64_t)INT64_MAX ? (int64_t)s : -(int64_t)(~s) - 1;
+            int64_t sv = pte_k_wrap_u64(s);
             int64_t q = (factor == -1 && sv == INT64_MIN) ? sv : sv / factor;
             pte_k_store_int64(out->data, dt, oo, q);
           }
@@ -376,7 +376,7 @@ static void op_adaptive_avg_pool2d(pte_kernel_context *ctx, pte_evalue **args, s
             for (int64_t h = h0; h < h1; h++)
               for (int64_t w = w0; w < w1; w++)
                 s += (uint64_t)pte_k_load_int64(in->data, dt, bi + h * si[2] + w * si[3]);
-            int64_t sv = s <= (uint64_t)INT64_MAX ? (int64_t)s : -(int64_t)(~s) - 1;
+            int64_t sv = pte_k_wrap_u64(s);
             pte_k_store_int64(out->data, dt, oo, sv / cnt);
           }
         }
@@ -421,7 +421,7 @@ static void op_max_pool2d_backward(pte_kernel_context *ctx, pte_evalue **args, s
   pte_tensor *idx = pte_k_arg_tensor(ctx, args, nargs, 7);
   pte_tensor *gx = pte_k_arg_tensor(ctx, args, nargs, 8);
   if (!idx || !gx) return;
-  if (!input_geom(ctx, in, &g) || !check_params(ctx, &g, ceil_mode)) return;
+  if (!input_geom(ctx, in, &g) || !pool_check_params(ctx, &g, ceil_mode)) return;
   if (!pte_k_is_floating(in->dtype) || gy->dtype != in->dtype || gx->dtype != in->dtype) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT,
                     "%s: self, grad_output and grad_input must share one floating dtype, got %s, %s, %s", op,

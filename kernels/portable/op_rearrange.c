@@ -10,26 +10,12 @@
 #include "portable/util/kutil.h"
 #include "portable/util/kutil_shape.h"
 
-#define FAIL(status, ...)                        \
-  do {                                           \
-    pte_kernel_fail(ctx, (status), __VA_ARGS__); \
-    return;                                      \
-  } while (0)
-#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
-static bool ra_same_dtype(pte_kernel_context *ctx, const char *op, const pte_tensor *self,
-                          const pte_tensor *out) {
-  if (self->dtype != out->dtype) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s", op,
-                    pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
-    return false;
-  }
-  if (!pte_k_dtype_supported(self->dtype)) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: unsupported self dtype %s", op,
-                    pte_dtype_name(self->dtype));
-    return false;
-  }
-  return pte_k_check_data(ctx, self, "self");
+/* out dtype == self dtype, one this file can handle, and self has data. */
+static bool ra_check_dtype(pte_kernel_context *ctx, const char *op, const pte_tensor *self,
+                           const pte_tensor *out) {
+  return pte_k_check_out_dtype(ctx, op, "self", self, out, false) &&
+         pte_k_check_data(ctx, self, "self");
 }
 
 static bool ra_rank(pte_kernel_context *ctx, const char *op, const pte_tensor *out, int32_t dim) {
@@ -52,15 +38,15 @@ static void op_roll(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   const int64_t *dims = shifts ? pte_k_arg_int_list(ctx, args, nargs, 2, &nd) : NULL;
   if (!dims) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
-  if (!out || !ra_same_dtype(ctx, "roll", self, out) || !ra_rank(ctx, "roll", out, self->dim)) return;
-  if (ns == 0) BAD("roll: shifts must not be empty");
-  if (nd == 0 && ns != 1) BAD("roll: shifts must have one entry when dims is empty, got %zu", ns);
-  if (nd != 0 && nd != ns) BAD("roll: shifts (%zu) and dims (%zu) must have the same length", ns, nd);
+  if (!out || !ra_check_dtype(ctx, "roll", self, out) || !ra_rank(ctx, "roll", out, self->dim)) return;
+  if (ns == 0) PTE_K_BAD("roll: shifts must not be empty");
+  if (nd == 0 && ns != 1) PTE_K_BAD("roll: shifts must have one entry when dims is empty, got %zu", ns);
+  if (nd != 0 && nd != ns) PTE_K_BAD("roll: shifts (%zu) and dims (%zu) must have the same length", ns, nd);
   int64_t shift[PTE_MAX_RANK] = {0};
   for (size_t i = 0; i < nd; i++) {
     int32_t d;
     if (!pte_ks_wrap_dim(dims[i], self->dim, &d) || self->dim == 0)
-      BAD("roll: dims[%zu] = %lld out of range for rank %d", i, (long long)dims[i], (int)self->dim);
+      PTE_K_BAD("roll: dims[%zu] = %lld out of range for rank %d", i, (long long)dims[i], (int)self->dim);
     int64_t n = self->sizes[d];
     if (n > 0) shift[d] = ((shift[d] + shifts[i] % n) % n + n) % n;
   }
@@ -118,26 +104,26 @@ static void pixel_common(pte_kernel_context *ctx, pte_evalue **args, size_t narg
   int64_t r;
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &r)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!out || !ra_same_dtype(ctx, op, self, out)) return;
+  if (!out || !ra_check_dtype(ctx, op, self, out)) return;
   int32_t n = self->dim;
-  if (n < 3) BAD("%s: self must have at least 3 dims, got %d", op, (int)n);
+  if (n < 3) PTE_K_BAD("%s: self must have at least 3 dims, got %d", op, (int)n);
   if (!ra_rank(ctx, op, out, n)) return;
-  if (r <= 0 || r > 65535) BAD("%s: %s factor must be positive, got %lld", op, shuffle ? "upscale" : "downscale", (long long)r);
+  if (r <= 0 || r > 65535) PTE_K_BAD("%s: %s factor must be positive, got %lld", op, shuffle ? "upscale" : "downscale", (long long)r);
   int64_t C = self->sizes[n - 3], H = self->sizes[n - 2], W = self->sizes[n - 1];
   int32_t osz[PTE_MAX_RANK];
   for (int32_t k = 0; k < n - 3; k++) osz[k] = self->sizes[k];
   if (shuffle) {
     if (C % (r * r) != 0)
-      BAD("%s: channels (%lld) must be divisible by upscale_factor^2 (%lld)", op, (long long)C, (long long)(r * r));
-    if (H * r > INT32_MAX || W * r > INT32_MAX) BAD("%s: result too large", op);
+      PTE_K_BAD("%s: channels (%lld) must be divisible by upscale_factor^2 (%lld)", op, (long long)C, (long long)(r * r));
+    if (H * r > INT32_MAX || W * r > INT32_MAX) PTE_K_BAD("%s: result too large", op);
     osz[n - 3] = (int32_t)(C / (r * r));
     osz[n - 2] = (int32_t)(H * r);
     osz[n - 1] = (int32_t)(W * r);
   } else {
     if (H % r != 0 || W % r != 0)
-      BAD("%s: height (%lld) and width (%lld) must be divisible by downscale_factor (%lld)", op,
+      PTE_K_BAD("%s: height (%lld) and width (%lld) must be divisible by downscale_factor (%lld)", op,
           (long long)H, (long long)W, (long long)r);
-    if (C * r * r > INT32_MAX) BAD("%s: result too large", op);
+    if (C * r * r > INT32_MAX) PTE_K_BAD("%s: result too large", op);
     osz[n - 3] = (int32_t)(C * r * r);
     osz[n - 2] = (int32_t)(H / r);
     osz[n - 1] = (int32_t)(W / r);
@@ -192,21 +178,21 @@ static void op_repeat_interleave(pte_kernel_context *ctx, pte_evalue **args, siz
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
   if (!out) return;
   if (rep->dtype != PTE_DTYPE_LONG && rep->dtype != PTE_DTYPE_INT)
-    BAD("repeat_interleave: repeats must be int32 or int64, got %s", pte_dtype_name(rep->dtype));
-  if (rep->dim != 1) BAD("repeat_interleave: repeats must be 1-D, got rank %d", (int)rep->dim);
+    PTE_K_BAD("repeat_interleave: repeats must be int32 or int64, got %s", pte_dtype_name(rep->dtype));
+  if (rep->dim != 1) PTE_K_BAD("repeat_interleave: repeats must be 1-D, got rank %d", (int)rep->dim);
   if (out->dtype != rep->dtype)
-    BAD("repeat_interleave: out dtype %s must equal repeats dtype %s", pte_dtype_name(out->dtype),
+    PTE_K_BAD("repeat_interleave: out dtype %s must equal repeats dtype %s", pte_dtype_name(out->dtype),
         pte_dtype_name(rep->dtype));
   if (!ra_rank(ctx, "repeat_interleave", out, 1) || !pte_k_check_data(ctx, rep, "repeats")) return;
   int64_t total = 0, n = rep->sizes[0], st = rep->strides[0];
   for (int64_t i = 0; i < n; i++) {
     int64_t v = pte_ks_load_index(rep, i * st);
-    if (v < 0) BAD("repeat_interleave: repeats[%lld] = %lld is negative", (long long)i, (long long)v);
+    if (v < 0) PTE_K_BAD("repeat_interleave: repeats[%lld] = %lld is negative", (long long)i, (long long)v);
     total += v;
-    if (total > INT32_MAX) BAD("repeat_interleave: result too large");
+    if (total > INT32_MAX) PTE_K_BAD("repeat_interleave: result too large");
   }
   if (osize >= 0 && osize != total)
-    BAD("repeat_interleave: output_size %lld differs from the sum of repeats %lld", (long long)osize, (long long)total);
+    PTE_K_BAD("repeat_interleave: output_size %lld differs from the sum of repeats %lld", (long long)osize, (long long)total);
   int32_t osz = (int32_t)total;
   if (!pte_k_resize_out(ctx, out, &osz, 1)) return;
   int64_t pos = 0, ost = out->strides[0];
@@ -226,8 +212,8 @@ static void op_tril(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   int64_t diag;
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &diag)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!out || !ra_same_dtype(ctx, "tril", self, out)) return;
-  if (self->dim < 2) BAD("tril: self must have at least 2 dims, got %d", (int)self->dim);
+  if (!out || !ra_check_dtype(ctx, "tril", self, out)) return;
+  if (self->dim < 2) PTE_K_BAD("tril: self must have at least 2 dims, got %d", (int)self->dim);
   if (!ra_rank(ctx, "tril", out, self->dim) || !pte_k_resize_like(ctx, out, self)) return;
   int32_t n = self->dim;
   int64_t R = self->sizes[n - 2], C = self->sizes[n - 1];
@@ -368,13 +354,13 @@ static void op_topk(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
     return;
   pte_tensor *vals = pte_k_arg_tensor(ctx, args, nargs, 5);
   pte_tensor *idxs = vals ? pte_k_arg_tensor(ctx, args, nargs, 6) : NULL;
-  if (!idxs || !ra_same_dtype(ctx, "topk", self, vals)) return;
-  if (self->dtype == PTE_DTYPE_BOOL) BAD("topk: bool self is not supported");
-  if (idxs->dtype != PTE_DTYPE_LONG) BAD("topk: indices must be int64, got %s", pte_dtype_name(idxs->dtype));
+  if (!idxs || !ra_check_dtype(ctx, "topk", self, vals)) return;
+  if (self->dtype == PTE_DTYPE_BOOL) PTE_K_BAD("topk: bool self is not supported");
+  if (idxs->dtype != PTE_DTYPE_LONG) PTE_K_BAD("topk: indices must be int64, got %s", pte_dtype_name(idxs->dtype));
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("topk: dim %lld out of range for rank %d", (long long)d, (int)self->dim);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("topk: dim %lld out of range for rank %d", (long long)d, (int)self->dim);
   int64_t n = self->dim ? self->sizes[dim] : 1;
-  if (k < 0 || k > n) BAD("topk: k (%lld) out of range for dimension of size %lld", (long long)k, (long long)n);
+  if (k < 0 || k > n) PTE_K_BAD("topk: k (%lld) out of range for dimension of size %lld", (long long)k, (long long)n);
   if (!ra_rank(ctx, "topk", vals, self->dim) || !ra_rank(ctx, "topk", idxs, self->dim)) return;
   int32_t osz[PTE_MAX_RANK];
   for (int32_t q = 0; q < self->dim; q++) osz[q] = q == dim ? (int32_t)k : self->sizes[q];

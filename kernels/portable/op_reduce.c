@@ -15,19 +15,6 @@
 #include "portable/util/kutil_reduce.h"
 #include "portable/util/kutil_shape.h"
 
-#define FAIL(status, ...)                          \
-  do {                                             \
-    pte_kernel_fail(ctx, (status), __VA_ARGS__);   \
-    return;                                        \
-  } while (0)
-#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
-/* BAD for helpers returning bool */
-#define BADF(...)                                                \
-  do {                                                           \
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__); \
-    return false;                                                \
-  } while (0)
-
 typedef pte_kr_plan rplan;
 typedef pte_kr_kwalk kwalk;
 typedef pte_kr_rwalk rwalk;
@@ -46,23 +33,22 @@ static bool int_like(int dtype) { return pte_k_is_integral(dtype) || dtype == PT
 /* sum / mean over dims (NULL or empty: every dim) into out; false after a recorded failure. */
 static bool sum_mean_core(pte_kernel_context *ctx, const pte_tensor *self, const int64_t *dims, size_t n,
                           bool keepdim, int dt, pte_tensor *out, bool mean) {
-  if (!pte_k_dtype_supported(self->dtype)) BADF("unsupported input dtype %s", pte_dtype_name(self->dtype));
-  if (!pte_k_dtype_supported(out->dtype)) BADF("unsupported out dtype %s", pte_dtype_name(out->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD_FALSE("unsupported input dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(out->dtype)) PTE_K_BAD_FALSE("unsupported out dtype %s", pte_dtype_name(out->dtype));
   if (dt >= 0 && dt != out->dtype)
-    BADF("dtype argument %s does not match out dtype %s", pte_dtype_name(dt), pte_dtype_name(out->dtype));
+    PTE_K_BAD_FALSE("dtype argument %s does not match out dtype %s", pte_dtype_name(dt), pte_dtype_name(out->dtype));
   if (mean) {
-    if (!pte_k_is_floating(out->dtype)) BADF("mean(): out dtype must be floating, got %s", pte_dtype_name(out->dtype));
+    if (!pte_k_is_floating(out->dtype)) PTE_K_BAD_FALSE("mean(): out dtype must be floating, got %s", pte_dtype_name(out->dtype));
     if (dt < 0 && !pte_k_is_floating(self->dtype))
-      BADF("mean(): could not infer output dtype. Input dtype must be floating point, got %s",
+      PTE_K_BAD_FALSE("mean(): could not infer output dtype. Input dtype must be floating point, got %s",
           pte_dtype_name(self->dtype));
   }
   /* an empty dim list means every dim */
   if (dims && n == 0) dims = NULL;
   uint32_t mask;
   if (!pte_kr_mask(ctx, mean ? "mean" : "sum", self, dims, n, &mask)) return false;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, mean ? "mean" : "sum", "out", self, mask, keepdim, out)) return false;
   rplan p;
-  rplan_init(&p, self, mask, keepdim, out, NULL);
+  if (!pte_kr_start(ctx, mean ? "mean" : "sum", self, mask, keepdim, out, &p)) return false;
   int idt = self->dtype, odt = out->dtype;
   const void *in = self->data;
   kwalk w;
@@ -152,16 +138,15 @@ static void op_mean_dtype(pte_kernel_context *ctx, pte_evalue **args, size_t nar
  * self's dtype. Floating products are computed in double, integral ones in wrapping 64-bit. */
 static void prod_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t out_idx,
                         const pte_tensor *self, const int64_t *dim, bool keepdim, int dt, pte_tensor *out) {
-  if (!pte_k_dtype_supported(self->dtype)) BAD("prod: unsupported input dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("prod: unsupported input dtype %s", pte_dtype_name(self->dtype));
   int want = dt >= 0 ? dt : int_like(self->dtype) ? PTE_DTYPE_LONG : self->dtype;
-  if (!pte_k_dtype_supported(want)) BAD("prod: unsupported dtype argument %s", pte_dtype_name(want));
+  if (!pte_k_dtype_supported(want)) PTE_K_BAD("prod: unsupported dtype argument %s", pte_dtype_name(want));
   if (out->dtype != want)
-    BAD("prod: expected out dtype %s, got %s", pte_dtype_name(want), pte_dtype_name(out->dtype));
+    PTE_K_BAD("prod: expected out dtype %s, got %s", pte_dtype_name(want), pte_dtype_name(out->dtype));
   uint32_t mask;
   if (!pte_kr_mask(ctx, "prod", self, dim, 1, &mask)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, "prod", "out", self, mask, keepdim, out)) return;
   rplan p;
-  rplan_init(&p, self, mask, keepdim, out, NULL);
+  if (!pte_kr_start(ctx, "prod", self, mask, keepdim, out, &p)) return;
   int idt = self->dtype, odt = out->dtype;
   kwalk w;
   kwalk_start(&w);
@@ -274,15 +259,14 @@ static void amax_amin(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, 
   if (!self || !dims || !pte_k_arg_bool(ctx, args, nargs, 2, &keepdim)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
   if (!out) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
   if (out->dtype != self->dtype)
-    BAD("expected out dtype %s, got %s", pte_dtype_name(self->dtype), pte_dtype_name(out->dtype));
+    PTE_K_BAD("expected out dtype %s, got %s", pte_dtype_name(self->dtype), pte_dtype_name(out->dtype));
   uint32_t mask;
   if (!pte_kr_mask(ctx, is_max ? "amax" : "amin", self, n ? dims : NULL, n, &mask)) return;
   if (!pte_kr_check_nonempty(ctx, self, mask, is_max ? "amax" : "amin")) return;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, is_max ? "amax" : "amin", "out", self, mask, keepdim, out)) return;
   rplan p;
-  rplan_init(&p, self, mask, keepdim, out, NULL);
+  if (!pte_kr_start(ctx, is_max ? "amax" : "amin", self, mask, keepdim, out, &p)) return;
   size_t es = pte_dtype_size(out->dtype);
   kwalk w;
   kwalk_start(&w);
@@ -309,16 +293,15 @@ static void argmax_argmin(pte_kernel_context *ctx, pte_evalue **args, size_t nar
     return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
   if (!out) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
-  if (out->dtype != PTE_DTYPE_LONG) BAD("expected out dtype int64, got %s", pte_dtype_name(out->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
+  if (out->dtype != PTE_DTYPE_LONG) PTE_K_BAD("expected out dtype int64, got %s", pte_dtype_name(out->dtype));
   uint32_t mask;
   if (!pte_kr_mask(ctx, is_max ? "argmax" : "argmin", self, has_dim ? &d : NULL, 1, &mask)) return;
   const char *name = is_max ? "argmax" : "argmin";
-  if (self->numel == 0 && !has_dim) BAD("%s(): expected a non-empty tensor when dim is None", name);
+  if (self->numel == 0 && !has_dim) PTE_K_BAD("%s(): expected a non-empty tensor when dim is None", name);
   if (!pte_kr_check_nonempty(ctx, self, mask, name)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, is_max ? "argmax" : "argmin", "out", self, mask, keepdim, out)) return;
   rplan p;
-  rplan_init(&p, self, mask, keepdim, out, NULL);
+  if (!pte_kr_start(ctx, is_max ? "argmax" : "argmin", self, mask, keepdim, out, &p)) return;
   kwalk w;
   kwalk_start(&w);
   for (int64_t e = 0; e < p.kcount; e++, kwalk_next(&p, &w)) {
@@ -356,10 +339,10 @@ static void max_min_dim(pte_kernel_context *ctx, pte_evalue **args, size_t nargs
   pte_tensor *vals = pte_k_arg_tensor(ctx, args, nargs, 3);
   pte_tensor *idxs = pte_k_arg_tensor(ctx, args, nargs, 4);
   if (!vals || !idxs) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
   if (vals->dtype != self->dtype)
-    BAD("expected values dtype %s, got %s", pte_dtype_name(self->dtype), pte_dtype_name(vals->dtype));
-  if (idxs->dtype != PTE_DTYPE_LONG) BAD("expected indices dtype int64, got %s", pte_dtype_name(idxs->dtype));
+    PTE_K_BAD("expected values dtype %s, got %s", pte_dtype_name(self->dtype), pte_dtype_name(vals->dtype));
+  if (idxs->dtype != PTE_DTYPE_LONG) PTE_K_BAD("expected indices dtype int64, got %s", pte_dtype_name(idxs->dtype));
   uint32_t mask;
   if (!pte_kr_mask(ctx, is_max ? "max" : "min", self, &d, 1, &mask)) return;
   if (!pte_kr_check_nonempty(ctx, self, mask, is_max ? "max" : "min")) return;
@@ -395,12 +378,12 @@ static void max_min_unary(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 1);
   if (!self || !out) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("%s: unsupported dtype %s", name, pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("%s: unsupported dtype %s", name, pte_dtype_name(self->dtype));
   if (!pte_k_dtype_supported(out->dtype) || !pte_k_can_cast(self->dtype, out->dtype))
-    BAD("%s: cannot cast self dtype %s to out dtype %s", name, pte_dtype_name(self->dtype),
+    PTE_K_BAD("%s: cannot cast self dtype %s to out dtype %s", name, pte_dtype_name(self->dtype),
         pte_dtype_name(out->dtype));
   if (self->numel == 0)
-    BAD("%s(): Expected reduction dim to be specified for input.numel() == 0 (self is empty)", name);
+    PTE_K_BAD("%s(): Expected reduction dim to be specified for input.numel() == 0 (self is empty)", name);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, NULL, 0)) return;
   uint32_t mask;
   if (!pte_kr_mask(ctx, name, self, NULL, 0, &mask)) return;
@@ -426,14 +409,13 @@ static void op_min_unary(pte_kernel_context *ctx, pte_evalue **args, size_t narg
 static void any_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t out_idx,
                        pte_tensor *self, pte_tensor *out, const int64_t *dims, size_t n, bool keepdim,
                        bool elementwise) {
-  if (!pte_k_dtype_supported(self->dtype)) BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("unsupported dtype %s", pte_dtype_name(self->dtype));
   if (out->dtype != PTE_DTYPE_BOOL && out->dtype != PTE_DTYPE_BYTE)
-    BAD("any(): out dtype must be bool or uint8, got %s", pte_dtype_name(out->dtype));
+    PTE_K_BAD("any(): out dtype must be bool or uint8, got %s", pte_dtype_name(out->dtype));
   uint32_t mask = 0;
   if (!elementwise && !pte_kr_mask(ctx, "any", self, dims, n, &mask)) return;
-  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, "any", "out", self, mask, keepdim || elementwise, out)) return;
   rplan p;
-  rplan_init(&p, self, mask, keepdim || elementwise, out, NULL);
+  if (!pte_kr_start(ctx, "any", self, mask, keepdim || elementwise, out, &p)) return;
   int dt = self->dtype;
   kwalk w;
   kwalk_start(&w);
@@ -503,14 +485,14 @@ static void op_cumsum(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d) || !arg_opt_dtype(ctx, args, nargs, 2, &dt)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
   if (!out) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("unsupported input dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("unsupported input dtype %s", pte_dtype_name(self->dtype));
   if (!pte_k_dtype_supported(out->dtype) || out->dtype == PTE_DTYPE_BOOL)
-    BAD("cumsum: unsupported out dtype %s", pte_dtype_name(out->dtype));
+    PTE_K_BAD("cumsum: unsupported out dtype %s", pte_dtype_name(out->dtype));
   if (dt >= 0 && dt != out->dtype)
-    BAD("dtype argument %s does not match out dtype %s", pte_dtype_name(dt), pte_dtype_name(out->dtype));
+    PTE_K_BAD("dtype argument %s does not match out dtype %s", pte_dtype_name(dt), pte_dtype_name(out->dtype));
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
-  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
+  if (out->dim != self->dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_like(ctx, out, self)) return;
   if (out->numel > 0) {
     uint32_t mask = self->dim > 0 ? 1u << dim : 0;

@@ -11,12 +11,6 @@
 #include "portable/util/kutil_index.h"
 #include "portable/util/kutil_shape.h"
 
-#define FAIL(status, ...)                        \
-  do {                                           \
-    pte_kernel_fail(ctx, (status), __VA_ARGS__); \
-    return;                                      \
-  } while (0)
-#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
 static bool sc_dtype(pte_kernel_context *ctx, const char *op, const char *what, const pte_tensor *t, int want) {
   if (t->dtype != want) {
@@ -89,10 +83,10 @@ static void index_put_common(pte_kernel_context *ctx, pte_evalue **args, size_t 
   pte_tensor *out = inplace ? self : pte_k_arg_tensor(ctx, args, nargs, 4);
   if (!out) return;
   if (!lv || (lv->tag != PTE_TAG_LIST_OPTIONAL_TENSOR && lv->tag != PTE_TAG_LIST_TENSOR))
-    BAD("%s: arg 1 (indices) must be a list of optional tensors", op);
-  if (!pte_k_dtype_supported(self->dtype)) BAD("%s: unsupported self dtype %s", op, pte_dtype_name(self->dtype));
+    PTE_K_BAD("%s: arg 1 (indices) must be a list of optional tensors", op);
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("%s: unsupported self dtype %s", op, pte_dtype_name(self->dtype));
   if (!sc_dtype(ctx, op, "values", values, self->dtype) || !sc_dtype(ctx, op, "out", out, self->dtype)) return;
-  if (out->dim != self->dim) BAD("%s: out has rank %d, expected %d", op, (int)out->dim, (int)self->dim);
+  if (out->dim != self->dim) PTE_K_BAD("%s: out has rank %d, expected %d", op, (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, values, "values")) return;
   if (!pte_k_resize_like(ctx, out, self)) return;
   size_t nidx = lv->tag == PTE_TAG_LIST_OPTIONAL_TENSOR ? lv->u.opt_tensor_list.len : lv->u.tensor_list.len;
@@ -100,7 +94,7 @@ static void index_put_common(pte_kernel_context *ctx, pte_evalue **args, size_t 
   pte_ks_index_plan plan;
   if (!pte_ks_index_plan_init(ctx, &plan, out, items, nidx, op)) return;
   if (!pte_k_broadcastable_to(values, plan.osz, plan.odim))
-    BAD("%s: values of rank %d cannot be broadcast to the indexed shape (rank %d)", op, (int)values->dim, (int)plan.odim);
+    PTE_K_BAD("%s: values of rank %d cannot be broadcast to the indexed shape (rank %d)", op, (int)values->dim, (int)plan.odim);
   int64_t vst[PTE_MAX_RANK];
   pte_ks_bcast_strides(values, plan.odim, vst);
   if (!pte_ks_index_walk(ctx, &plan, vst, NULL, NULL, op)) return; /* validate before writing */
@@ -152,10 +146,10 @@ static void scatter_view(pte_kernel_context *ctx, pte_evalue **args, size_t narg
   }
   bool match = src->dim == vn;
   for (int32_t k = 0; match && k < vn; k++) match = src->sizes[k] == vsz[k];
-  if (!match) BAD("%s: src shape does not match the %s of self (rank %d vs %d)", op, keep_dim ? "slice" : "selection",
+  if (!match) PTE_K_BAD("%s: src shape does not match the %s of self (rank %d vs %d)", op, keep_dim ? "slice" : "selection",
                   (int)src->dim, (int)vn);
-  if (!pte_k_dtype_supported(src->dtype)) BAD("%s: unsupported src dtype %s", op, pte_dtype_name(src->dtype));
-  if (out->dim != self->dim) BAD("%s: out has rank %d, expected %d", op, (int)out->dim, (int)self->dim);
+  if (!pte_k_dtype_supported(src->dtype)) PTE_K_BAD("%s: unsupported src dtype %s", op, pte_dtype_name(src->dtype));
+  if (out->dim != self->dim) PTE_K_BAD("%s: out has rank %d, expected %d", op, (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, src, "src") || !pte_k_resize_like(ctx, out, self))
     return;
   if (out->data != self->data) pte_ks_copy_same_shape(out, self);
@@ -185,14 +179,14 @@ static void op_select_scatter(pte_kernel_context *ctx, pte_evalue **args, size_t
   if (!src || !pte_k_arg_int(ctx, args, nargs, 2, &d) || !pte_k_arg_int(ctx, args, nargs, 3, &index)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
   if (!out) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("select_scatter: unsupported self dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("select_scatter: unsupported self dtype %s", pte_dtype_name(self->dtype));
   if (!sc_dtype(ctx, "select_scatter", "out", out, self->dtype)) return;
-  if (self->dim == 0) BAD("select_scatter: self cannot be 0-dimensional");
+  if (self->dim == 0) PTE_K_BAD("select_scatter: self cannot be 0-dimensional");
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("select_scatter: dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("select_scatter: dim %lld out of range", (long long)d);
   int64_t sz = self->sizes[dim];
   if (index < -sz || index >= sz)
-    BAD("select_scatter: index %lld out of range for dimension %d of size %lld", (long long)index, (int)dim, (long long)sz);
+    PTE_K_BAD("select_scatter: index %lld out of range for dimension %d of size %lld", (long long)index, (int)dim, (long long)sz);
   if (index < 0) index += sz;
   scatter_view(ctx, args, nargs, 4, "select_scatter", self, src, out, dim, index, 1, 1, false);
 }
@@ -210,17 +204,13 @@ static void op_slice_scatter(pte_kernel_context *ctx, pte_evalue **args, size_t 
   if (!pte_k_arg_int(ctx, args, nargs, 5, &step)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 6);
   if (!out) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("slice_scatter: unsupported self dtype %s", pte_dtype_name(self->dtype));
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("slice_scatter: unsupported self dtype %s", pte_dtype_name(self->dtype));
   if (!sc_dtype(ctx, "slice_scatter", "out", out, self->dtype)) return;
-  if (self->dim == 0) BAD("slice_scatter: self cannot be 0-dimensional");
-  if (step <= 0) BAD("slice_scatter: step must be positive, got %lld", (long long)step);
+  if (self->dim == 0) PTE_K_BAD("slice_scatter: self cannot be 0-dimensional");
+  if (step <= 0) PTE_K_BAD("slice_scatter: step must be positive, got %lld", (long long)step);
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("slice_scatter: dim %lld out of range", (long long)d);
-  int64_t sz = self->sizes[dim];
-  start = pte_ks_slice_bound(start, sz);
-  end = pte_ks_slice_bound(end, sz);
-  if (end < start) end = start;
-  int64_t len = end == start ? 0 : (end - start - 1) / step + 1;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("slice_scatter: dim %lld out of range", (long long)d);
+  int64_t len = pte_ks_slice_len(&start, end, step, self->sizes[dim]);
   scatter_view(ctx, args, nargs, 6, "slice_scatter", self, src, out, dim, start, len, step, true);
 }
 
@@ -257,7 +247,7 @@ static void op_masked_scatter(pte_kernel_context *ctx, pte_evalue **args, size_t
   if (!sc_dtype(ctx, "masked_scatter", "source", source, self->dtype) ||
       !sc_dtype(ctx, "masked_scatter", "out", out, self->dtype) || !pte_k_check_data(ctx, source, "source"))
     return;
-  if (out->dim != bd) BAD("masked_scatter: out has rank %d, expected %d", (int)out->dim, (int)bd);
+  if (out->dim != bd) PTE_K_BAD("masked_scatter: out has rank %d, expected %d", (int)out->dim, (int)bd);
   int64_t sst[PTE_MAX_RANK], mst[PTE_MAX_RANK], ost[PTE_MAX_RANK];
   pte_ks_bcast_strides(self, bd, sst);
   pte_ks_bcast_strides(mask, bd, mst);
@@ -271,7 +261,7 @@ static void op_masked_scatter(pte_kernel_context *ctx, pte_evalue **args, size_t
     while (pte_ks_walk_next(&w));
   }
   if (ntrue > source->numel)
-    BAD("masked_scatter: source has %zu elements but mask selects %zu", source->numel, ntrue);
+    PTE_K_BAD("masked_scatter: source has %zu elements but mask selects %zu", source->numel, ntrue);
   if (!pte_k_resize_out(ctx, out, bs, bd)) return;
   pte_ks_strides64(out, ost);
   size_t es = pte_dtype_size(out->dtype), k = 0;
@@ -296,7 +286,7 @@ static void op_masked_select(pte_kernel_context *ctx, pte_evalue **args, size_t 
   int32_t bs[PTE_MAX_RANK], bd;
   if (!sc_mask_shape(ctx, "masked_select", self, mask, bs, &bd)) return;
   if (!sc_dtype(ctx, "masked_select", "out", out, self->dtype)) return;
-  if (out->dim != 1) BAD("masked_select: out must be 1-D, got rank %d", (int)out->dim);
+  if (out->dim != 1) PTE_K_BAD("masked_select: out must be 1-D, got rank %d", (int)out->dim);
   int64_t sst[PTE_MAX_RANK], mst[PTE_MAX_RANK];
   pte_ks_bcast_strides(self, bd, sst);
   pte_ks_bcast_strides(mask, bd, mst);
@@ -309,7 +299,7 @@ static void op_masked_select(pte_kernel_context *ctx, pte_evalue **args, size_t 
     do ntrue += md[w.off[1]] != 0;
     while (pte_ks_walk_next(&w));
   }
-  if (ntrue > INT32_MAX) BAD("masked_select: result too large");
+  if (ntrue > INT32_MAX) PTE_K_BAD("masked_select: result too large");
   int32_t n = (int32_t)ntrue;
   if (!sc_resize_data_dependent(ctx, "masked_select", out, &n, 1)) return;
   size_t es = pte_dtype_size(out->dtype);
@@ -336,9 +326,9 @@ static void op_nonzero(pte_kernel_context *ctx, pte_evalue **args, size_t nargs)
   pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
   pte_tensor *out = self ? pte_k_arg_tensor(ctx, args, nargs, 1) : NULL;
   if (!out) return;
-  if (!pte_k_dtype_supported(self->dtype)) BAD("nonzero: unsupported self dtype %s", pte_dtype_name(self->dtype));
-  if (out->dtype != PTE_DTYPE_LONG) BAD("nonzero: out must be int64, got %s", pte_dtype_name(out->dtype));
-  if (out->dim != 2) BAD("nonzero: out must be 2-D, got rank %d", (int)out->dim);
+  if (!pte_k_dtype_supported(self->dtype)) PTE_K_BAD("nonzero: unsupported self dtype %s", pte_dtype_name(self->dtype));
+  if (out->dtype != PTE_DTYPE_LONG) PTE_K_BAD("nonzero: out must be int64, got %s", pte_dtype_name(out->dtype));
+  if (out->dim != 2) PTE_K_BAD("nonzero: out must be 2-D, got rank %d", (int)out->dim);
   if (!pte_k_check_data(ctx, self, "self")) return;
   int64_t ss[PTE_MAX_RANK];
   pte_ks_strides64(self, ss);
@@ -350,7 +340,7 @@ static void op_nonzero(pte_kernel_context *ctx, pte_evalue **args, size_t nargs)
     do cnt += nz_at(self, w.off[0]);
     while (pte_ks_walk_next(&w));
   }
-  if (cnt > INT32_MAX) BAD("nonzero: result too large");
+  if (cnt > INT32_MAX) PTE_K_BAD("nonzero: result too large");
   int32_t osz[2] = {(int32_t)cnt, self->dim};
   if (!sc_resize_data_dependent(ctx, "nonzero", out, osz, 2)) return;
   int64_t *od = (int64_t *)out->data;

@@ -13,12 +13,6 @@
 #include "portable/util/kutil.h"
 #include "portable/util/kutil_shape.h"
 
-#define FAIL(status, ...)                          \
-  do {                                             \
-    pte_kernel_fail(ctx, (status), __VA_ARGS__);   \
-    return;                                        \
-  } while (0)
-#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
 /* A view of a tensor: out-shaped sizes, element strides into base, and a base element offset. */
 typedef struct view {
@@ -36,19 +30,6 @@ static void copy_view_to(pte_tensor *out, const pte_tensor *src, const view *v) 
   pte_ks_strides64(out, ds);
   const uint8_t *s = (const uint8_t *)src->data + v->off * (int64_t)es;
   pte_ks_copy_nd(out->data, ds, s, v->st, v->sizes, out->dim, es);
-}
-
-static bool same_dtype(pte_kernel_context *ctx, const pte_tensor *a, const pte_tensor *out) {
-  if (a->dtype != out->dtype) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "out dtype %s differs from self dtype %s",
-                    pte_dtype_name(out->dtype), pte_dtype_name(a->dtype));
-    return false;
-  }
-  if (pte_dtype_size(a->dtype) == 0) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "invalid dtype %d", a->dtype);
-    return false;
-  }
-  return true;
 }
 
 /* Resolves a view size list (at most one -1) against numel. */
@@ -102,10 +83,10 @@ static void op_view_copy(pte_kernel_context *ctx, pte_evalue **args, size_t narg
   size_t n;
   const int64_t *size = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!self || !size || !out || !same_dtype(ctx, self, out)) return;
+  if (!self || !size || !out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
   int32_t sizes[PTE_MAX_RANK];
   if (!view_sizes(ctx, self->numel, size, n, sizes)) return;
-  if ((int32_t)n != out->dim) BAD("out has rank %d, view has %d", (int)out->dim, (int)n);
+  if ((int32_t)n != out->dim) PTE_K_BAD("out has rank %d, view has %d", (int)out->dim, (int)n);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, (int32_t)n)) return;
   pte_ks_copy_logical(out, self);
   pte_k_set_return(args, nargs, 2);
@@ -119,10 +100,10 @@ static void op_et_view(pte_kernel_context *ctx, pte_evalue **args, size_t nargs)
   size_t n;
   const int64_t *size = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!self || !size || !out || !same_dtype(ctx, self, out)) return;
+  if (!self || !size || !out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
   int32_t sizes[PTE_MAX_RANK];
   if (!view_sizes(ctx, self->numel, size, n, sizes)) return;
-  if ((int32_t)n != out->dim) BAD("out has rank %d, view has %d", (int)out->dim, (int)n);
+  if ((int32_t)n != out->dim) PTE_K_BAD("out has rank %d, view has %d", (int)out->dim, (int)n);
   if (!pte_k_check_data(ctx, self, "self")) return;
   out->data = self->data;
   size_t nbytes = self->numel * pte_dtype_size(self->dtype);
@@ -145,7 +126,7 @@ static void finish_permute(pte_kernel_context *ctx, pte_evalue **args, size_t na
     v.sizes[i] = sizes[i];
     v.st[i] = self->strides[perm[i]];
   }
-  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (out->dim != self->dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, self->dim)) return;
   copy_view_to(out, self, &v);
   pte_k_set_return(args, nargs, out_idx);
@@ -158,13 +139,13 @@ static void op_permute_copy(pte_kernel_context *ctx, pte_evalue **args, size_t n
   size_t n;
   const int64_t *dims = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!self || !dims || !out || !same_dtype(ctx, self, out)) return;
-  if ((int32_t)n != self->dim) BAD("dims has %zu entries, self has rank %d", n, (int)self->dim);
+  if (!self || !dims || !out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
+  if ((int32_t)n != self->dim) PTE_K_BAD("dims has %zu entries, self has rank %d", n, (int)self->dim);
   int32_t perm[PTE_MAX_RANK];
   uint32_t seen = 0;
   for (size_t i = 0; i < n; i++) {
-    if (!pte_ks_wrap_dim(dims[i], self->dim, &perm[i])) BAD("dim %lld out of range", (long long)dims[i]);
-    if (seen & (1u << perm[i])) BAD("repeated dim %d in permute", (int)perm[i]);
+    if (!pte_ks_wrap_dim(dims[i], self->dim, &perm[i])) PTE_K_BAD("dim %lld out of range", (long long)dims[i]);
+    if (seen & (1u << perm[i])) PTE_K_BAD("repeated dim %d in permute", (int)perm[i]);
     seen |= 1u << perm[i];
   }
   finish_permute(ctx, args, nargs, 2, self, out, perm);
@@ -178,10 +159,10 @@ static void op_transpose_copy(pte_kernel_context *ctx, pte_evalue **args, size_t
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d0) || !pte_k_arg_int(ctx, args, nargs, 2, &d1))
     return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
-  if (!out || !same_dtype(ctx, self, out)) return;
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
   int32_t a, b;
   if (!pte_ks_wrap_dim(d0, self->dim, &a) || !pte_ks_wrap_dim(d1, self->dim, &b))
-    BAD("transpose dims (%lld, %lld) out of range for rank %d", (long long)d0, (long long)d1,
+    PTE_K_BAD("transpose dims (%lld, %lld) out of range for rank %d", (long long)d0, (long long)d1,
         (int)self->dim);
   int32_t perm[PTE_MAX_RANK];
   for (int32_t i = 0; i < self->dim; i++) perm[i] = i;
@@ -197,8 +178,8 @@ static void op_t_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   if (!pte_k_check_nargs(ctx, nargs, 2, 3)) return;
   pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 1);
-  if (!self || !out || !same_dtype(ctx, self, out)) return;
-  if (self->dim > 2) BAD("t() expects a tensor with <= 2 dimensions, got %d", (int)self->dim);
+  if (!self || !out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
+  if (self->dim > 2) PTE_K_BAD("t() expects a tensor with <= 2 dimensions, got %d", (int)self->dim);
   int32_t perm[2] = {0, 1};
   if (self->dim == 2) {
     perm[0] = 1;
@@ -251,9 +232,9 @@ static void op_expand_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
   bool implicit;
   if (!self || !size || !pte_k_arg_bool(ctx, args, nargs, 2, &implicit)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
-  if (!out || !same_dtype(ctx, self, out)) return;
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
   if (n > PTE_MAX_RANK || (int32_t)n < self->dim)
-    BAD("expand: %zu sizes for a tensor of rank %d", n, (int)self->dim);
+    PTE_K_BAD("expand: %zu sizes for a tensor of rank %d", n, (int)self->dim);
   int32_t lead = (int32_t)n - self->dim;
   int32_t sizes[PTE_MAX_RANK];
   view v;
@@ -263,7 +244,7 @@ static void op_expand_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
     int32_t j = i - lead;
     if (j < 0) {
       if (size[i] < 0 || size[i] > INT32_MAX)
-        BAD("expand: invalid size %lld for new leading dim %d", (long long)size[i], (int)i);
+        PTE_K_BAD("expand: invalid size %lld for new leading dim %d", (long long)size[i], (int)i);
       sizes[i] = (int32_t)size[i];
       v.st[i] = 0;
     } else if (size[i] == -1 || size[i] == self->sizes[j]) {
@@ -273,12 +254,12 @@ static void op_expand_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
       sizes[i] = (int32_t)size[i];
       v.st[i] = 0;
     } else {
-      BAD("expand: size %lld must match existing size %d at dim %d", (long long)size[i],
+      PTE_K_BAD("expand: size %lld must match existing size %d at dim %d", (long long)size[i],
           (int)self->sizes[j], (int)i);
     }
     v.sizes[i] = sizes[i];
   }
-  if (out->dim != (int32_t)n) BAD("out has rank %d, expected %zu", (int)out->dim, n);
+  if (out->dim != (int32_t)n) PTE_K_BAD("out has rank %d, expected %zu", (int)out->dim, n);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, (int32_t)n)) return;
   if (out->numel > 0) {
     if (pte_k_is_contiguous(out) && pte_k_is_contiguous(self)) {
@@ -321,7 +302,7 @@ static void finish_mapped(pte_kernel_context *ctx, pte_evalue **args, size_t nar
     v.sizes[i] = sizes[i];
     v.st[i] = keep[i] >= 0 ? self->strides[keep[i]] : 0;
   }
-  if (out->dim != odim) BAD("out has rank %d, expected %d", (int)out->dim, (int)odim);
+  if (out->dim != odim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)odim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, odim)) return;
   copy_view_to(out, self, &v);
   pte_k_set_return(args, nargs, out_idx);
@@ -331,12 +312,12 @@ static void squeeze_common(pte_kernel_context *ctx, pte_evalue **args, size_t na
                            const int64_t *dims, size_t n) {
   pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!self || !out || !same_dtype(ctx, self, out)) return;
+  if (!self || !out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
   uint32_t mask = 0;
   for (size_t i = 0; i < n; i++) {
     int32_t d;
-    if (!pte_ks_wrap_dim(dims[i], self->dim, &d)) BAD("dim %lld out of range", (long long)dims[i]);
-    if (mask & (1u << d)) BAD("dim %d appears multiple times in squeeze dims", (int)d);
+    if (!pte_ks_wrap_dim(dims[i], self->dim, &d)) PTE_K_BAD("dim %lld out of range", (long long)dims[i]);
+    if (mask & (1u << d)) PTE_K_BAD("dim %d appears multiple times in squeeze dims", (int)d);
     mask |= 1u << d;
   }
   int32_t keep[PTE_MAX_RANK], odim = 0;
@@ -369,10 +350,10 @@ static void op_unsqueeze_copy(pte_kernel_context *ctx, pte_evalue **args, size_t
   int64_t d;
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!out || !same_dtype(ctx, self, out)) return;
-  if (self->dim >= PTE_MAX_RANK) BAD("unsqueeze: rank %d too large", (int)self->dim);
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
+  if (self->dim >= PTE_MAX_RANK) PTE_K_BAD("unsqueeze: rank %d too large", (int)self->dim);
   int32_t pos;
-  if (!pte_ks_wrap_dim(d, self->dim + 1, &pos)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim + 1, &pos)) PTE_K_BAD("dim %lld out of range", (long long)d);
   int32_t keep[PTE_MAX_RANK], odim = 0;
   for (int32_t i = 0; i <= self->dim; i++) {
     if (i == pos) keep[odim++] = -1;
@@ -391,13 +372,13 @@ static void op_select_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d) || !pte_k_arg_int(ctx, args, nargs, 2, &index))
     return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
-  if (!out || !same_dtype(ctx, self, out)) return;
-  if (self->dim == 0) BAD("select() cannot be applied to a 0-dim tensor");
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
+  if (self->dim == 0) PTE_K_BAD("select() cannot be applied to a 0-dim tensor");
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
   int64_t sz = self->sizes[dim];
   if (index < -sz || index >= sz)
-    BAD("select(): index %lld out of range for tensor of size %lld at dimension %d",
+    PTE_K_BAD("select(): index %lld out of range for tensor of size %lld at dimension %d",
         (long long)index, (long long)sz, (int)dim);
   if (index < 0) index += sz;
   int32_t sizes[PTE_MAX_RANK];
@@ -411,7 +392,7 @@ static void op_select_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
     v.st[k] = self->strides[i];
     k++;
   }
-  if (out->dim != v.dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)v.dim);
+  if (out->dim != v.dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)v.dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, v.dim)) return;
   copy_view_to(out, self, &v);
   pte_k_set_return(args, nargs, 3);
@@ -428,16 +409,12 @@ static void op_slice_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   if (!pte_k_arg_is_none(args, nargs, 3) && !pte_k_arg_int(ctx, args, nargs, 3, &end)) return;
   if (!pte_k_arg_int(ctx, args, nargs, 4, &step)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 5);
-  if (!out || !same_dtype(ctx, self, out)) return;
-  if (self->dim == 0) BAD("slice() cannot be applied to a 0-dim tensor");
-  if (step <= 0) BAD("slice step must be positive, got %lld", (long long)step);
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
+  if (self->dim == 0) PTE_K_BAD("slice() cannot be applied to a 0-dim tensor");
+  if (step <= 0) PTE_K_BAD("slice step must be positive, got %lld", (long long)step);
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
-  int64_t sz = self->sizes[dim];
-  start = pte_ks_slice_bound(start, sz);
-  end = pte_ks_slice_bound(end, sz);
-  if (end < start) end = start;
-  int64_t len = end == start ? 0 : (end - start - 1) / step + 1;
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
+  int64_t len = pte_ks_slice_len(&start, end, step, self->sizes[dim]);
   int32_t sizes[PTE_MAX_RANK];
   view v;
   v.dim = self->dim;
@@ -447,7 +424,7 @@ static void op_slice_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nar
     v.sizes[i] = sizes[i];
     v.st[i] = (i == dim && len > 1) ? self->strides[i] * step : self->strides[i];
   }
-  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (out->dim != self->dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, self->dim)) return;
   copy_view_to(out, self, &v);
   pte_k_set_return(args, nargs, 5);
@@ -461,21 +438,21 @@ static bool cat_skip(const pte_tensor *t) { return t->dim == 1 && t->numel == 0;
 static void op_cat(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
   pte_evalue *lv = args[0];
-  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) BAD("arg 0: expected a TensorList");
+  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) PTE_K_BAD("arg 0: expected a TensorList");
   int64_t d;
   if (!pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
   if (!out) return;
   size_t nt = lv->u.tensor_list.len;
-  if (nt == 0) BAD("cat expects a non-empty list of tensors");
-  if (!pte_k_dtype_supported(out->dtype)) BAD("cat: unsupported out dtype %s", pte_dtype_name(out->dtype));
+  if (nt == 0) PTE_K_BAD("cat expects a non-empty list of tensors");
+  if (!pte_k_dtype_supported(out->dtype)) PTE_K_BAD("cat: unsupported out dtype %s", pte_dtype_name(out->dtype));
   const pte_tensor *ref = NULL;
   for (size_t i = 0; i < nt; i++) {
     pte_evalue *e = lv->u.tensor_list.items[i];
-    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("cat: list item %zu is not a tensor", i);
+    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) PTE_K_BAD("cat: list item %zu is not a tensor", i);
     const pte_tensor *t = e->u.tensor;
     if (!pte_k_dtype_supported(t->dtype) || !pte_k_can_cast(t->dtype, out->dtype))
-      BAD("cat: tensor %zu of dtype %s cannot be cast to out dtype %s", i, pte_dtype_name(t->dtype),
+      PTE_K_BAD("cat: tensor %zu of dtype %s cannot be cast to out dtype %s", i, pte_dtype_name(t->dtype),
           pte_dtype_name(out->dtype));
     if (!pte_k_check_data(ctx, t, "cat input")) return;
     if (!ref && !cat_skip(t)) ref = t;
@@ -485,28 +462,28 @@ static void op_cat(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   int32_t dim = 0;
   if (!ref) {
     /* every input is an empty 1-D tensor */
-    if (!pte_ks_wrap_dim(d, 1, &dim)) BAD("dim %lld out of range", (long long)d);
+    if (!pte_ks_wrap_dim(d, 1, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
     rank = 1;
     sizes[0] = 0;
   } else {
     rank = ref->dim;
-    if (rank == 0) BAD("zero-dimensional tensor cannot be concatenated");
-    if (!pte_ks_wrap_dim(d, rank, &dim)) BAD("dim %lld out of range", (long long)d);
+    if (rank == 0) PTE_K_BAD("zero-dimensional tensor cannot be concatenated");
+    if (!pte_ks_wrap_dim(d, rank, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
     int64_t total = 0;
     for (size_t i = 0; i < nt; i++) {
       const pte_tensor *t = lv->u.tensor_list.items[i]->u.tensor;
       if (cat_skip(t)) continue;
-      if (t->dim != rank) BAD("cat: tensor %zu has rank %d, expected %d", i, (int)t->dim, (int)rank);
+      if (t->dim != rank) PTE_K_BAD("cat: tensor %zu has rank %d, expected %d", i, (int)t->dim, (int)rank);
       for (int32_t k = 0; k < rank; k++)
         if (k != dim && t->sizes[k] != ref->sizes[k])
-          BAD("cat: sizes of tensors must match except in dimension %d (tensor %zu dim %d)",
+          PTE_K_BAD("cat: sizes of tensors must match except in dimension %d (tensor %zu dim %d)",
               (int)dim, i, (int)k);
       total += t->sizes[dim];
     }
-    if (total > INT32_MAX) BAD("cat: result too large");
+    if (total > INT32_MAX) PTE_K_BAD("cat: result too large");
     for (int32_t k = 0; k < rank; k++) sizes[k] = k == dim ? (int32_t)total : ref->sizes[k];
   }
-  if (out->dim != rank) BAD("out has rank %d, expected %d", (int)out->dim, (int)rank);
+  if (out->dim != rank) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)rank);
   if (!pte_k_resize_out(ctx, out, sizes, rank)) return;
   if (ref && out->numel > 0) {
     size_t es = pte_dtype_size(out->dtype);
@@ -534,34 +511,34 @@ static void op_cat(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
 static void op_stack(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_k_check_nargs(ctx, nargs, 3, 4)) return;
   pte_evalue *lv = args[0];
-  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) BAD("arg 0: expected a TensorList");
+  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) PTE_K_BAD("arg 0: expected a TensorList");
   int64_t d;
   if (!pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
   if (!out) return;
   size_t nt = lv->u.tensor_list.len;
-  if (nt == 0) BAD("stack expects a non-empty TensorList");
-  if (nt > INT32_MAX) BAD("stack: too many tensors");
-  if (!pte_k_dtype_supported(out->dtype)) BAD("stack: unsupported out dtype %s", pte_dtype_name(out->dtype));
+  if (nt == 0) PTE_K_BAD("stack expects a non-empty TensorList");
+  if (nt > INT32_MAX) PTE_K_BAD("stack: too many tensors");
+  if (!pte_k_dtype_supported(out->dtype)) PTE_K_BAD("stack: unsupported out dtype %s", pte_dtype_name(out->dtype));
   const pte_tensor *ref = NULL;
   for (size_t i = 0; i < nt; i++) {
     pte_evalue *e = lv->u.tensor_list.items[i];
-    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("stack: list item %zu is not a tensor", i);
+    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) PTE_K_BAD("stack: list item %zu is not a tensor", i);
     const pte_tensor *t = e->u.tensor;
     if (!pte_k_dtype_supported(t->dtype) || !pte_k_can_cast(t->dtype, out->dtype))
-      BAD("stack: tensor %zu of dtype %s cannot be cast to out dtype %s", i, pte_dtype_name(t->dtype),
+      PTE_K_BAD("stack: tensor %zu of dtype %s cannot be cast to out dtype %s", i, pte_dtype_name(t->dtype),
           pte_dtype_name(out->dtype));
     if (!pte_k_check_data(ctx, t, "stack input")) return;
     if (!ref) ref = t;
-    if (!pte_k_same_shape(t, ref)) BAD("stack expects each tensor to be equal size (tensor %zu differs)", i);
+    if (!pte_k_same_shape(t, ref)) PTE_K_BAD("stack expects each tensor to be equal size (tensor %zu differs)", i);
   }
   int32_t rank = ref->dim + 1;
-  if (rank > PTE_MAX_RANK) BAD("stack: result rank too large");
+  if (rank > PTE_MAX_RANK) PTE_K_BAD("stack: result rank too large");
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, rank, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, rank, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
   int32_t sizes[PTE_MAX_RANK];
   for (int32_t k = 0, j = 0; k < rank; k++) sizes[k] = k == dim ? (int32_t)nt : ref->sizes[j++];
-  if (out->dim != rank) BAD("out has rank %d, expected %d", (int)out->dim, (int)rank);
+  if (out->dim != rank) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)rank);
   if (!pte_k_resize_out(ctx, out, sizes, rank)) return;
   if (out->numel > 0) {
     size_t es = pte_dtype_size(out->dtype);
@@ -587,19 +564,19 @@ static void op_stack(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
 static void split_common(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, pte_tensor *self,
                          int32_t dim, const int64_t *chunks, int64_t uniform, size_t nchunks) {
   pte_evalue *lv = args[3];
-  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) BAD("arg 3: expected a TensorList");
+  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) PTE_K_BAD("arg 3: expected a TensorList");
   if (lv->u.tensor_list.len != nchunks)
-    BAD("split: out list has %zu tensors, expected %zu", lv->u.tensor_list.len, nchunks);
+    PTE_K_BAD("split: out list has %zu tensors, expected %zu", lv->u.tensor_list.len, nchunks);
   if (!pte_k_check_data(ctx, self, "self")) return;
   int64_t pos = 0;
   for (size_t i = 0; i < nchunks; i++) {
     pte_evalue *e = lv->u.tensor_list.items[i];
-    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("split: out item %zu is not a tensor", i);
+    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) PTE_K_BAD("split: out item %zu is not a tensor", i);
     pte_tensor *o = e->u.tensor;
     int64_t csz = chunks ? chunks[i] : uniform;
     if (!chunks && self->sizes[dim] - pos < csz) csz = self->sizes[dim] - pos;
-    if (!same_dtype(ctx, self, o)) return;
-    if (o->dim != self->dim) BAD("split: out %zu has rank %d, expected %d", i, (int)o->dim, (int)self->dim);
+    if (!pte_k_check_out_dtype(ctx, NULL, "self", self, o, true)) return;
+    if (o->dim != self->dim) PTE_K_BAD("split: out %zu has rank %d, expected %d", i, (int)o->dim, (int)self->dim);
     int32_t sizes[PTE_MAX_RANK];
     view v;
     v.dim = self->dim;
@@ -625,17 +602,17 @@ static void op_split_with_sizes_copy(pte_kernel_context *ctx, pte_evalue **args,
   const int64_t *split = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
   int64_t d;
   if (!self || !split || !pte_k_arg_int(ctx, args, nargs, 2, &d)) return;
-  if (self->dim == 0) BAD("split expects at least a 1-dimensional tensor");
+  if (self->dim == 0) PTE_K_BAD("split expects at least a 1-dimensional tensor");
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
   int64_t total = 0;
   for (size_t i = 0; i < n; i++) {
-    if (split[i] < 0) BAD("split_with_sizes expects non-negative sizes, got %lld", (long long)split[i]);
+    if (split[i] < 0) PTE_K_BAD("split_with_sizes expects non-negative sizes, got %lld", (long long)split[i]);
     total += split[i];
     if (total > INT32_MAX) break;
   }
   if (total != self->sizes[dim])
-    BAD("split_with_sizes expects split_sizes to sum exactly to %d, got %lld", (int)self->sizes[dim],
+    PTE_K_BAD("split_with_sizes expects split_sizes to sum exactly to %d, got %lld", (int)self->sizes[dim],
         (long long)total);
   split_common(ctx, args, nargs, self, dim, split, 0, n);
 }
@@ -647,12 +624,12 @@ static void op_split_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   int64_t split, d;
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &split) || !pte_k_arg_int(ctx, args, nargs, 2, &d))
     return;
-  if (self->dim == 0) BAD("split expects at least a 1-dimensional tensor");
+  if (self->dim == 0) PTE_K_BAD("split expects at least a 1-dimensional tensor");
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("dim %lld out of range", (long long)d);
   int64_t sz = self->sizes[dim];
-  if (split < 0) BAD("split expects split_size be non-negative, got %lld", (long long)split);
-  if (split == 0 && sz != 0) BAD("split_size can only be 0 if dimension size is 0");
+  if (split < 0) PTE_K_BAD("split expects split_size be non-negative, got %lld", (long long)split);
+  if (split == 0 && sz != 0) PTE_K_BAD("split_size can only be 0 if dimension size is 0");
   int64_t nchunks = split == 0 ? 1 : (sz + split - 1) / split;
   if (nchunks < 1) nchunks = 1;
   split_common(ctx, args, nargs, self, dim, NULL, split, (size_t)nchunks);
@@ -667,14 +644,14 @@ static void op_constant_pad_nd(pte_kernel_context *ctx, pte_evalue **args, size_
   size_t n;
   const int64_t *pad = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
   if (!self || !pad) return;
-  if (!pte_k_arg_is_scalar(args, nargs, 2)) BAD("arg 2: expected a Scalar");
+  if (!pte_k_arg_is_scalar(args, nargs, 2)) PTE_K_BAD("arg 2: expected a Scalar");
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 3);
-  if (!out || !same_dtype(ctx, self, out)) return;
-  if (!pte_k_dtype_supported(out->dtype)) BAD("constant_pad_nd: unsupported dtype %s", pte_dtype_name(out->dtype));
-  if (n % 2 != 0) BAD("padding length must be divisible by 2");
-  if ((int32_t)(n / 2) > self->dim) BAD("padding length too large for rank %d", (int)self->dim);
+  if (!out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
+  if (!pte_k_dtype_supported(out->dtype)) PTE_K_BAD("constant_pad_nd: unsupported dtype %s", pte_dtype_name(out->dtype));
+  if (n % 2 != 0) PTE_K_BAD("padding length must be divisible by 2");
+  if ((int32_t)(n / 2) > self->dim) PTE_K_BAD("padding length too large for rank %d", (int)self->dim);
   if (!pte_ks_scalar_fits(args[2], out->dtype))
-    BAD("pad value cannot be converted to %s without overflow", pte_dtype_name(out->dtype));
+    PTE_K_BAD("pad value cannot be converted to %s without overflow", pte_dtype_name(out->dtype));
   int32_t sizes[PTE_MAX_RANK];
   int64_t lo[PTE_MAX_RANK];
   for (int32_t i = 0; i < self->dim; i++) {
@@ -685,11 +662,11 @@ static void op_constant_pad_nd(pte_kernel_context *ctx, pte_evalue **args, size_
     int32_t i = self->dim - 1 - (int32_t)k;
     int64_t ns = (int64_t)self->sizes[i] + pad[2 * k] + pad[2 * k + 1];
     if (pad[2 * k] < -INT32_MAX || pad[2 * k] > INT32_MAX || ns < 0 || ns > INT32_MAX)
-      BAD("padding of dim %d gives an invalid size", (int)i);
+      PTE_K_BAD("padding of dim %d gives an invalid size", (int)i);
     lo[i] = pad[2 * k];
     sizes[i] = (int32_t)ns;
   }
-  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (out->dim != self->dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, self->dim)) return;
   if (out->numel > 0) {
     size_t es = pte_dtype_size(out->dtype);
@@ -726,21 +703,21 @@ static void arange_common(pte_kernel_context *ctx, pte_evalue **args, size_t nar
   if (!out) return;
   int dt = out->dtype;
   if (!pte_k_dtype_supported(dt) || dt == PTE_DTYPE_BOOL)
-    FAIL(PTE_ERR_INVALID_ARGUMENT, "arange: unsupported out dtype %s", pte_dtype_name(dt));
+    PTE_K_FAIL(PTE_ERR_INVALID_ARGUMENT, "arange: unsupported out dtype %s", pte_dtype_name(dt));
   double ds, de, dp;
   if (!pte_evalue_to_double(start_v, &ds) || !pte_evalue_to_double(end_v, &de) ||
       !pte_evalue_to_double(step_v, &dp))
-    BAD("arange: start/end/step must be scalars");
-  if (!isfinite(ds) || !isfinite(de)) BAD("arange: unsupported range");
+    PTE_K_BAD("arange: start/end/step must be scalars");
+  if (!isfinite(ds) || !isfinite(de)) PTE_K_BAD("arange: unsupported range");
   double size_d;
   int64_t is = 0, ip = 0;
   if (pte_k_is_integral(dt)) {
     int64_t ie;
     if (!pte_evalue_to_int(start_v, &is) || !pte_evalue_to_int(end_v, &ie) || !pte_evalue_to_int(step_v, &ip))
-      BAD("arange: bounds out of range for %s", pte_dtype_name(dt));
-    if (ip == 0) BAD("arange: step must be nonzero");
+      PTE_K_BAD("arange: bounds out of range for %s", pte_dtype_name(dt));
+    if (ip == 0) PTE_K_BAD("arange: step must be nonzero");
     if (!((ip > 0 && ie >= is) || (ip < 0 && ie <= is)))
-      BAD("arange: upper bound and lower bound inconsistent with step sign");
+      PTE_K_BAD("arange: upper bound and lower bound inconsistent with step sign");
     if (dt == PTE_DTYPE_LONG) {
       int64_t sgn = ip > 0 ? 1 : -1;
       /* (end - start + step - sgn) / step without overflow: use double for huge spans */
@@ -753,14 +730,14 @@ static void arange_common(pte_kernel_context *ctx, pte_evalue **args, size_t nar
       size_d = ceil((de - ds) / dp);
     }
   } else {
-    if (dp == 0) BAD("arange: step must be nonzero");
+    if (dp == 0) PTE_K_BAD("arange: step must be nonzero");
     if (!((dp > 0 && de >= ds) || (dp < 0 && de <= ds)))
-      BAD("arange: upper bound and lower bound inconsistent with step sign");
+      PTE_K_BAD("arange: upper bound and lower bound inconsistent with step sign");
     size_d = ceil((de - ds) / dp);
   }
-  if (!(size_d >= 0) || size_d > (double)INT32_MAX) BAD("arange: invalid size");
+  if (!(size_d >= 0) || size_d > (double)INT32_MAX) PTE_K_BAD("arange: invalid size");
   int32_t len = (int32_t)size_d;
-  if (out->dim != 1) BAD("arange: out must be 1-D, has rank %d", (int)out->dim);
+  if (out->dim != 1) PTE_K_BAD("arange: out must be 1-D, has rank %d", (int)out->dim);
   if (!pte_k_resize_out(ctx, out, &len, 1)) return;
   int64_t st = out->strides[0];
   if (pte_k_is_integral(dt)) {
@@ -778,7 +755,7 @@ static void arange_common(pte_kernel_context *ctx, pte_evalue **args, size_t nar
 /* aten::arange.out(Scalar end, *, Tensor(a!) out) */
 static void op_arange(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_k_check_nargs(ctx, nargs, 2, 3)) return;
-  if (!pte_k_arg_is_scalar(args, nargs, 0)) BAD("arg 0: expected a Scalar");
+  if (!pte_k_arg_is_scalar(args, nargs, 0)) PTE_K_BAD("arg 0: expected a Scalar");
   pte_evalue zero, one;
   zero.tag = PTE_TAG_INT;
   zero.u.i = 0;
@@ -791,7 +768,7 @@ static void op_arange(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
 static void op_arange_start(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_k_check_nargs(ctx, nargs, 4, 5)) return;
   for (size_t i = 0; i < 3; i++)
-    if (!pte_k_arg_is_scalar(args, nargs, i)) BAD("arg %zu: expected a Scalar", i);
+    if (!pte_k_arg_is_scalar(args, nargs, i)) PTE_K_BAD("arg %zu: expected a Scalar", i);
   arange_common(ctx, args, nargs, 3, args[0], args[1], args[2]);
 }
 
@@ -804,20 +781,20 @@ static void op_repeat(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   size_t n;
   const int64_t *rep = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!self || !rep || !out || !same_dtype(ctx, self, out)) return;
+  if (!self || !rep || !out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
   if ((int32_t)n < self->dim)
-    BAD("number of repeat dims (%zu) can not be smaller than the tensor rank (%d)", n, (int)self->dim);
-  if (n > PTE_MAX_RANK) BAD("repeat: too many dims (%zu)", n);
+    PTE_K_BAD("number of repeat dims (%zu) can not be smaller than the tensor rank (%d)", n, (int)self->dim);
+  if (n > PTE_MAX_RANK) PTE_K_BAD("repeat: too many dims (%zu)", n);
   int32_t lead = (int32_t)n - self->dim;
   int32_t sizes[PTE_MAX_RANK];
   for (int32_t i = 0; i < (int32_t)n; i++) {
     int64_t s = i >= lead ? self->sizes[i - lead] : 1;
-    if (rep[i] < 0) BAD("repeat: negative repeat count %lld", (long long)rep[i]);
+    if (rep[i] < 0) PTE_K_BAD("repeat: negative repeat count %lld", (long long)rep[i]);
     int64_t o = s * rep[i];
-    if (rep[i] > INT32_MAX || o > INT32_MAX) BAD("repeat: result too large");
+    if (rep[i] > INT32_MAX || o > INT32_MAX) PTE_K_BAD("repeat: result too large");
     sizes[i] = (int32_t)o;
   }
-  if (out->dim != (int32_t)n) BAD("out has rank %d, expected %zu", (int)out->dim, n);
+  if (out->dim != (int32_t)n) PTE_K_BAD("out has rank %d, expected %zu", (int)out->dim, n);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_out(ctx, out, sizes, (int32_t)n)) return;
   if (out->numel > 0) {
     /* out viewed as [r0, s0, r1, s1, ...]: tile dims have source stride 0 */
@@ -845,12 +822,12 @@ static void op_flip(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   size_t n;
   const int64_t *dims = pte_k_arg_int_list(ctx, args, nargs, 1, &n);
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 2);
-  if (!self || !dims || !out || !same_dtype(ctx, self, out)) return;
+  if (!self || !dims || !out || !pte_k_check_out_dtype(ctx, NULL, "self", self, out, true)) return;
   uint32_t mask = 0;
   for (size_t i = 0; i < n; i++) {
     int32_t d;
-    if (!pte_ks_wrap_dim(dims[i], self->dim, &d)) BAD("dim %lld out of range", (long long)dims[i]);
-    if (mask & (1u << d)) BAD("dims has duplicates (dim %d)", (int)d);
+    if (!pte_ks_wrap_dim(dims[i], self->dim, &d)) PTE_K_BAD("dim %lld out of range", (long long)dims[i]);
+    if (mask & (1u << d)) PTE_K_BAD("dims has duplicates (dim %d)", (int)d);
     mask |= 1u << d;
   }
   view v;
@@ -864,7 +841,7 @@ static void op_flip(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
       v.st[i] = -v.st[i];
     }
   }
-  if (out->dim != self->dim) BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
+  if (out->dim != self->dim) PTE_K_BAD("out has rank %d, expected %d", (int)out->dim, (int)self->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_resize_like(ctx, out, self)) return;
   copy_view_to(out, self, &v);
   pte_k_set_return(args, nargs, 2);

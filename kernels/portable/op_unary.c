@@ -6,11 +6,7 @@
 #include "portable/util/elementwise.h"
 #include "portable/util/kutil.h"
 
-static inline int64_t u2i(uint64_t u) {
-  return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
-}
-
-#define F32_RUN1(name, EXPR)                                                                   \
+#define UNARY_F32_RUN1(name, EXPR)                                                             \
   static void name(float *o, const float *a, int64_t n, int64_t so, int64_t sa, void *pv) {   \
     (void)pv;                                                                                  \
     if (so == 1 && sa == 1) {                                                                  \
@@ -32,7 +28,7 @@ static double neg_d(double x, void *p) {
 }
 static int64_t neg_i(int64_t x, void *p) {
   (void)p;
-  return u2i(0u - (uint64_t)x);
+  return pte_k_wrap_u64(0u - (uint64_t)x);
 }
 static double exp_d(double x, void *p) {
   (void)p;
@@ -56,15 +52,15 @@ static double abs_d(double x, void *p) {
 }
 static int64_t abs_i(int64_t x, void *p) {
   (void)p;
-  return x < 0 ? u2i(0u - (uint64_t)x) : x;
+  return x < 0 ? pte_k_wrap_u64(0u - (uint64_t)x) : x;
 }
 
-F32_RUN1(neg_f32, -x)
-F32_RUN1(exp_f32, expf(x))
-F32_RUN1(log_f32, logf(x))
-F32_RUN1(sqrt_f32, sqrtf(x))
-F32_RUN1(rsqrt_f32, 1.0f / sqrtf(x))
-F32_RUN1(abs_f32, fabsf(x))
+UNARY_F32_RUN1(neg_f32, -x)
+UNARY_F32_RUN1(exp_f32, expf(x))
+UNARY_F32_RUN1(log_f32, logf(x))
+UNARY_F32_RUN1(sqrt_f32, sqrtf(x))
+UNARY_F32_RUN1(rsqrt_f32, 1.0f / sqrtf(x))
+UNARY_F32_RUN1(abs_f32, fabsf(x))
 
 static const pte_k_unop k_neg = {neg_d, neg_i, neg_f32};
 static const pte_k_unop k_exp = {exp_d, NULL, exp_f32};
@@ -130,14 +126,14 @@ static int64_t sign_i(int64_t x, void *p) {
   return (x > 0) - (x < 0);
 }
 
-F32_RUN1(ceil_f32, ceilf(x))
-F32_RUN1(floor_f32, floorf(x))
-F32_RUN1(round_f32, nearbyintf(x))
-F32_RUN1(trunc_f32, truncf(x))
+UNARY_F32_RUN1(ceil_f32, ceilf(x))
+UNARY_F32_RUN1(floor_f32, floorf(x))
+UNARY_F32_RUN1(round_f32, nearbyintf(x))
+UNARY_F32_RUN1(trunc_f32, truncf(x))
 
 static const pte_k_unop k_ceil = {ceil_d, ident_i, ceil_f32};
 static const pte_k_unop k_floor = {floor_d, ident_i, floor_f32};
-static const pte_k_unop k_round = {round_d, ident_i, round_f32};
+static const pte_k_unop k_unary_round = {round_d, ident_i, round_f32};
 static const pte_k_unop k_trunc = {trunc_d, ident_i, trunc_f32};
 static const pte_k_unop k_sign = {sign_d, sign_i, NULL};
 static const pte_k_unop k_ident = {ident_d, ident_i, NULL};
@@ -149,7 +145,7 @@ static void floor_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_k_unary_kernel(c, a, n, 0, PTE_K_UNARY_SAME, false, &k_floor, NULL, "floor");
 }
 static void round_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
-  pte_k_unary_kernel(c, a, n, 0, PTE_K_UNARY_SAME, false, &k_round, NULL, "round");
+  pte_k_unary_kernel(c, a, n, 0, PTE_K_UNARY_SAME, false, &k_unary_round, NULL, "round");
 }
 static void trunc_out(pte_kernel_context *c, pte_evalue **a, size_t n) {
   pte_k_unary_kernel(c, a, n, 0, PTE_K_UNARY_SAME, false, &k_trunc, NULL, "trunc");

@@ -98,18 +98,25 @@ static void op_var(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   pte_k_set_return(args, nargs, 4);
 }
 
+/* Arguments 0..3 of the correction overloads: self, int[1]? dim, Scalar? correction, keepdim. */
+static bool var_correction_args(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
+                                pte_tensor **self, const int64_t **dims, size_t *n, double *corr,
+                                bool *keepdim) {
+  *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  return *self && pte_kr_arg_opt_dims(ctx, args, nargs, 1, dims, n) &&
+         var_arg_correction(ctx, args, nargs, 2, corr) && pte_k_arg_bool(ctx, args, nargs, 3, keepdim);
+}
+
 /* aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None,
  *                          bool keepdim=False, Tensor(a!) out) */
 static void op_var_correction(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_k_check_nargs(ctx, nargs, 5, 6)) return;
-  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *self;
   const int64_t *dims;
   size_t n;
   double corr;
   bool keepdim;
-  if (!self || !pte_kr_arg_opt_dims(ctx, args, nargs, 1, &dims, &n) ||
-      !var_arg_correction(ctx, args, nargs, 2, &corr) || !pte_k_arg_bool(ctx, args, nargs, 3, &keepdim))
-    return;
+  if (!var_correction_args(ctx, args, nargs, &self, &dims, &n, &corr, &keepdim)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
   if (!out || !var_core(ctx, "var", self, dims, n, corr, keepdim, out, NULL)) return;
   pte_k_set_return(args, nargs, 4);
@@ -119,14 +126,12 @@ static void op_var_correction(pte_kernel_context *ctx, pte_evalue **args, size_t
  *     bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
 static void op_var_mean(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_nn_check_nargs(ctx, nargs, 6, 2)) return;
-  pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
+  pte_tensor *self;
   const int64_t *dims;
   size_t n;
   double corr;
   bool keepdim;
-  if (!self || !pte_kr_arg_opt_dims(ctx, args, nargs, 1, &dims, &n) ||
-      !var_arg_correction(ctx, args, nargs, 2, &corr) || !pte_k_arg_bool(ctx, args, nargs, 3, &keepdim))
-    return;
+  if (!var_correction_args(ctx, args, nargs, &self, &dims, &n, &corr, &keepdim)) return;
   pte_tensor *o0 = pte_k_arg_tensor(ctx, args, nargs, 4);
   pte_tensor *o1 = pte_k_arg_tensor(ctx, args, nargs, 5);
   if (!o0 || !o1 || !var_core(ctx, "var_mean", self, dims, n, corr, keepdim, o0, o1)) return;

@@ -11,26 +11,11 @@
 #include "portable/util/kutil.h"
 #include "portable/util/kutil_shape.h"
 
-#define FAIL(status, ...)                        \
-  do {                                           \
-    pte_kernel_fail(ctx, (status), __VA_ARGS__); \
-    return;                                      \
-  } while (0)
-#define BAD(...) FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
-
-/* out dtype == self dtype and a known element size. */
-static bool vw_same_dtype(pte_kernel_context *ctx, const char *op, const pte_tensor *self,
-                          const pte_tensor *out) {
-  if (self->dtype != out->dtype) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s", op,
-                    pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
-    return false;
-  }
-  if (pte_dtype_size(self->dtype) == 0) {
-    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: invalid self dtype %d", op, self->dtype);
-    return false;
-  }
-  return pte_k_check_data(ctx, self, "self");
+/* out dtype == self dtype, one this file can handle, and self has data. */
+static bool vw_check_dtype(pte_kernel_context *ctx, const char *op, const pte_tensor *self,
+                           const pte_tensor *out) {
+  return pte_k_check_out_dtype(ctx, op, "self", self, out, true) &&
+         pte_k_check_data(ctx, self, "self");
 }
 
 /* Resizes out to sizes (rank must already match) and copies the view (base element offset
@@ -66,19 +51,19 @@ static void op_as_strided_copy(pte_kernel_context *ctx, pte_evalue **args, size_
   int64_t off = 0;
   if (!pte_k_arg_is_none(args, nargs, 3) && !pte_k_arg_int(ctx, args, nargs, 3, &off)) return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
-  if (!out || !vw_same_dtype(ctx, "as_strided_copy", self, out)) return;
+  if (!out || !vw_check_dtype(ctx, "as_strided_copy", self, out)) return;
   if (ns != nst)
-    BAD("as_strided_copy: size has %zu entries but stride has %zu", ns, nst);
-  if (ns > PTE_MAX_RANK) BAD("as_strided_copy: size has too many dims (%zu)", ns);
-  if (off < 0) BAD("as_strided_copy: storage_offset must be non-negative, got %lld", (long long)off);
+    PTE_K_BAD("as_strided_copy: size has %zu entries but stride has %zu", ns, nst);
+  if (ns > PTE_MAX_RANK) PTE_K_BAD("as_strided_copy: size has too many dims (%zu)", ns);
+  if (off < 0) PTE_K_BAD("as_strided_copy: storage_offset must be non-negative, got %lld", (long long)off);
   int32_t sizes[PTE_MAX_RANK];
   int64_t st[PTE_MAX_RANK];
   int64_t last = off; /* largest element offset read (terms < 2^62, checked as it grows) */
   bool empty = false, beyond = off >= (int64_t)self->numel;
   for (size_t i = 0; i < ns; i++) {
-    if (size[i] < 0 || size[i] > INT32_MAX) BAD("as_strided_copy: size[%zu] = %lld is invalid", i, (long long)size[i]);
-    if (stride[i] < 0) BAD("as_strided_copy: stride[%zu] = %lld; negative strides are not supported", i, (long long)stride[i]);
-    if (stride[i] > INT32_MAX) BAD("as_strided_copy: stride[%zu] = %lld too large", i, (long long)stride[i]);
+    if (size[i] < 0 || size[i] > INT32_MAX) PTE_K_BAD("as_strided_copy: size[%zu] = %lld is invalid", i, (long long)size[i]);
+    if (stride[i] < 0) PTE_K_BAD("as_strided_copy: stride[%zu] = %lld; negative strides are not supported", i, (long long)stride[i]);
+    if (stride[i] > INT32_MAX) PTE_K_BAD("as_strided_copy: stride[%zu] = %lld too large", i, (long long)stride[i]);
     sizes[i] = (int32_t)size[i];
     st[i] = stride[i];
     if (size[i] == 0) empty = true;
@@ -88,10 +73,10 @@ static void op_as_strided_copy(pte_kernel_context *ctx, pte_evalue **args, size_
     }
   }
   if (!empty && beyond)
-    BAD("as_strided_copy: view reaches element %lld but self has only %zu elements", (long long)last,
+    PTE_K_BAD("as_strided_copy: view reaches element %lld but self has only %zu elements", (long long)last,
         self->numel);
   if (!empty && !pte_k_is_dense(self))
-    FAIL(PTE_ERR_NOT_SUPPORTED, "as_strided_copy: self must be densely packed");
+    PTE_K_FAIL(PTE_ERR_NOT_SUPPORTED, "as_strided_copy: self must be densely packed");
   if (!vw_emit(ctx, "as_strided_copy", out, self, sizes, (int32_t)ns, st, empty ? 0 : off)) return;
   pte_k_set_return(args, nargs, 4);
 }
@@ -107,12 +92,12 @@ static void op_diagonal_copy(pte_kernel_context *ctx, pte_evalue **args, size_t 
       !pte_k_arg_int(ctx, args, nargs, 3, &d2))
     return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
-  if (!out || !vw_same_dtype(ctx, "diagonal_copy", self, out)) return;
-  if (self->dim < 2) BAD("diagonal_copy: self must have at least 2 dims, got %d", (int)self->dim);
+  if (!out || !vw_check_dtype(ctx, "diagonal_copy", self, out)) return;
+  if (self->dim < 2) PTE_K_BAD("diagonal_copy: self must have at least 2 dims, got %d", (int)self->dim);
   int32_t a, b;
-  if (!pte_ks_wrap_dim(d1, self->dim, &a)) BAD("diagonal_copy: dim1 %lld out of range", (long long)d1);
-  if (!pte_ks_wrap_dim(d2, self->dim, &b)) BAD("diagonal_copy: dim2 %lld out of range", (long long)d2);
-  if (a == b) BAD("diagonal_copy: dim1 and dim2 cannot be identical (%d)", (int)a);
+  if (!pte_ks_wrap_dim(d1, self->dim, &a)) PTE_K_BAD("diagonal_copy: dim1 %lld out of range", (long long)d1);
+  if (!pte_ks_wrap_dim(d2, self->dim, &b)) PTE_K_BAD("diagonal_copy: dim2 %lld out of range", (long long)d2);
+  if (a == b) PTE_K_BAD("diagonal_copy: dim1 and dim2 cannot be identical (%d)", (int)a);
   int64_t sa = self->sizes[a], sb = self->sizes[b], len, base = 0;
   if (offset >= 0) {
     len = offset >= sb ? 0 : (sa < sb - offset ? sa : sb - offset);
@@ -146,15 +131,15 @@ static void op_unfold_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
       !pte_k_arg_int(ctx, args, nargs, 3, &step))
     return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
-  if (!out || !vw_same_dtype(ctx, "unfold_copy", self, out)) return;
+  if (!out || !vw_check_dtype(ctx, "unfold_copy", self, out)) return;
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("unfold_copy: dimension %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("unfold_copy: dimension %lld out of range", (long long)d);
   int64_t len = self->dim ? self->sizes[dim] : 1;
   int64_t dst = self->dim ? self->strides[dim] : 1;
   if (size < 0 || size > len)
-    BAD("unfold_copy: size %lld must be in [0, %lld] (size of dimension %d)", (long long)size, (long long)len, (int)dim);
-  if (step <= 0) BAD("unfold_copy: step must be positive, got %lld", (long long)step);
-  if (self->dim + 1 > PTE_MAX_RANK) BAD("unfold_copy: result rank too large");
+    PTE_K_BAD("unfold_copy: size %lld must be in [0, %lld] (size of dimension %d)", (long long)size, (long long)len, (int)dim);
+  if (step <= 0) PTE_K_BAD("unfold_copy: step must be positive, got %lld", (long long)step);
+  if (self->dim + 1 > PTE_MAX_RANK) PTE_K_BAD("unfold_copy: result rank too large");
   int32_t sizes[PTE_MAX_RANK];
   int64_t st[PTE_MAX_RANK];
   for (int32_t k = 0; k < self->dim; k++) {
@@ -182,16 +167,16 @@ static void op_narrow_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
       !pte_k_arg_int(ctx, args, nargs, 3, &length))
     return;
   pte_tensor *out = pte_k_arg_tensor(ctx, args, nargs, 4);
-  if (!out || !vw_same_dtype(ctx, "narrow_copy", self, out)) return;
-  if (self->dim == 0) BAD("narrow_copy: self cannot be 0-dimensional");
+  if (!out || !vw_check_dtype(ctx, "narrow_copy", self, out)) return;
+  if (self->dim == 0) PTE_K_BAD("narrow_copy: self cannot be 0-dimensional");
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("narrow_copy: dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("narrow_copy: dim %lld out of range", (long long)d);
   int64_t sz = self->sizes[dim];
-  if (length < 0) BAD("narrow_copy: length must be non-negative, got %lld", (long long)length);
-  if (start < -sz || start > sz) BAD("narrow_copy: start %lld out of range for dimension of size %lld", (long long)start, (long long)sz);
+  if (length < 0) PTE_K_BAD("narrow_copy: length must be non-negative, got %lld", (long long)length);
+  if (start < -sz || start > sz) PTE_K_BAD("narrow_copy: start %lld out of range for dimension of size %lld", (long long)start, (long long)sz);
   if (start < 0) start += sz;
   if (length > sz - start)
-    BAD("narrow_copy: start (%lld) + length (%lld) exceeds dimension size (%lld)", (long long)start,
+    PTE_K_BAD("narrow_copy: start (%lld) + length (%lld) exceeds dimension size (%lld)", (long long)start,
         (long long)length, (long long)sz);
   int32_t sizes[PTE_MAX_RANK];
   int64_t st[PTE_MAX_RANK];
@@ -212,12 +197,12 @@ static void op_unbind_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
   int64_t d;
   if (!self || !pte_k_arg_int(ctx, args, nargs, 1, &d)) return;
   pte_evalue *lv = args[2];
-  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) BAD("unbind_copy: arg 2 (out) must be a TensorList");
-  if (self->dim == 0) BAD("unbind_copy: self cannot be 0-dimensional");
+  if (!lv || lv->tag != PTE_TAG_LIST_TENSOR) PTE_K_BAD("unbind_copy: arg 2 (out) must be a TensorList");
+  if (self->dim == 0) PTE_K_BAD("unbind_copy: self cannot be 0-dimensional");
   int32_t dim;
-  if (!pte_ks_wrap_dim(d, self->dim, &dim)) BAD("unbind_copy: dim %lld out of range", (long long)d);
+  if (!pte_ks_wrap_dim(d, self->dim, &dim)) PTE_K_BAD("unbind_copy: dim %lld out of range", (long long)d);
   if ((int64_t)lv->u.tensor_list.len != self->sizes[dim])
-    BAD("unbind_copy: out has %zu tensors, expected %d (size of dim %d)", lv->u.tensor_list.len,
+    PTE_K_BAD("unbind_copy: out has %zu tensors, expected %d (size of dim %d)", lv->u.tensor_list.len,
         (int)self->sizes[dim], (int)dim);
   int32_t sizes[PTE_MAX_RANK];
   int64_t st[PTE_MAX_RANK];
@@ -228,9 +213,9 @@ static void op_unbind_copy(pte_kernel_context *ctx, pte_evalue **args, size_t na
   }
   for (size_t i = 0; i < lv->u.tensor_list.len; i++) {
     pte_evalue *e = lv->u.tensor_list.items[i];
-    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) BAD("unbind_copy: out[%zu] is not a tensor", i);
+    if (!e || e->tag != PTE_TAG_TENSOR || !e->u.tensor) PTE_K_BAD("unbind_copy: out[%zu] is not a tensor", i);
     pte_tensor *o = e->u.tensor;
-    if (!vw_same_dtype(ctx, "unbind_copy", self, o)) return;
+    if (!vw_check_dtype(ctx, "unbind_copy", self, o)) return;
     if (!vw_emit(ctx, "unbind_copy", o, self, sizes, self->dim - 1, st, (int64_t)i * self->strides[dim])) return;
   }
 }
@@ -248,11 +233,11 @@ static void op_view_as_real_copy(pte_kernel_context *ctx, pte_evalue **args, siz
     case PTE_DTYPE_COMPLEX_HALF: real = PTE_DTYPE_HALF; break;
     case PTE_DTYPE_COMPLEX_FLOAT: real = PTE_DTYPE_FLOAT; break;
     case PTE_DTYPE_COMPLEX_DOUBLE: real = PTE_DTYPE_DOUBLE; break;
-    default: BAD("view_as_real_copy: self must be complex, got %s", pte_dtype_name(self->dtype));
+    default: PTE_K_BAD("view_as_real_copy: self must be complex, got %s", pte_dtype_name(self->dtype));
   }
   if (out->dtype != real)
-    BAD("view_as_real_copy: out dtype must be %s, got %s", pte_dtype_name(real), pte_dtype_name(out->dtype));
-  if (self->dim + 1 > PTE_MAX_RANK) BAD("view_as_real_copy: result rank too large");
+    PTE_K_BAD("view_as_real_copy: out dtype must be %s, got %s", pte_dtype_name(real), pte_dtype_name(out->dtype));
+  if (self->dim + 1 > PTE_MAX_RANK) PTE_K_BAD("view_as_real_copy: result rank too large");
   if (!pte_k_check_data(ctx, self, "self")) return;
   int32_t sizes[PTE_MAX_RANK];
   int64_t st[PTE_MAX_RANK];
@@ -272,7 +257,7 @@ static void same_copy(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, 
   if (!pte_k_check_nargs(ctx, nargs, 2, 3)) return;
   pte_tensor *self = pte_k_arg_tensor(ctx, args, nargs, 0);
   pte_tensor *out = self ? pte_k_arg_tensor(ctx, args, nargs, 1) : NULL;
-  if (!out || !vw_same_dtype(ctx, op, self, out)) return;
+  if (!out || !vw_check_dtype(ctx, op, self, out)) return;
   int64_t st[PTE_MAX_RANK];
   pte_ks_strides64(self, st);
   if (!vw_emit(ctx, op, out, self, self->sizes, self->dim, st, 0)) return;
@@ -301,7 +286,7 @@ static void op_copy_inplace(pte_kernel_context *ctx, pte_evalue **args, size_t n
   if (!pte_k_check_dtype(ctx, self->dtype, "copy_: self") || !pte_k_check_dtype(ctx, src->dtype, "copy_: src"))
     return;
   if (!pte_k_broadcastable_to(src, self->sizes, self->dim))
-    BAD("copy_: src of rank %d cannot be broadcast to self's shape", (int)src->dim);
+    PTE_K_BAD("copy_: src of rank %d cannot be broadcast to self's shape", (int)src->dim);
   if (!pte_k_check_data(ctx, self, "self") || !pte_k_check_data(ctx, src, "src")) return;
   if (self->numel > 0) pte_k_copy_convert(src, self);
   if (nargs == 4) pte_k_set_return(args, nargs, 0);

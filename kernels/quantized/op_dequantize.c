@@ -140,7 +140,7 @@ static void q_dequantize_per_tensor_tensor(pte_kernel_context *ctx, pte_evalue *
   pte_k_set_return(args, nargs, 7);
 }
 
-static bool check_params(pte_kernel_context *ctx, const pte_tensor *scales, const pte_tensor *zps,
+static bool dq_check_params(pte_kernel_context *ctx, const pte_tensor *scales, const pte_tensor *zps,
                          int64_t n) {
   if (scales->dtype != PTE_DTYPE_DOUBLE && scales->dtype != PTE_DTYPE_FLOAT) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "scales must be float64 or float32, got %s",
@@ -182,7 +182,7 @@ static void q_dequantize_per_channel(pte_kernel_context *ctx, pte_evalue **args,
   int64_t axis_size, inner;
   if (!pte_q_channel_axis(ctx, in, &axis, &axis_size, &inner)) return;
   if (!pte_k_resize_like(ctx, out, in)) return;
-  if (!check_params(ctx, sc, zp, axis_size)) return;
+  if (!dq_check_params(ctx, sc, zp, axis_size)) return;
   if (!check_dequant_args(ctx, in, out, dtype, qmin, qmax, has_odt, odt)) return;
   if (in->numel > 0) dequantize_loop(in, out, 0, 0, sc, zp, inner, axis_size, in->dim == 1);
   pte_k_set_return(args, nargs, 8);
@@ -206,7 +206,7 @@ static void q_dequantize_per_token(pte_kernel_context *ctx, pte_evalue **args, s
   const int64_t tok = in->sizes[in->dim - 1];
   const int64_t ntok = tok > 0 ? (int64_t)in->numel / tok : 0;
   if (!pte_k_resize_like(ctx, out, in)) return;
-  if (!check_params(ctx, sc, zp, ntok)) return;
+  if (!dq_check_params(ctx, sc, zp, ntok)) return;
   if (!check_dequant_args(ctx, in, out, dtype, qmin, qmax, true, odt)) return;
   if (in->numel > 0) dequantize_loop(in, out, 0, 0, sc, zp, tok, ntok, false);
   pte_k_set_return(args, nargs, 7);

@@ -60,15 +60,23 @@ static bool qm_common(pte_kernel_context *ctx, const pte_tensor *in, const pte_t
          pte_k_check_data(ctx, sc, "weight_scales");
 }
 
+/* Arguments input, weight, weight_scales, weight_zero_points (None), out at out_idx, checked by
+ * qm_common. */
+static bool qm_args(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t out_idx,
+                    pte_tensor **in, pte_tensor **w, pte_tensor **sc, pte_tensor **out) {
+  *in = pte_k_arg_tensor(ctx, args, nargs, 0);
+  *w = *in ? pte_k_arg_tensor(ctx, args, nargs, 1) : NULL;
+  *sc = *w ? pte_k_arg_tensor(ctx, args, nargs, 2) : NULL;
+  bool ok = *sc != NULL;
+  pte_tensor *zp = ok ? pte_k_arg_opt_tensor(ctx, args, nargs, 3, &ok) : NULL;
+  *out = ok ? pte_k_arg_tensor(ctx, args, nargs, out_idx) : NULL;
+  return *out && qm_common(ctx, *in, *w, *sc, zp);
+}
+
 static void q_mixed_mm(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_q_check_nargs(ctx, nargs, 5)) return;
-  pte_tensor *in = pte_k_arg_tensor(ctx, args, nargs, 0);
-  pte_tensor *w = in ? pte_k_arg_tensor(ctx, args, nargs, 1) : NULL;
-  pte_tensor *sc = w ? pte_k_arg_tensor(ctx, args, nargs, 2) : NULL;
-  bool ok = sc != NULL;
-  pte_tensor *zp = ok ? pte_k_arg_opt_tensor(ctx, args, nargs, 3, &ok) : NULL;
-  pte_tensor *out = ok ? pte_k_arg_tensor(ctx, args, nargs, 4) : NULL;
-  if (!out || !qm_common(ctx, in, w, sc, zp)) return;
+  pte_tensor *in, *w, *sc, *out;
+  if (!qm_args(ctx, args, nargs, 4, &in, &w, &sc, &out)) return;
   const int64_t M = in->sizes[0], K = in->sizes[1], N = w->sizes[1];
   if (w->sizes[0] != K) {
     QM_FAIL(ctx, "input is [%lld, %lld] but weight has %d rows", (long long)M, (long long)K, (int)w->sizes[0]);
@@ -100,13 +108,8 @@ static void q_mixed_mm(pte_kernel_context *ctx, pte_evalue **args, size_t nargs)
 
 static void q_mixed_linear(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   if (!pte_q_check_nargs(ctx, nargs, 6)) return;
-  pte_tensor *in = pte_k_arg_tensor(ctx, args, nargs, 0);
-  pte_tensor *w = in ? pte_k_arg_tensor(ctx, args, nargs, 1) : NULL;
-  pte_tensor *sc = w ? pte_k_arg_tensor(ctx, args, nargs, 2) : NULL;
-  bool ok = sc != NULL;
-  pte_tensor *zp = ok ? pte_k_arg_opt_tensor(ctx, args, nargs, 3, &ok) : NULL;
-  pte_tensor *out = ok ? pte_k_arg_tensor(ctx, args, nargs, 5) : NULL;
-  if (!out || !qm_common(ctx, in, w, sc, zp)) return;
+  pte_tensor *in, *w, *sc, *out;
+  if (!qm_args(ctx, args, nargs, 5, &in, &w, &sc, &out)) return;
   if (!pte_k_arg_is_none(args, nargs, 4)) {
     int64_t dt;
     if (!pte_k_arg_int(ctx, args, nargs, 4, &dt)) return;

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "pte/allocator.h"
+#include "pte/data_writer.h"
+#include "pte/io.h"
 #include "portable/util/kutil.h"
 
 typedef struct kt_block {
@@ -288,5 +290,186 @@ bool ktest_expect_shape(const pte_tensor *t, int32_t dim, const int32_t *sizes) 
     for (int32_t d = 0; d < dim; d++) fprintf(stderr, "%s%d", d ? "," : "", sizes[d]);
     fprintf(stderr, "]\n");
   }
+  return ok;
+}
+
+pte_tensor *ktest_dyn(int dtype, int32_t dim, size_t cap) {
+  int32_t ones[PTE_MAX_RANK];
+  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
+  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
+}
+
+pte_tensor *ktest_scalar(int dtype) { return ktest_tensor(dtype, 0, NULL, NULL, NULL); }
+
+pte_tensor *ktest_index1(int32_t n, const double *values) {
+  return ktest_tensor(PTE_DTYPE_LONG, 1, &n, NULL, values);
+}
+
+double *ktest_iota(size_t n) {
+  static double buf[256];
+  for (size_t i = 0; i < n && i < 256; i++) buf[i] = (double)i;
+  return buf;
+}
+
+const int ktest_num_dtypes[9] = {PTE_DTYPE_BYTE,  PTE_DTYPE_CHAR,  PTE_DTYPE_SHORT,
+                                 PTE_DTYPE_INT,   PTE_DTYPE_LONG,  PTE_DTYPE_HALF,
+                                 PTE_DTYPE_FLOAT, PTE_DTYPE_DOUBLE, PTE_DTYPE_BFLOAT16};
+const int ktest_all_dtypes[10] = {PTE_DTYPE_BYTE,   PTE_DTYPE_CHAR,  PTE_DTYPE_SHORT,
+                                  PTE_DTYPE_INT,    PTE_DTYPE_LONG,  PTE_DTYPE_HALF,
+                                  PTE_DTYPE_FLOAT,  PTE_DTYPE_DOUBLE, PTE_DTYPE_BFLOAT16,
+                                  PTE_DTYPE_BOOL};
+
+bool ktest_pb_begin(ktest_pb *b) {
+  memset(b, 0, sizeof *b);
+  b->ok = pte_writer_create(NULL, &b->w, &b->err) == PTE_OK;
+  if (b->ok) b->ok = pte_writer_add_method(b->w, "forward", &b->m, &b->err) == PTE_OK;
+  return b->ok;
+}
+
+int32_t ktest_pb_tensor(ktest_pb *b, int dtype, int32_t dim, const int32_t *sizes,
+                        const uint8_t *order, const void *constant, size_t nbytes) {
+  int32_t v = -1;
+  if (!b->ok) return v;
+  pte_wr_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = dtype;
+  t.dim = dim;
+  t.sizes = sizes;
+  t.dim_order = order;
+  if (constant) {
+    pte_source src = pte_source_memory(constant, nbytes);
+    b->ok = pte_writer_add_constant_tensor(b->w, b->m, &t, &src, &v, &b->err) == PTE_OK;
+  } else {
+    t.plan = PTE_WR_PLAN_AUTO;
+    t.mem_id = 1;
+    b->ok = pte_writer_add_tensor(b->w, b->m, &t, &v, &b->err) == PTE_OK;
+  }
+  return v;
+}
+
+int32_t ktest_pb_int(ktest_pb *b, int64_t x) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_int(b->w, b->m, x, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+int32_t ktest_pb_double(ktest_pb *b, double x) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_double(b->w, b->m, x, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+int32_t ktest_pb_bool(ktest_pb *b, bool x) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_bool(b->w, b->m, x, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+int32_t ktest_pb_none(ktest_pb *b) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_null(b->w, b->m, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+int32_t ktest_pb_int_list(ktest_pb *b, const int64_t *items, size_t n) {
+  int32_t v = -1;
+  if (b->ok) b->ok = pte_writer_add_int_list_literal(b->w, b->m, items, n, &v, &b->err) == PTE_OK;
+  return v;
+}
+
+void ktest_pb_io(ktest_pb *b, const int32_t *inputs, size_t nin, const int32_t *outputs, size_t nout) {
+  if (b->ok) b->ok = pte_writer_set_inputs(b->w, b->m, inputs, nin, &b->err) == PTE_OK;
+  if (b->ok) b->ok = pte_writer_set_outputs(b->w, b->m, outputs, nout, &b->err) == PTE_OK;
+  if (b->ok)
+    b->ok = pte_writer_add_chain(b->w, b->m, inputs, nin, outputs, nout, &b->chain, &b->err) == PTE_OK;
+}
+
+void ktest_pb_call(ktest_pb *b, const char *name, const char *overload, const int32_t *args, size_t n) {
+  uint32_t op;
+  if (b->ok) b->ok = pte_writer_add_operator(b->w, b->m, name, overload, &op, &b->err) == PTE_OK;
+  if (b->ok)
+    b->ok = pte_writer_add_kernel_call(b->w, b->m, b->chain, op, args, n, NULL, &b->err) == PTE_OK;
+}
+
+uint8_t *ktest_pb_finish(ktest_pb *b, size_t *size, pte_error_info *err) {
+  uint8_t *bytes = NULL;
+  if (b->ok) {
+    pte_memory_writer mw;
+    pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
+    b->ok = pte_writer_write(b->w, &mw.base, &b->err) == PTE_OK;
+    if (b->ok) {
+      const uint8_t *d = pte_memory_writer_data(&mw, size);
+      bytes = (uint8_t *)aligned_alloc(64, (*size + 63) / 64 * 64);
+      memcpy(bytes, d, *size);
+    }
+    pte_data_writer_destroy(&mw.base);
+  }
+  if (!b->ok) *err = b->err;
+  pte_writer_destroy(b->w);
+  b->w = NULL;
+  return bytes;
+}
+
+bool ktest_method_open(ktest_method *km, uint8_t *bytes, size_t size, size_t pool_bytes,
+                       pte_error_info *err) {
+  memset(km, 0, sizeof *km);
+  km->bytes = bytes;
+  km->stage = "load";
+  pte_buffer_loader_init(&km->bl, bytes, size);
+  if (pte_program_load(&km->bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &km->prog, err) != PTE_OK)
+    return false;
+  km->prog_loaded = true;
+  km->stage = "meta";
+  if (pte_method_meta_get(&km->prog, "forward", &km->meta, err) != PTE_OK) return false;
+  uint64_t arena_size = 0;
+  if (pte_method_meta_planned_buffer_size(&km->meta, 0, &arena_size) != PTE_OK) return false;
+  km->stage = "arena";
+  km->arena = (uint8_t *)calloc(1, (size_t)arena_size + 64);
+  km->pool = (uint8_t *)malloc(pool_bytes);
+  if (!km->arena || !km->pool) return false;
+  pte_allocator_init(&km->ma, km->pool, pool_bytes);
+  km->pb.data = km->arena;
+  km->pb.size = (size_t)arena_size;
+  pte_memory_manager_init(&km->mm, &km->ma, &km->pb, 1, NULL);
+  km->stage = "method";
+  return pte_method_load(&km->prog, "forward", &km->mm, NULL, NULL, &km->m, err) == PTE_OK;
+}
+
+void ktest_method_close(ktest_method *km) {
+  if (km->m) pte_method_destroy(km->m);
+  if (km->prog_loaded) pte_program_destroy(&km->prog);
+  free(km->arena);
+  free(km->pool);
+  free(km->bytes);
+  memset(km, 0, sizeof *km);
+}
+
+const uint8_t ktest_cl4[4] = {0, 2, 3, 1};
+const uint8_t ktest_cl3[3] = {0, 2, 1};
+const uint8_t ktest_t2[2] = {1, 0};
+
+double ktest_rnd_grid(uint32_t *seed, unsigned shift, unsigned levels, double den) {
+  *seed = *seed * 1664525u + 1013904223u;
+  return (double)((int)((*seed >> shift) % levels) - (int)(levels / 2)) / den;
+}
+
+double *ktest_rnd_array(size_t n, double (*gen)(void)) {
+  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
+  if (!v) return NULL;
+  for (size_t i = 0; i < n; i++) v[i] = gen();
+  return v;
+}
+
+bool ktest_table_is(const pte_kernel *table, size_t n, const char *const *names, size_t nnames) {
+  bool ok = true;
+  if (n != nnames) {
+    fprintf(stderr, "    table has %zu kernels, expected %zu\n", n, nnames);
+    ok = false;
+  }
+  for (size_t i = 0; i < nnames; i++)
+    if (!ktest_find(table, n, names[i])) {
+      fprintf(stderr, "    table misses %s\n", names[i]);
+      ok = false;
+    }
   return ok;
 }

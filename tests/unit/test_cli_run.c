@@ -790,6 +790,26 @@ TEST(num_executions_profile_print_threads) {
   CHECK_EQ_INT(r.rc, 0);
   CHECK(strstr(r.out, "output 0") == NULL);
   free(r.out);
+  /* raw outputs: 16 float32 values of 2 (64 bytes, C order, no header) */
+  r = pte(true, "run '%s' --output-dir '%s/raw' --output-format bin", dbl, dir);
+  CHECK_MSG(r.rc == 0, "%s", r.out);
+  free(r.out);
+  char rawp[2048];
+  snprintf(rawp, sizeof rawp, "%s/raw/forward.output0.bin", dir);
+  size_t rn = 0;
+  uint8_t *raw = test_read_file(rawp, &rn);
+  CHECK(raw != NULL);
+  bool twos = rn == 64;
+  for (size_t k = 0; twos && k < 16; k++) {
+    float f;
+    memcpy(&f, raw + 4 * k, 4);
+    twos = f == 2.0f;
+  }
+  free(raw);
+  CHECK_MSG(twos, "raw output: %zu bytes", rn);
+  r = pte(true, "run '%s' --output-dir '%s/raw' --output-format csv", dbl, dir);
+  CHECK_EQ_INT(r.rc, 2);
+  free(r.out);
   r = pte(true, "run '%s' --print-output some", dbl);
   CHECK_EQ_INT(r.rc, 2);
   free(r.out);
@@ -853,7 +873,24 @@ TEST(num_executions_profile_print_threads) {
   CHECK_EQ_INT(r.rc, 0);
   CHECK_CONTAINS(r.out, "XnnpackBackend (delegate 0)");
   CHECK_CONTAINS(r.out, "(median of 19 executes)");
+  CHECK_CONTAINS(r.out, "inside the XNNPACK delegates, per node kind");
   free(r.out);
+  /* widths 64,96,32: two FullyConnected nodes, run 19 times in the steady state */
+  r = pte(false, "run '%s' --num-executions 20 --profile --json", mlp);
+  CHECK_EQ_INT(r.rc, 0);
+  test_json *jp = parse_json(r.out);
+  free(r.out);
+  CHECK(jp != NULL);
+  bool fc = false;
+  for (size_t i = 0; i < test_json_len(J(jp, "profile.xnnpack_node_kinds")); i++) {
+    char kk[96], kc[96];
+    snprintf(kk, sizeof kk, "profile.xnnpack_node_kinds[%zu].kind", i);
+    snprintf(kc, sizeof kc, "profile.xnnpack_node_kinds[%zu].calls", i);
+    const char *kind = test_json_str(J(jp, kk));
+    if (kind && !strcmp(kind, "XNNFullyConnected")) fc = test_json_int(J(jp, kc), 0) == 38;
+  }
+  test_json_free(jp);
+  CHECK_MSG(fc, "XNNFullyConnected: 38 calls expected");
   r = pte(true, "run '%s' --threads 0", mlp);
   CHECK_EQ_INT(r.rc, 2);
   CHECK_CONTAINS(r.out, "--threads needs a count from 1 to 64");

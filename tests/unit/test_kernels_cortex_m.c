@@ -22,7 +22,6 @@ static pte_op_fn cmfn(const char *name) {
   return NULL;
 }
 
-static const uint8_t k_cl4[4] = {0, 2, 3, 1};
 #define Q30 1073741824LL
 
 static pte_evalue *ilist(const int64_t *v, size_t n) { return ktest_ev_int_list(v, n); }
@@ -133,9 +132,9 @@ TEST(quantized_mul_zero_points_and_positive_shift) {
 TEST(quantized_mul_channel_broadcast_channels_last) {
   /* a [1, 2, 1, 2] channels-last, b [1, 2, 1, 1] per channel (2, -1), identity requantize */
   int32_t sa[] = {1, 2, 1, 2}, sb[] = {1, 2, 1, 1};
-  pte_tensor *a = i8(4, sa, k_cl4, (double[]){3, 4, 5, 6});
-  pte_tensor *b = i8(4, sb, k_cl4, (double[]){2, -1});
-  pte_tensor *o = i8(4, sa, k_cl4, NULL);
+  pte_tensor *a = i8(4, sa, ktest_cl4, (double[]){3, 4, 5, 6});
+  pte_tensor *b = i8(4, sb, ktest_cl4, (double[]){2, -1});
+  pte_tensor *o = i8(4, sa, ktest_cl4, NULL);
   CHECK_OK(run_mul(a, 0, b, 0, 0, Q30, 1, o));
   CHECK(ktest_expect_i64(o, (int64_t[]){6, 8, -5, -6}, 4));
   /* operands swapped (smaller first) give the same result */
@@ -277,9 +276,9 @@ TEST(minimum_maximum_broadcast) {
   CHECK(ktest_expect_i64(o, (int64_t[]){0, -5, 0, -128}, 4));
   /* channels-last 4-D with a single-element operand */
   int32_t s4[] = {1, 2, 1, 2}, s1[] = {1};
-  pte_tensor *c = i8(4, s4, k_cl4, (double[]){-3, 9, 4, -7});
+  pte_tensor *c = i8(4, s4, ktest_cl4, (double[]){-3, 9, 4, -7});
   pte_tensor *d = i8(1, s1, NULL, (double[]){2});
-  pte_tensor *o4 = i8(4, s4, k_cl4, NULL);
+  pte_tensor *o4 = i8(4, s4, ktest_cl4, NULL);
   pte_evalue *a4[] = {T(d), T(c), T(o4)};
   CHECK_OK(ktest_run(cmfn("cortex_m::maximum.out"), a4, 3));
   CHECK(ktest_expect_i64(o4, (int64_t[]){2, 9, 4, 2}, 4));
@@ -461,8 +460,8 @@ TEST(pad_contiguous_and_channels_last) {
   CHECK(ktest_expect_i64(o, (int64_t[]){-7, -7, -7, -7, 1, 2, -7, -7}, 8));
   /* channels-last [1, 2, 1, 1]: pads are in memory order (N, H, W, C): H pre 1, C post 1 */
   int32_t s4[] = {1, 2, 1, 1}, so4[] = {1, 3, 2, 1};
-  pte_tensor *x4 = i8(4, s4, k_cl4, (double[]){5, 6});
-  pte_tensor *o4 = i8(4, so4, k_cl4, NULL);
+  pte_tensor *x4 = i8(4, s4, ktest_cl4, (double[]){5, 6});
+  pte_tensor *o4 = i8(4, so4, ktest_cl4, NULL);
   pte_evalue *a4[] = {T(x4), IL(0, 1, 0, 0), IL(0, 0, 0, 1), I(0), T(o4)};
   CHECK_OK(ktest_run(cmfn("cortex_m::pad.out"), a4, 5));
   /* logical (c, h): (0,0) pad, (0,1) 5, (1,0) pad, (1,1) 6, (2,*) pad */

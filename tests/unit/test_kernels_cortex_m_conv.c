@@ -20,7 +20,6 @@ static pte_op_fn cmfn(const char *name) {
   return NULL;
 }
 
-static const uint8_t k_cl4[4] = {0, 2, 3, 1};
 #define Q30 1073741824LL
 
 static pte_evalue *ilist(const int64_t *v, size_t n) { return ktest_ev_int_list(v, n); }
@@ -59,7 +58,7 @@ TEST(conv2d_per_channel_bias_offsets_clamp) {
    * oc1 weight (1, 0, 0, -1): a - d = -4 everywhere, +bias -1 = -5, scale 0.25 (2^30, -1)
    *   -> floor(-4/2) = -2 -> -1, +3 -> 2 */
   for (int cl = 0; cl < 2; cl++) {
-    const uint8_t *ord = cl ? k_cl4 : NULL;
+    const uint8_t *ord = cl ? ktest_cl4 : NULL;
     int32_t si[] = {1, 1, 3, 3}, sw[] = {2, 2, 2, 1}, so[] = {1, 2, 2, 2};
     pte_tensor *x = i8(4, si, ord, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9});
     pte_tensor *w = i8(4, sw, NULL, (double[]){1, 1, 1, 1, 1, 0, 0, -1});
@@ -78,9 +77,9 @@ TEST(conv2d_padding_stride) {
    * oc1 (tap (1,1) minus, tap (0,0) plus): (0,0) -0 -1 = -1 -> 0 -> 3; (0,1) -2 -1 = -3 -> -1
    *      -> 2; (1,0) -6 -1 = -7 -> -3 -> -2 -> 1; (1,1) 4 - 8 - 1 = -5 -> -1 -> 2 */
   int32_t si[] = {1, 1, 3, 3}, sw[] = {2, 2, 2, 1}, so[] = {1, 2, 2, 2};
-  pte_tensor *x = i8(4, si, k_cl4, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9});
+  pte_tensor *x = i8(4, si, ktest_cl4, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9});
   pte_tensor *w = i8(4, sw, NULL, (double[]){1, 1, 1, 1, 1, 0, 0, -1});
-  pte_tensor *o = i8(4, so, k_cl4, NULL);
+  pte_tensor *o = i8(4, so, ktest_cl4, NULL);
   CHECK_OK(run_conv(x, w, i32v(2, (double[]){2, -1}), IL(2, 2), IL(1, 1), IL(1, 1), -1, 3,
                     i32v(2, (double[]){Q30, Q30}), i32v(2, (double[]){0, -1}), -128, 15, o));
   CHECK(ktest_expect_i64(o, (int64_t[]){4, 6, 9, 15, 3, 2, 1, 2}, 8));
@@ -91,7 +90,7 @@ TEST(conv2d_multichannel_channels_last_groups_dilation) {
    * input_offset -1: (0+1+2+3) + 2 * (4+5+6+7) = 50, identity requantize */
   int32_t si[] = {1, 2, 2, 2}, sw[] = {1, 2, 2, 2}, so[] = {1, 1, 1, 1};
   for (int cl = 0; cl < 2; cl++) {
-    const uint8_t *ord = cl ? k_cl4 : NULL;
+    const uint8_t *ord = cl ? ktest_cl4 : NULL;
     pte_tensor *x = i8(4, si, ord, (double[]){1, 2, 3, 4, 5, 6, 7, 8});
     pte_tensor *w = i8(4, sw, NULL, (double[]){1, 2, 1, 2, 1, 2, 1, 2});
     pte_tensor *o = i8(4, so, ord, NULL);
@@ -101,8 +100,8 @@ TEST(conv2d_multichannel_channels_last_groups_dilation) {
   }
   /* groups 2 (weight [2, 1, 1, 1]): oc0 = 2 * c0, oc1 = -1 * c1 */
   int32_t sg[] = {1, 2, 1, 2}, swg[] = {2, 1, 1, 1};
-  pte_tensor *xg = i8(4, sg, k_cl4, (double[]){1, 2, 3, 4});
-  pte_tensor *og = i8(4, sg, k_cl4, NULL);
+  pte_tensor *xg = i8(4, sg, ktest_cl4, (double[]){1, 2, 3, 4});
+  pte_tensor *og = i8(4, sg, ktest_cl4, NULL);
   CHECK_OK(run_conv(xg, i8(4, swg, NULL, (double[]){2, -1}), NULL, IL(1, 1), IL(0, 0), IL(1, 1), 0,
                     0, i32v(2, (double[]){Q30, Q30}), i32v(2, (double[]){1, 1}), -128, 127, og));
   CHECK(ktest_expect_i64(og, (int64_t[]){2, 4, -3, -4}, 4));
@@ -174,7 +173,7 @@ TEST(depthwise_conv2d_depth_multiplier) {
    *   oc3 (1,-1,1,-1) -> 5-6+7-8 = -2, scale 0.5 -> floor(-1/2) = -1 */
   int32_t si[] = {1, 2, 2, 2}, sw[] = {1, 2, 2, 4}, so[] = {1, 4, 1, 1};
   for (int cl = 0; cl < 2; cl++) {
-    const uint8_t *ord = cl ? k_cl4 : NULL;
+    const uint8_t *ord = cl ? ktest_cl4 : NULL;
     pte_tensor *x = i8(4, si, ord, (double[]){1, 2, 3, 4, 5, 6, 7, 8});
     /* memory of the [1, 2, 2, 4] weight: per tap (y, x) the four output channels */
     pte_tensor *w = i8(4, sw, NULL,
@@ -261,9 +260,9 @@ TEST(transpose_conv2d_channels_last_two_channels) {
    * makes it 0) plus input_offset applies to c0 too: use offset 0 and c1 = 1, w[..,1] = 1:
    * result = stride-2 map above + 1 everywhere */
   int32_t si[] = {1, 2, 2, 2}, sw[] = {1, 2, 2, 2}, s4[] = {1, 1, 4, 4};
-  pte_tensor *x = i8(4, si, k_cl4, (double[]){1, 2, 3, 4, 1, 1, 1, 1});
+  pte_tensor *x = i8(4, si, ktest_cl4, (double[]){1, 2, 3, 4, 1, 1, 1, 1});
   pte_tensor *w = i8(4, sw, NULL, (double[]){1, 1, 2, 1, 3, 1, 4, 1});
-  pte_tensor *o = i8(4, s4, k_cl4, NULL);
+  pte_tensor *o = i8(4, s4, ktest_cl4, NULL);
   CHECK_OK(run_tconv(x, w, IL(2, 2), IL(0, 0), IL(0, 0), 0, o, 1));
   CHECK(ktest_expect_i64(o, (int64_t[]){2, 3, 3, 5, 4, 5, 7, 9, 4, 7, 5, 9, 10, 13, 13, 17}, 16));
 }
@@ -274,9 +273,9 @@ TEST(transpose_conv2d_offsets_bias_rounding) {
    * (2^30, -1): -3 -> floor(-2/2) = -1 -> -1; -2 -> -1 -> -1; -1 -> 0; 3 -> 2 -> 1; 1 -> 1 -> 1;
    * 2 -> 1 -> 1; 0 -> 0; output offset 5 */
   int32_t si[] = {1, 1, 2, 2}, sw[] = {1, 2, 2, 1}, so[] = {1, 1, 3, 3};
-  pte_tensor *x = i8(4, si, k_cl4, (double[]){1, 2, 3, 4});
+  pte_tensor *x = i8(4, si, ktest_cl4, (double[]){1, 2, 3, 4});
   pte_tensor *w = i8(4, sw, NULL, (double[]){1, 1, 1, 1});
-  pte_tensor *o = i8(4, so, k_cl4, NULL);
+  pte_tensor *o = i8(4, so, ktest_cl4, NULL);
   pte_evalue *out = T(o);
   pte_evalue *args[] = {T(x), T(w), T(i32v(1, (double[]){-3})), IL(1, 1), IL(0, 0), IL(0, 0),
                         IL(1, 1), I(-1), I(5), T(i32v(1, (double[]){Q30})),
@@ -317,9 +316,9 @@ TEST(avg_pool2d_rounding_padding_ceil) {
   CHECK(ktest_expect_i64(o, (int64_t[]){3, 4, 6, 7}, 4));
   /* ties away from zero, channels-last: sums 6, -6, 5, -5 over 4 -> 2, -2, 1, -1 */
   int32_t s4c[] = {1, 4, 2, 2}, s4o[] = {1, 4, 1, 1};
-  pte_tensor *xc = i8(4, s4c, k_cl4,
+  pte_tensor *xc = i8(4, s4c, ktest_cl4,
                       (double[]){1, 2, 2, 1, -1, -2, -2, -1, 1, 1, 2, 1, -1, -1, -2, -1});
-  pte_tensor *oc = i8(4, s4o, k_cl4, NULL);
+  pte_tensor *oc = i8(4, s4o, ktest_cl4, NULL);
   CHECK_OK(run_avg(xc, IL(2, 2), IL(1, 1), IL(0, 0), false, oc));
   CHECK(ktest_expect_i64(oc, (int64_t[]){2, -2, 1, -1}, 4));
   /* k 3, s 1, padding 1: padding not counted: corners /4, edges /6:
@@ -355,7 +354,7 @@ static pte_status run_max(pte_tensor *x, pte_evalue *k, pte_evalue *s, pte_evalu
 TEST(max_pool2d_clamp_padding_errors) {
   int32_t s33[] = {1, 1, 3, 3}, s22[] = {1, 1, 2, 2};
   for (int cl = 0; cl < 2; cl++) {
-    const uint8_t *ord = cl ? k_cl4 : NULL;
+    const uint8_t *ord = cl ? ktest_cl4 : NULL;
     pte_tensor *x = i8(4, s33, ord, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9});
     pte_tensor *o = i8(4, s22, ord, NULL);
     /* k 2 s 1: 5, 6, 8, 9; clamp to 7 */

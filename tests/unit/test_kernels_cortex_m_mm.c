@@ -15,6 +15,8 @@
  * (dim order [1, 0]) weight constant and transpose output. */
 #include "test.h"
 
+#include "support/ktest.h"
+
 #include "pte/cortex_m_kernels.h"
 #include "pte/data_writer.h"
 #include "pte/io.h"
@@ -39,113 +41,52 @@ static int rnd(int lo, int hi) {
   return lo + (int)((g_seed >> 8) % (uint32_t)(hi - lo + 1));
 }
 
-typedef struct builder {
-  pte_writer *w;
-  uint32_t m, chain;
-  pte_error_info err;
-  bool ok;
-} builder;
-
-static int32_t tensor(builder *b, int dtype, const int32_t *sizes, const uint8_t *order,
-                      const void *constant, size_t nbytes) {
-  int32_t v = -1;
-  if (!b->ok) return v;
-  pte_wr_tensor t;
-  memset(&t, 0, sizeof t);
-  t.dtype = dtype;
-  t.dim = 2;
-  t.sizes = sizes;
-  t.dim_order = order;
-  if (constant) {
-    pte_source src = pte_source_memory(constant, nbytes);
-    b->ok = pte_writer_add_constant_tensor(b->w, b->m, &t, &src, &v, &b->err) == PTE_OK;
-  } else {
-    t.plan = PTE_WR_PLAN_AUTO;
-    t.mem_id = 1;
-    b->ok = pte_writer_add_tensor(b->w, b->m, &t, &v, &b->err) == PTE_OK;
-  }
-  return v;
-}
-static int32_t ival(builder *b, int64_t x) {
-  int32_t v = -1;
-  if (b->ok) b->ok = pte_writer_add_int(b->w, b->m, x, &v, &b->err) == PTE_OK;
-  return v;
-}
-static int32_t dval(builder *b, double x) {
-  int32_t v = -1;
-  if (b->ok) b->ok = pte_writer_add_double(b->w, b->m, x, &v, &b->err) == PTE_OK;
-  return v;
-}
-static void call(builder *b, const char *name, const char *overload, const int32_t *args, size_t n) {
-  uint32_t op;
-  if (b->ok) b->ok = pte_writer_add_operator(b->w, b->m, name, overload, &op, &b->err) == PTE_OK;
-  if (b->ok) b->ok = pte_writer_add_kernel_call(b->w, b->m, b->chain, op, args, n, NULL, &b->err) == PTE_OK;
-}
-
 /* w_bytes: the constant in the memory order given by w_order. */
 static uint8_t *build(const int8_t *w_bytes, const uint8_t *w_order, const uint8_t *wt_order, size_t *size,
                       pte_error_info *err) {
-  builder b;
-  memset(&b, 0, sizeof b);
-  b.ok = pte_writer_create(NULL, &b.w, &b.err) == PTE_OK;
-  if (b.ok) b.ok = pte_writer_add_method(b.w, "forward", &b.m, &b.err) == PTE_OK;
+  ktest_pb b;
+  ktest_pb_begin(&b);
   const int32_t s_x[] = {M, K}, s_w[] = {N, K}, s_wt[] = {K, N}, s_y[] = {M, N};
-  const int32_t x = tensor(&b, PTE_DTYPE_FLOAT, s_x, NULL, NULL, 0);
-  const int32_t qx = tensor(&b, PTE_DTYPE_CHAR, s_x, NULL, NULL, 0);
-  const int32_t dx = tensor(&b, PTE_DTYPE_FLOAT, s_x, NULL, NULL, 0);
-  const int32_t w = tensor(&b, PTE_DTYPE_CHAR, s_w, w_order, w_bytes, N * K);
-  const int32_t wt = tensor(&b, PTE_DTYPE_CHAR, s_wt, wt_order, NULL, 0);
-  const int32_t dw = tensor(&b, PTE_DTYPE_FLOAT, s_wt, NULL, NULL, 0);
-  const int32_t y = tensor(&b, PTE_DTYPE_FLOAT, s_y, NULL, NULL, 0);
-  const int32_t y8 = tensor(&b, PTE_DTYPE_CHAR, s_y, NULL, NULL, 0);
+  const int32_t x = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 2, s_x, NULL, NULL, 0);
+  const int32_t qx = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_x, NULL, NULL, 0);
+  const int32_t dx = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 2, s_x, NULL, NULL, 0);
+  const int32_t w = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_w, w_order, w_bytes, N * K);
+  const int32_t wt = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_wt, wt_order, NULL, 0);
+  const int32_t dw = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 2, s_wt, NULL, NULL, 0);
+  const int32_t y = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 2, s_y, NULL, NULL, 0);
+  const int32_t y8 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_y, NULL, NULL, 0);
   int32_t perm = -1;
   const int64_t pv[2] = {1, 0};
-  if (b.ok) b.ok = pte_writer_add_int_list_literal(b.w, b.m, pv, 2, &perm, &b.err) == PTE_OK;
-  if (b.ok) b.ok = pte_writer_set_inputs(b.w, b.m, &x, 1, &b.err) == PTE_OK;
+  perm = ktest_pb_int_list(&b, pv, 2);
   const int32_t outs[3] = {y, y8, wt};
-  if (b.ok) b.ok = pte_writer_set_outputs(b.w, b.m, outs, 3, &b.err) == PTE_OK;
-  if (b.ok) b.ok = pte_writer_add_chain(b.w, b.m, &x, 1, outs, 3, &b.chain, &b.err) == PTE_OK;
-  const int32_t lo = ival(&b, -128), hi = ival(&b, 127), i8 = ival(&b, PTE_DTYPE_CHAR);
-  const int32_t sx = dval(&b, k_sx), zx = ival(&b, k_zx), sw = dval(&b, k_sw), zw = ival(&b, k_zw);
+  ktest_pb_io(&b, &x, 1, outs, 3);
+  const int32_t lo = ktest_pb_int(&b, -128), hi = ktest_pb_int(&b, 127), i8 = ktest_pb_int(&b, PTE_DTYPE_CHAR);
+  const int32_t sx = ktest_pb_double(&b, k_sx), zx = ktest_pb_int(&b, k_zx), sw = ktest_pb_double(&b, k_sw), zw = ktest_pb_int(&b, k_zw);
   {
     const int32_t a[] = {x, sx, zx, lo, hi, i8, qx, qx};
-    call(&b, "cortex_m::quantize_per_tensor", "out", a, 8);
+    ktest_pb_call(&b, "cortex_m::quantize_per_tensor", "out", a, 8);
   }
   {
     const int32_t a[] = {qx, sx, zx, lo, hi, i8, dx, dx};
-    call(&b, "cortex_m::dequantize_per_tensor", "out", a, 8);
+    ktest_pb_call(&b, "cortex_m::dequantize_per_tensor", "out", a, 8);
   }
   {
     const int32_t a[] = {w, perm, wt, wt};
-    call(&b, "cortex_m::transpose", "out", a, 4);
+    ktest_pb_call(&b, "cortex_m::transpose", "out", a, 4);
   }
   {
     const int32_t a[] = {wt, sw, zw, lo, hi, i8, dw, dw};
-    call(&b, "cortex_m::dequantize_per_tensor", "out", a, 8);
+    ktest_pb_call(&b, "cortex_m::dequantize_per_tensor", "out", a, 8);
   }
   {
     const int32_t a[] = {dx, dw, y, y};
-    call(&b, "aten::mm", "out", a, 4);
+    ktest_pb_call(&b, "aten::mm", "out", a, 4);
   }
   {
     const int32_t a[] = {qx, wt, y8, y8};
-    call(&b, "aten::mm", "out", a, 4);
+    ktest_pb_call(&b, "aten::mm", "out", a, 4);
   }
-  uint8_t *bytes = NULL;
-  if (b.ok) {
-    pte_memory_writer mw;
-    pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
-    b.ok = pte_writer_write(b.w, &mw.base, &b.err) == PTE_OK;
-    if (b.ok) {
-      const uint8_t *d = pte_memory_writer_data(&mw, size);
-      bytes = (uint8_t *)aligned_alloc(64, (*size + 63) / 64 * 64);
-      memcpy(bytes, d, *size);
-    }
-    pte_data_writer_destroy(&mw.base);
-  }
-  if (!b.ok) *err = b.err;
-  pte_writer_destroy(b.w);
-  return bytes;
+  return ktest_pb_finish(&b, size, err);
 }
 
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
@@ -168,23 +109,11 @@ static void run_case(const uint8_t *w_order, const uint8_t *wt_order) {
   size_t size = 0;
   uint8_t *bytes = build(w_mem, w_order, wt_order, &size, &err);
   CHECK_MSG(bytes != NULL, "build: %s", err.msg);
-  pte_buffer_loader bl;
-  pte_buffer_loader_init(&bl, bytes, size);
-  pte_program prog;
-  CHECK_MSG(pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err) == PTE_OK, "load: %s", err.msg);
-  pte_method_meta meta;
-  CHECK_OK(pte_method_meta_get(&prog, "forward", &meta, &err));
-  uint64_t arena_size = 0;
-  CHECK_OK(pte_method_meta_planned_buffer_size(&meta, 0, &arena_size));
-  uint8_t *arena = (uint8_t *)calloc(1, (size_t)arena_size + 64);
-  static uint8_t pool[64 * 1024];
-  pte_allocator ma;
-  pte_allocator_init(&ma, pool, sizeof pool);
-  pte_planned_buffer pb = {arena, (size_t)arena_size};
-  pte_memory_manager mm;
-  pte_memory_manager_init(&mm, &ma, &pb, 1, NULL);
-  pte_method *m = NULL;
-  CHECK_MSG(pte_method_load(&prog, "forward", &mm, NULL, NULL, &m, &err) == PTE_OK, "method: %s", err.msg);
+  ktest_method km;
+  bool opened = ktest_method_open(&km, bytes, size, 64 * 1024, &err);
+  if (!opened) ktest_method_close(&km);
+  CHECK_MSG(opened, "%s: %s", km.stage, err.msg);
+  pte_method *m = km.m;
 
   int nonzero = 0;
   for (int run = 0; run < 6; run++) {
@@ -220,10 +149,7 @@ static void run_case(const uint8_t *w_order, const uint8_t *wt_order) {
       }
   }
   CHECK(nonzero > 50);
-  pte_method_destroy(m);
-  pte_program_destroy(&prog);
-  free(arena);
-  free(bytes);
+  ktest_method_close(&km);
 }
 
 TEST(setup) {
@@ -232,11 +158,9 @@ TEST(setup) {
   CHECK_OK(pte_register_portable_kernels());
 }
 
-static const uint8_t k_t[2] = {1, 0};
-
 TEST(transpose_then_mm_contiguous) { run_case(NULL, NULL); }
-TEST(transpose_then_mm_transposed_weight) { run_case(k_t, NULL); }
-TEST(transpose_then_mm_transposed_out) { run_case(NULL, k_t); }
+TEST(transpose_then_mm_transposed_weight) { run_case(ktest_t2, NULL); }
+TEST(transpose_then_mm_transposed_out) { run_case(NULL, ktest_t2); }
 
 int main(void) {
   RUN(setup);

@@ -16,6 +16,8 @@
  * ties away from zero. Several inputs are run through the same loaded method. */
 #include "test.h"
 
+#include "support/ktest.h"
+
 #include "pte/cortex_m_kernels.h"
 #include "pte/data_loader.h"
 #include "pte/data_writer.h"
@@ -148,161 +150,86 @@ static void ref_model(const float *x, int8_t *q5, float *y, int *q2out) {
 /* ---------------------------------------------------------------------------------------- */
 /* program construction                                                                      */
 
-typedef struct builder {
-  pte_writer *w;
-  uint32_t m, chain;
-  pte_error_info err;
-  bool ok;
-} builder;
-
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-
-static int32_t tensor(builder *b, int dtype, size_t dim, const int32_t *sizes,
-                      const uint8_t *order, const void *constant, size_t nbytes) {
-  int32_t v = -1;
-  if (!b->ok) return v;
-  pte_wr_tensor t;
-  memset(&t, 0, sizeof t);
-  t.dtype = dtype;
-  t.dim = dim;
-  t.sizes = sizes;
-  t.dim_order = order;
-  if (constant) {
-    pte_source src = pte_source_memory(constant, nbytes);
-    b->ok = pte_writer_add_constant_tensor(b->w, b->m, &t, &src, &v, &b->err) == PTE_OK;
-  } else {
-    t.plan = PTE_WR_PLAN_AUTO;
-    t.mem_id = 1;
-    b->ok = pte_writer_add_tensor(b->w, b->m, &t, &v, &b->err) == PTE_OK;
-  }
-  return v;
-}
-static int32_t ival(builder *b, int64_t x) {
-  int32_t v = -1;
-  if (b->ok) b->ok = pte_writer_add_int(b->w, b->m, x, &v, &b->err) == PTE_OK;
-  return v;
-}
-static int32_t dval(builder *b, double x) {
-  int32_t v = -1;
-  if (b->ok) b->ok = pte_writer_add_double(b->w, b->m, x, &v, &b->err) == PTE_OK;
-  return v;
-}
-static int32_t bval(builder *b, bool x) {
-  int32_t v = -1;
-  if (b->ok) b->ok = pte_writer_add_bool(b->w, b->m, x, &v, &b->err) == PTE_OK;
-  return v;
-}
-static int32_t none(builder *b) {
-  int32_t v = -1;
-  if (b->ok) b->ok = pte_writer_add_null(b->w, b->m, &v, &b->err) == PTE_OK;
-  return v;
-}
-static int32_t ilist2(builder *b, int64_t a, int64_t c) {
-  int32_t v = -1;
+static int32_t ilist2(ktest_pb *b, int64_t a, int64_t c) {
   const int64_t items[2] = {a, c};
-  if (b->ok) b->ok = pte_writer_add_int_list_literal(b->w, b->m, items, 2, &v, &b->err) == PTE_OK;
-  return v;
-}
-static void call(builder *b, const char *name, const char *overload, const int32_t *args, size_t n) {
-  uint32_t op;
-  if (b->ok) b->ok = pte_writer_add_operator(b->w, b->m, name, overload, &op, &b->err) == PTE_OK;
-  if (b->ok)
-    b->ok = pte_writer_add_kernel_call(b->w, b->m, b->chain, op, args, n, NULL, &b->err) == PTE_OK;
+  return ktest_pb_int_list(b, items, 2);
 }
 
 /* Builds the program into memory; returns a malloc'd copy (64-aligned) or NULL. */
 static uint8_t *build_program(size_t *size, pte_error_info *err) {
-  builder b;
-  memset(&b, 0, sizeof b);
-  b.ok = pte_writer_create(NULL, &b.w, &b.err) == PTE_OK;
-  if (b.ok) b.ok = pte_writer_add_method(b.w, "forward", &b.m, &b.err) == PTE_OK;
+  ktest_pb b;
+  ktest_pb_begin(&b);
 
   const int32_t s_x[] = {1, 1, H, W}, s_q1[] = {1, C1, H, W}, s_q2[] = {1, C1, 3, 3};
   const int32_t s_q3[] = {1, C1, 1, 1}, s_q4[] = {1, C1}, s_q5[] = {1, NOUT}, s_one[] = {1};
   const int32_t s_w1[] = {C1, 3, 3, 1}, s_w2[] = {1, 3, 3, C1}, s_w3[] = {NOUT, C1}, s_c[] = {C1};
   const int32_t s_b3[] = {NOUT};
-  const int32_t x = tensor(&b, PTE_DTYPE_FLOAT, 4, s_x, NULL, NULL, 0);
-  const int32_t q0 = tensor(&b, PTE_DTYPE_CHAR, 4, s_x, k_cl, NULL, 0);
-  const int32_t q1 = tensor(&b, PTE_DTYPE_CHAR, 4, s_q1, k_cl, NULL, 0);
-  const int32_t q2 = tensor(&b, PTE_DTYPE_CHAR, 4, s_q2, k_cl, NULL, 0);
-  const int32_t q3 = tensor(&b, PTE_DTYPE_CHAR, 4, s_q3, k_cl, NULL, 0);
-  const int32_t q4 = tensor(&b, PTE_DTYPE_CHAR, 2, s_q4, NULL, NULL, 0);
-  const int32_t q5 = tensor(&b, PTE_DTYPE_CHAR, 2, s_q5, NULL, NULL, 0);
-  const int32_t y = tensor(&b, PTE_DTYPE_FLOAT, 2, s_q5, NULL, NULL, 0);
-  const int32_t scratch = tensor(&b, PTE_DTYPE_CHAR, 1, s_one, NULL, NULL, 0);
-  const int32_t w1 = tensor(&b, PTE_DTYPE_CHAR, 4, s_w1, NULL, g_w1, sizeof g_w1);
-  const int32_t b1 = tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_b1, sizeof g_b1);
-  const int32_t m1 = tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_m1, sizeof g_m1);
-  const int32_t sh1 = tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_s1, sizeof g_s1);
-  const int32_t w2 = tensor(&b, PTE_DTYPE_CHAR, 4, s_w2, NULL, g_w2, sizeof g_w2);
-  const int32_t b2 = tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_b2, sizeof g_b2);
-  const int32_t m2 = tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_m2, sizeof g_m2);
-  const int32_t sh2 = tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_s2, sizeof g_s2);
-  const int32_t w3 = tensor(&b, PTE_DTYPE_CHAR, 2, s_w3, NULL, g_w3, sizeof g_w3);
-  const int32_t b3 = tensor(&b, PTE_DTYPE_INT, 1, s_b3, NULL, g_b3, sizeof g_b3);
+  const int32_t x = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 4, s_x, NULL, NULL, 0);
+  const int32_t q0 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_x, ktest_cl4, NULL, 0);
+  const int32_t q1 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q1, ktest_cl4, NULL, 0);
+  const int32_t q2 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q2, ktest_cl4, NULL, 0);
+  const int32_t q3 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_q3, ktest_cl4, NULL, 0);
+  const int32_t q4 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_q4, NULL, NULL, 0);
+  const int32_t q5 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_q5, NULL, NULL, 0);
+  const int32_t y = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 2, s_q5, NULL, NULL, 0);
+  const int32_t scratch = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 1, s_one, NULL, NULL, 0);
+  const int32_t w1 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_w1, NULL, g_w1, sizeof g_w1);
+  const int32_t b1 = ktest_pb_tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_b1, sizeof g_b1);
+  const int32_t m1 = ktest_pb_tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_m1, sizeof g_m1);
+  const int32_t sh1 = ktest_pb_tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_s1, sizeof g_s1);
+  const int32_t w2 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 4, s_w2, NULL, g_w2, sizeof g_w2);
+  const int32_t b2 = ktest_pb_tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_b2, sizeof g_b2);
+  const int32_t m2 = ktest_pb_tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_m2, sizeof g_m2);
+  const int32_t sh2 = ktest_pb_tensor(&b, PTE_DTYPE_INT, 1, s_c, NULL, g_s2, sizeof g_s2);
+  const int32_t w3 = ktest_pb_tensor(&b, PTE_DTYPE_CHAR, 2, s_w3, NULL, g_w3, sizeof g_w3);
+  const int32_t b3 = ktest_pb_tensor(&b, PTE_DTYPE_INT, 1, s_b3, NULL, g_b3, sizeof g_b3);
   int32_t m3 = -1, s3 = -1;
   {
     const int64_t mm[1] = {k_m3}, ss[1] = {k_s3};
-    if (b.ok) b.ok = pte_writer_add_int_list_literal(b.w, b.m, mm, 1, &m3, &b.err) == PTE_OK;
-    if (b.ok) b.ok = pte_writer_add_int_list_literal(b.w, b.m, ss, 1, &s3, &b.err) == PTE_OK;
+    m3 = ktest_pb_int_list(&b, mm, 1);
+    s3 = ktest_pb_int_list(&b, ss, 1);
   }
-  if (b.ok) b.ok = pte_writer_set_inputs(b.w, b.m, &x, 1, &b.err) == PTE_OK;
   const int32_t outs[3] = {y, q5, q2};
-  if (b.ok) b.ok = pte_writer_set_outputs(b.w, b.m, outs, 3, &b.err) == PTE_OK;
-  if (b.ok) b.ok = pte_writer_add_chain(b.w, b.m, &x, 1, outs, 3, &b.chain, &b.err) == PTE_OK;
+  ktest_pb_io(&b, &x, 1, outs, 3);
 
   const int32_t one11 = ilist2(&b, 1, 1), zero = ilist2(&b, 0, 0);
   {
-    const int32_t a[] = {x, dval(&b, k_in_scale), ival(&b, k_in_zp), ival(&b, -128), ival(&b, 127),
-                         ival(&b, PTE_DTYPE_CHAR), q0, q0};
-    call(&b, "cortex_m::quantize_per_tensor", "out", a, 8);
+    const int32_t a[] = {x, ktest_pb_double(&b, k_in_scale), ktest_pb_int(&b, k_in_zp), ktest_pb_int(&b, -128), ktest_pb_int(&b, 127),
+                         ktest_pb_int(&b, PTE_DTYPE_CHAR), q0, q0};
+    ktest_pb_call(&b, "cortex_m::quantize_per_tensor", "out", a, 8);
   }
   {
-    const int32_t a[] = {q0, w1, b1, one11, one11, one11, ival(&b, -k_in_zp), ival(&b, k_zp1),
-                         m1, sh1, ival(&b, k_zp1), ival(&b, 127), scratch, q1, q1};
-    call(&b, "cortex_m::quantized_conv2d", "out", a, 15);
+    const int32_t a[] = {q0, w1, b1, one11, one11, one11, ktest_pb_int(&b, -k_in_zp), ktest_pb_int(&b, k_zp1),
+                         m1, sh1, ktest_pb_int(&b, k_zp1), ktest_pb_int(&b, 127), scratch, q1, q1};
+    ktest_pb_call(&b, "cortex_m::quantized_conv2d", "out", a, 15);
   }
   {
-    const int32_t a[] = {q1, w2, b2, ilist2(&b, 2, 2), one11, one11, ival(&b, 1),
-                         ival(&b, -k_zp1), ival(&b, k_zp2), m2, sh2, ival(&b, -128),
-                         ival(&b, 127), scratch, q2, q2};
-    call(&b, "cortex_m::quantized_depthwise_conv2d", "out", a, 16);
+    const int32_t a[] = {q1, w2, b2, ilist2(&b, 2, 2), one11, one11, ktest_pb_int(&b, 1),
+                         ktest_pb_int(&b, -k_zp1), ktest_pb_int(&b, k_zp2), m2, sh2, ktest_pb_int(&b, -128),
+                         ktest_pb_int(&b, 127), scratch, q2, q2};
+    ktest_pb_call(&b, "cortex_m::quantized_depthwise_conv2d", "out", a, 16);
   }
   {
-    const int32_t a[] = {q2, ilist2(&b, 3, 3), ilist2(&b, 3, 3), zero, bval(&b, false),
-                         ival(&b, k_zp2), ival(&b, Q30), ival(&b, 0), scratch, q3, q3};
-    call(&b, "cortex_m::quantized_avg_pool2d", "out", a, 11);
+    const int32_t a[] = {q2, ilist2(&b, 3, 3), ilist2(&b, 3, 3), zero, ktest_pb_bool(&b, false),
+                         ktest_pb_int(&b, k_zp2), ktest_pb_int(&b, Q30), ktest_pb_int(&b, 0), scratch, q3, q3};
+    ktest_pb_call(&b, "cortex_m::quantized_avg_pool2d", "out", a, 11);
   }
   {
     const int32_t a[] = {q3, ilist2(&b, 1, C1), q4, q4};
-    call(&b, "aten::view_copy", "out", a, 4);
+    ktest_pb_call(&b, "aten::view_copy", "out", a, 4);
   }
   {
-    const int32_t a[] = {q4, w3, b3, none(&b), ival(&b, -k_zp2), ival(&b, 0), ival(&b, k_zp5),
-                         m3, s3, ival(&b, 127), ival(&b, -128), q5, q5};
-    call(&b, "cortex_m::quantized_linear", "out", a, 13);
+    const int32_t a[] = {q4, w3, b3, ktest_pb_none(&b), ktest_pb_int(&b, -k_zp2), ktest_pb_int(&b, 0), ktest_pb_int(&b, k_zp5),
+                         m3, s3, ktest_pb_int(&b, 127), ktest_pb_int(&b, -128), q5, q5};
+    ktest_pb_call(&b, "cortex_m::quantized_linear", "out", a, 13);
   }
   {
-    const int32_t a[] = {q5, dval(&b, k_out_scale), ival(&b, k_zp5), ival(&b, -128), ival(&b, 127),
-                         ival(&b, PTE_DTYPE_CHAR), y, y};
-    call(&b, "cortex_m::dequantize_per_tensor", "out", a, 8);
+    const int32_t a[] = {q5, ktest_pb_double(&b, k_out_scale), ktest_pb_int(&b, k_zp5), ktest_pb_int(&b, -128), ktest_pb_int(&b, 127),
+                         ktest_pb_int(&b, PTE_DTYPE_CHAR), y, y};
+    ktest_pb_call(&b, "cortex_m::dequantize_per_tensor", "out", a, 8);
   }
 
-  uint8_t *bytes = NULL;
-  if (b.ok) {
-    pte_memory_writer mw;
-    pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
-    b.ok = pte_writer_write(b.w, &mw.base, &b.err) == PTE_OK;
-    if (b.ok) {
-      const uint8_t *d = pte_memory_writer_data(&mw, size);
-      bytes = (uint8_t *)aligned_alloc(64, (*size + 63) / 64 * 64);
-      memcpy(bytes, d, *size);
-    }
-    pte_data_writer_destroy(&mw.base);
-  }
-  if (!b.ok) *err = b.err;
-  pte_writer_destroy(b.w);
-  return bytes;
+  return ktest_pb_finish(&b, size, err);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -318,26 +245,14 @@ TEST(int8_model_matches_integer_reference) {
   uint8_t *bytes = build_program(&size, &err);
   CHECK_MSG(bytes != NULL, "build: %s", err.msg);
 
-  pte_buffer_loader bl;
-  pte_buffer_loader_init(&bl, bytes, size);
-  pte_program prog;
-  CHECK_MSG(pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err) == PTE_OK,
-            "load: %s", err.msg);
-  pte_method_meta meta;
-  CHECK_OK(pte_method_meta_get(&prog, "forward", &meta, &err));
-  CHECK_EQ_INT(pte_method_meta_num_planned_buffers(&meta), 1);
-  uint64_t arena_size = 0;
-  CHECK_OK(pte_method_meta_planned_buffer_size(&meta, 0, &arena_size));
-  uint8_t *arena = (uint8_t *)calloc(1, (size_t)arena_size + 64);
-  static uint8_t pool[256 * 1024];
-  pte_allocator ma;
-  pte_allocator_init(&ma, pool, sizeof pool);
-  pte_planned_buffer pb = {arena, (size_t)arena_size};
-  pte_memory_manager mm;
-  pte_memory_manager_init(&mm, &ma, &pb, 1, NULL);
-  pte_method *m = NULL;
-  CHECK_MSG(pte_method_load(&prog, "forward", &mm, NULL, NULL, &m, &err) == PTE_OK, "method: %s",
-            err.msg);
+  ktest_method km;
+  bool opened = ktest_method_open(&km, bytes, size, 256 * 1024, &err);
+  if (!opened) ktest_method_close(&km);
+  CHECK_MSG(opened, "%s: %s", km.stage, err.msg);
+  pte_method *m = km.m;
+  const size_t nbuf = pte_method_meta_num_planned_buffers(&km.meta);
+  if (nbuf != 1) ktest_method_close(&km);
+  CHECK_EQ_INT(nbuf, 1);
 
   int distinct_outputs = 0, clamped = 0;
   int8_t prev[NOUT] = {0};
@@ -380,10 +295,7 @@ TEST(int8_model_matches_integer_reference) {
   CHECK(distinct_outputs >= 20);
   CHECK(clamped <= 20);
 
-  pte_method_destroy(m);
-  pte_program_destroy(&prog);
-  free(arena);
-  free(bytes);
+  ktest_method_close(&km);
 }
 
 int main(void) {

@@ -12,15 +12,7 @@ static pte_op_fn find(const char *name) { return ktest_find(TBL, name); }
 
 /* Deterministic pseudo-random values in [-2, 2) with 1/64 resolution (exact in float). */
 static uint32_t g_seed = 12345u;
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 12) % 256u) - 128) / 64.0;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc(n * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 12, 256, 64.0); }
 
 /* C = A[M,K] @ B[K,N], all row-major logical arrays, in double. */
 static double *naive_mm(const double *a, const double *b, int M, int N, int K) {
@@ -33,8 +25,6 @@ static double *naive_mm(const double *a, const double *b, int M, int N, int K) {
     }
   return c;
 }
-
-static const uint8_t k_t2[2] = {1, 0}; /* transposed (column-major) 2-D dim order */
 
 TEST(mm_hand_values) {
   int32_t sa[] = {2, 3}, sb[] = {3, 2}, so[] = {2, 2};
@@ -54,9 +44,9 @@ TEST(mm_hand_values) {
 TEST(mm_double_and_transposed_operands) {
   /* a is stored column-major; b row-major; out column-major. */
   int32_t sa[] = {2, 2}, so[] = {2, 2};
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_DOUBLE, 2, sa, k_t2, (double[]){1, 2, 3, 4});
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_DOUBLE, 2, sa, ktest_t2, (double[]){1, 2, 3, 4});
   pte_tensor *b = ktest_tensor(PTE_DTYPE_DOUBLE, 2, sa, NULL, (double[]){0.5, -1, 2, 0.25});
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_DOUBLE, 2, so, k_t2, NULL);
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_DOUBLE, 2, so, ktest_t2, NULL);
   pte_evalue *out = ktest_ev_tensor(o);
   pte_evalue *args[] = {ktest_ev_tensor(a), ktest_ev_tensor(b), out, out};
   CHECK_OK(ktest_run(find("aten::mm.out"), args, 4));
@@ -69,12 +59,12 @@ TEST(mm_double_and_transposed_operands) {
 
 /* Shapes crossing the 4-row, 16/8-column and 256-deep blocks; every layout combination. */
 static void check_mm_random(int dtype, int M, int N, int K, bool ta, bool tb, bool to, double tol) {
-  double *av = rnd_array((size_t)M * K), *bv = rnd_array((size_t)K * N);
+  double *av = ktest_rnd_array((size_t)M * K, rnd), *bv = ktest_rnd_array((size_t)K * N, rnd);
   double *ref = naive_mm(av, bv, M, N, K);
   int32_t sa[] = {M, K}, sb[] = {K, N}, so[] = {M, N};
-  pte_tensor *a = ktest_tensor(dtype, 2, sa, ta ? k_t2 : NULL, av);
-  pte_tensor *b = ktest_tensor(dtype, 2, sb, tb ? k_t2 : NULL, bv);
-  pte_tensor *o = ktest_tensor(dtype, 2, so, to ? k_t2 : NULL, NULL);
+  pte_tensor *a = ktest_tensor(dtype, 2, sa, ta ? ktest_t2 : NULL, av);
+  pte_tensor *b = ktest_tensor(dtype, 2, sb, tb ? ktest_t2 : NULL, bv);
+  pte_tensor *o = ktest_tensor(dtype, 2, so, to ? ktest_t2 : NULL, NULL);
   pte_evalue *out = ktest_ev_tensor(o);
   pte_evalue *args[] = {ktest_ev_tensor(a), ktest_ev_tensor(b), out, out};
   pte_status s = ktest_run(find("aten::mm.out"), args, 4);
@@ -149,7 +139,7 @@ TEST(mm_half_bf16_compute_in_float) {
   for (int pass = 0; pass < 2; pass++) {
     int32_t sa[] = {1, 2}, sb[] = {2, 2}, so[] = {1, 2};
     pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 2, sa, NULL, (double[]){1, 2048});
-    pte_tensor *b = ktest_tensor(PTE_DTYPE_HALF, 2, sb, k_t2, (double[]){1, 0.5, 1, 0.25});
+    pte_tensor *b = ktest_tensor(PTE_DTYPE_HALF, 2, sb, ktest_t2, (double[]){1, 0.5, 1, 0.25});
     pte_tensor *o = ktest_tensor(PTE_DTYPE_HALF, 2, so, NULL, NULL);
     pte_evalue *out = ktest_ev_tensor(o);
     pte_evalue *args[] = {ktest_ev_tensor(a), ktest_ev_tensor(b), out, out};
@@ -241,13 +231,13 @@ TEST(addmm_xor_shapes_vs_naive) {
   static const int dims[][3] = {{4, 10, 2}, {4, 2, 10}, {33, 70, 257}};
   for (size_t t = 0; t < 3; t++) {
     int M = dims[t][0], N = dims[t][1], K = dims[t][2];
-    double *av = rnd_array((size_t)M * K), *bv = rnd_array((size_t)K * N), *cv = rnd_array((size_t)N);
+    double *av = ktest_rnd_array((size_t)M * K, rnd), *bv = ktest_rnd_array((size_t)K * N, rnd), *cv = ktest_rnd_array((size_t)N, rnd);
     double *ref = naive_mm(av, bv, M, N, K);
     for (int i = 0; i < M * N; i++) ref[i] = 0.75 * cv[i % N] + (-1.5) * ref[i];
     int32_t sa[] = {M, K}, sb[] = {K, N}, sc[] = {N}, so[] = {M, N};
     /* mat2 is a permuted (column-major) view, as permute_copy + addmm exports produce */
     pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, sa, NULL, av);
-    pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, sb, k_t2, bv);
+    pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, sb, ktest_t2, bv);
     pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 1, sc, NULL, cv);
     pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 2, so, NULL, NULL);
     pte_evalue *out = ktest_ev_tensor(o);

@@ -20,23 +20,12 @@ static pte_op_fn softmax_fn(const char *name) {
   return ktest_find(pte_portable_softmax_kernels, pte_portable_softmax_kernels_count, name);
 }
 
-static const uint8_t k_cl4[4] = {0, 2, 3, 1}; /* channels-last */
-static const uint8_t k_cl3[3] = {0, 2, 1};    /* "channels-last" for 1-D: [N, L, C] in memory */
-
 static pte_evalue *ilist(const int64_t *v, size_t n) { return ktest_ev_int_list(v, n); }
 #define IL(...) ilist((const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
 #define IL0() ilist(NULL, 0)
 
 static uint32_t g_seed = 777u;
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 12) % 256u) - 128) / 64.0;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 12, 256, 64.0); }
 
 /* ======================================================================================== */
 /* convolution                                                                               */
@@ -92,7 +81,7 @@ static bool run_conv_case(const conv_case *c, int dtype, const uint8_t *in_order
   int cin_g = c->Cin / c->groups;
   size_t nx = (size_t)c->N * c->Cin * c->H * c->W, nw = (size_t)c->Cout * cin_g * c->kH * c->kW;
   size_t ny = (size_t)c->N * c->Cout * OH * OW;
-  double *x = rnd_array(nx), *w = rnd_array(nw), *b = rnd_array((size_t)c->Cout);
+  double *x = ktest_rnd_array(nx, rnd), *w = ktest_rnd_array(nw, rnd), *b = ktest_rnd_array((size_t)c->Cout, rnd);
   double *y = (double *)malloc(ny * sizeof(double));
   ref_conv(x, w, c->bias ? b : NULL, y, c->N, c->Cin, c->H, c->W, c->Cout, c->kH, c->kW, c->sH,
            c->sW, c->pH, c->pW, c->dH, c->dW, c->groups, OH, OW);
@@ -154,7 +143,7 @@ TEST(conv_random_cases_nchw) {
 TEST(conv_random_cases_channels_last) {
   for (size_t i = 0; i < sizeof k_conv_cases / sizeof k_conv_cases[0]; i++) {
     const conv_case *c = &k_conv_cases[i];
-    const uint8_t *cl = c->one_d ? k_cl3 : k_cl4;
+    const uint8_t *cl = c->one_d ? ktest_cl3 : ktest_cl4;
     /* channels-last activations with NCHW weights, and everything channels-last */
     CHECK_MSG(run_conv_case(c, PTE_DTYPE_FLOAT, cl, NULL, cl, 1e-4, false), "cl act case %zu", i);
     CHECK_MSG(run_conv_case(c, PTE_DTYPE_FLOAT, cl, cl, cl, 1e-4, false), "cl all case %zu", i);
@@ -177,7 +166,7 @@ TEST(conv_weird_weight_layout_uses_direct_path) {
 
 TEST(conv_half_bf16_and_int) {
   CHECK(run_conv_case(&k_conv_cases[0], PTE_DTYPE_HALF, NULL, NULL, NULL, 0.05, true));
-  CHECK(run_conv_case(&k_conv_cases[2], PTE_DTYPE_BFLOAT16, k_cl4, NULL, k_cl4, 0.3, false));
+  CHECK(run_conv_case(&k_conv_cases[2], PTE_DTYPE_BFLOAT16, ktest_cl4, NULL, ktest_cl4, 0.3, false));
   /* int32: 3x3 input of 1..9, 2x2 kernel of ones, padding 1 -> 4x4 sums */
   int32_t si[] = {1, 1, 3, 3}, sw[] = {1, 1, 2, 2}, so[] = {1, 1, 4, 4};
   pte_tensor *in = ktest_tensor(PTE_DTYPE_INT, 4, si, NULL, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9});
@@ -236,7 +225,7 @@ static bool run_convt_case(int dtype, bool one_d, const uint8_t *order, int N, i
   int OW = (W - 1) * sW - 2 * pW + dW * (kW - 1) + opW + 1;
   int Cout = cout_g * groups, cin_g = Cin / groups;
   size_t nx = (size_t)N * Cin * H * W, nw = (size_t)Cin * cout_g * kH * kW, ny = (size_t)N * Cout * OH * OW;
-  double *x = rnd_array(nx), *w = rnd_array(nw), *b = rnd_array((size_t)Cout);
+  double *x = ktest_rnd_array(nx, rnd), *w = ktest_rnd_array(nw, rnd), *b = ktest_rnd_array((size_t)Cout, rnd);
   double *y = (double *)calloc(ny, sizeof(double));
   for (int n = 0; n < N; n++)
     for (int co = 0; co < Cout; co++)
@@ -287,10 +276,10 @@ static bool run_convt_case(int dtype, bool one_d, const uint8_t *order, int N, i
 TEST(conv_transposed_random) {
   /* groups 2, stride (2,1), padding (1,0), dilation (1,2), output_padding (1,0) */
   CHECK(run_convt_case(PTE_DTYPE_FLOAT, false, NULL, 2, 4, 5, 4, 3, 3, 2, 2, 1, 1, 0, 1, 2, 1, 0, 2, true, 1e-4));
-  CHECK(run_convt_case(PTE_DTYPE_FLOAT, false, k_cl4, 2, 4, 5, 4, 3, 3, 2, 2, 1, 1, 0, 1, 2, 1, 0, 2, false, 1e-4));
-  CHECK(run_convt_case(PTE_DTYPE_DOUBLE, false, k_cl4, 1, 3, 4, 4, 2, 2, 2, 2, 2, 0, 0, 1, 1, 1, 1, 1, true, 1e-10));
+  CHECK(run_convt_case(PTE_DTYPE_FLOAT, false, ktest_cl4, 2, 4, 5, 4, 3, 3, 2, 2, 1, 1, 0, 1, 2, 1, 0, 2, false, 1e-4));
+  CHECK(run_convt_case(PTE_DTYPE_DOUBLE, false, ktest_cl4, 1, 3, 4, 4, 2, 2, 2, 2, 2, 0, 0, 1, 1, 1, 1, 1, true, 1e-10));
   CHECK(run_convt_case(PTE_DTYPE_BFLOAT16, false, NULL, 1, 2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1, true, 0.15));
-  CHECK(run_convt_case(PTE_DTYPE_FLOAT, true, k_cl3, 2, 6, 1, 9, 1, 1, 4, 1, 3, 0, 2, 1, 1, 0, 2, 6, true, 1e-4));
+  CHECK(run_convt_case(PTE_DTYPE_FLOAT, true, ktest_cl3, 2, 6, 1, 9, 1, 1, 4, 1, 3, 0, 2, 1, 1, 0, 2, 6, true, 1e-4));
 }
 
 TEST(conv_errors) {
@@ -480,13 +469,13 @@ TEST(max_pool_channels_last_big) {
   /* the pr17248 maxpool shape: [1,64,112,112] -> [1,64,56,56], kernel 3, stride 2, padding 1 */
   const int C = 64, H = 112, W = 112, OH = 56, OW = 56;
   size_t n = (size_t)C * H * W, no = (size_t)C * OH * OW;
-  double *x = rnd_array(n), *y = (double *)malloc(no * sizeof(double));
+  double *x = ktest_rnd_array(n, rnd), *y = (double *)malloc(no * sizeof(double));
   int64_t *iy = (int64_t *)malloc(no * sizeof(int64_t));
   ref_max_pool(x, y, iy, C, H, W, 3, 3, 2, 2, 1, 1, 1, 1, OH, OW);
   int32_t si[] = {1, C, H, W}, so[] = {1, C, OH, OW};
   bool ok = true;
   for (int layout = 0; layout < 2 && ok; layout++) {
-    const uint8_t *ord = layout ? k_cl4 : NULL;
+    const uint8_t *ord = layout ? ktest_cl4 : NULL;
     pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, ord, x);
     pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, so, ord, NULL);
     pte_tensor *ix = ktest_tensor(PTE_DTYPE_LONG, 4, so, ord, NULL);
@@ -570,8 +559,8 @@ TEST(avg_pool_int_channels_last_and_errors) {
   CHECK_EQ_INT(ktest_get_i64(o, 0), -2); /* -11 / 4 truncates toward zero */
   /* channels-last, 2 channels: each channel averaged separately */
   int32_t sc[] = {1, 2, 2, 2}, sco[] = {1, 2, 1, 1};
-  pte_tensor *cl = ktest_tensor(PTE_DTYPE_FLOAT, 4, sc, k_cl4, (double[]){1, 2, 3, 4, 10, 20, 30, 40});
-  pte_tensor *clo = ktest_tensor(PTE_DTYPE_FLOAT, 4, sco, k_cl4, NULL);
+  pte_tensor *cl = ktest_tensor(PTE_DTYPE_FLOAT, 4, sc, ktest_cl4, (double[]){1, 2, 3, 4, 10, 20, 30, 40});
+  pte_tensor *clo = ktest_tensor(PTE_DTYPE_FLOAT, 4, sco, ktest_cl4, NULL);
   CHECK_OK(run_avg_pool(cl, clo, IL(2, 2), IL0(), IL(0), false, true, ktest_ev_none()));
   CHECK(ktest_expect(clo, (double[]){2.5, 25}, 2, 0));
   /* divisor 0, padding > kernel/2 */
@@ -611,8 +600,8 @@ TEST(adaptive_avg_pool) {
   double cv[24], ref[6];
   for (int i = 0; i < 24; i++) cv[i] = (i * 5) % 7;
   for (int p = 0; p < 6; p++) ref[p] = (cv[p * 4] + cv[p * 4 + 1] + cv[p * 4 + 2] + cv[p * 4 + 3]) / 4;
-  pte_tensor *cl = ktest_tensor(PTE_DTYPE_FLOAT, 4, sc, k_cl4, cv);
-  pte_tensor *clo = ktest_tensor(PTE_DTYPE_FLOAT, 4, sco, k_cl4, NULL);
+  pte_tensor *cl = ktest_tensor(PTE_DTYPE_FLOAT, 4, sc, ktest_cl4, cv);
+  pte_tensor *clo = ktest_tensor(PTE_DTYPE_FLOAT, 4, sco, ktest_cl4, NULL);
   pte_evalue *eo3 = ktest_ev_tensor(clo);
   pte_evalue *args3[] = {ktest_ev_tensor(cl), IL(1, 1), eo3, eo3};
   CHECK_OK(ktest_run(fn, args3, 4));
@@ -679,8 +668,8 @@ TEST(layer_norm_multi_dim_channels_last_and_errors) {
     rr[r] = 1 / sqrt(var + 1e-5);
     for (int j = 0; j < 3; j++) ref[r * 3 + j] = (x[r * 3 + j] - m) * rr[r] * wv[j];
   }
-  pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, k_cl4, x);
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, k_cl4, NULL);
+  pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, ktest_cl4, x);
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, ktest_cl4, NULL);
   pte_tensor *mean = ktest_tensor(PTE_DTYPE_FLOAT, 4, sm, NULL, NULL);
   pte_tensor *rstd = ktest_tensor(PTE_DTYPE_FLOAT, 4, sm, NULL, NULL);
   pte_tensor *w = ktest_tensor(PTE_DTYPE_FLOAT, 2, sw, NULL, wv);
@@ -732,7 +721,7 @@ TEST(batch_norm_no_training) {
   pte_tensor *rm = ktest_tensor(PTE_DTYPE_FLOAT, 1, sc, NULL, (double[]){1, 0});
   pte_tensor *rv = ktest_tensor(PTE_DTYPE_FLOAT, 1, sc, NULL, (double[]){4, 0.25});
   for (int layout = 0; layout < 2; layout++) {
-    const uint8_t *ord = layout ? k_cl4 : NULL;
+    const uint8_t *ord = layout ? ktest_cl4 : NULL;
     pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, ord, x);
     pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, ord, NULL);
     pte_tensor *o1 = ktest_tensor(PTE_DTYPE_FLOAT, 1, s0, NULL, NULL);
@@ -777,7 +766,7 @@ TEST(group_norm) {
   pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, NULL, (double[]){1, 2, 3, 4, 10, 10, 10, 14});
   pte_tensor *w = ktest_tensor(PTE_DTYPE_FLOAT, 1, sc, NULL, (double[]){1, 1, 2, 2});
   pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 1, sc, NULL, (double[]){0, 0, 1, 1});
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, k_cl4, NULL);
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, si, ktest_cl4, NULL);
   pte_tensor *mean = ktest_tensor(PTE_DTYPE_FLOAT, 2, sm, NULL, NULL);
   pte_tensor *rstd = ktest_tensor(PTE_DTYPE_FLOAT, 2, sm, NULL, NULL);
   pte_evalue *args[] = {ktest_ev_tensor(in), ktest_ev_tensor(w), ktest_ev_tensor(b),

@@ -11,15 +11,7 @@
 #include "knn_numpy.h"
 #include "portable/portable_nn.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EV(t) ktest_ev_tensor(t)
-
-static const uint8_t k_cl4[4] = {0, 2, 3, 1};
-static const uint8_t k_cl3[3] = {0, 2, 1};
+#include "support/ktest_sugar.h"
 
 static pte_op_fn cb_fn(void) {
   return ktest_find(pte_portable_conv_backward_kernels, pte_portable_conv_backward_kernels_count,
@@ -31,15 +23,7 @@ static pte_op_fn mpb_fn(void) {
 }
 
 static uint32_t g_seed = 4242u;
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 12) % 64u) - 32) / 16.0;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 12, 64, 16.0); }
 
 static const char k_np_conv[] =
     "def conv(x, w, s, p, d, g, tr, op):\n"
@@ -98,7 +82,7 @@ static bool cb_run_case(const cb_case *c, int dtype, const uint8_t *order, doubl
   const int32_t xs[4] = {c->N, c->Cin, c->H, c->W}, ys[4] = {c->N, c->Cout, OH, OW};
   size_t nx = (size_t)c->N * c->Cin * c->H * c->W, nw = (size_t)ws[0] * ws[1] * c->kH * c->kW;
   size_t ny = (size_t)c->N * c->Cout * OH * OW;
-  double *x = rnd_array(nx), *w = rnd_array(nw), *gy = rnd_array(ny);
+  double *x = ktest_rnd_array(nx, rnd), *w = ktest_rnd_array(nw, rnd), *gy = ktest_rnd_array(ny, rnd);
   np_script s = {0};
   nps_array(&s, "x", x, nx, xs, 4);
   nps_array(&s, "w", w, nw, ws, 4);
@@ -110,7 +94,7 @@ static bool cb_run_case(const cb_case *c, int dtype, const uint8_t *order, doubl
   /* tensors: 1-D cases drop the H dim (H = kH = 1) */
   int r = c->one_d ? 3 : 4;
   int32_t xs3[3] = {c->N, c->Cin, c->W}, ys3[3] = {c->N, c->Cout, OW}, ws3[3] = {ws[0], ws[1], c->kW};
-  const uint8_t *ord = order ? (c->one_d ? k_cl3 : order) : NULL;
+  const uint8_t *ord = order ? (c->one_d ? ktest_cl3 : order) : NULL;
   pte_tensor *tx = ktest_tensor(dtype, r, c->one_d ? xs3 : xs, ord, x);
   pte_tensor *tw = ktest_tensor(dtype, r, c->one_d ? ws3 : ws, NULL, w);
   pte_tensor *ty = ktest_tensor(dtype, r, c->one_d ? ys3 : ys, ord, gy);
@@ -174,7 +158,7 @@ TEST(conv_backward_numpy) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     CHECK(cb_run_case(&cases[i], PTE_DTYPE_DOUBLE, NULL, 1e-12));
-    CHECK(cb_run_case(&cases[i], PTE_DTYPE_FLOAT, k_cl4, 1e-4));
+    CHECK(cb_run_case(&cases[i], PTE_DTYPE_FLOAT, ktest_cl4, 1e-4));
   }
 }
 
@@ -213,10 +197,10 @@ TEST(max_pool_backward_hand_values) {
   /* 3x3 plane, kernel 2, stride 1 -> 2x2 windows; the centre (flat 4) wins three windows, the
    * corner (flat 8) the last: grad_input[1][1] = 1 + 2 + 3, grad_input[2][2] = 4 */
   for (int layout = 0; layout < 2; layout++) {
-    pte_tensor *self = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 3, 3), layout ? k_cl4 : NULL, NULL);
-    pte_tensor *gy = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), layout ? k_cl4 : NULL, DV(1, 2, 3, 4));
+    pte_tensor *self = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 3, 3), layout ? ktest_cl4 : NULL, NULL);
+    pte_tensor *gy = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), layout ? ktest_cl4 : NULL, DV(1, 2, 3, 4));
     pte_tensor *idx = ktest_tensor_i64(PTE_DTYPE_LONG, 4, SZ(1, 1, 2, 2), NULL, (int64_t[]){4, 4, 4, 8});
-    pte_tensor *gx = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 3, 3), layout ? k_cl4 : NULL,
+    pte_tensor *gx = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 3, 3), layout ? ktest_cl4 : NULL,
                                   DV(9, 9, 9, 9, 9, 9, 9, 9, 9)); /* stale contents must be cleared */
     pte_evalue *out = EV(gx);
     pte_evalue *args[] = {EV(gy), EV(self), IL(2, 2), IL(1, 1), IL(0, 0), IL(1, 1), ktest_ev_bool(false), EV(idx),

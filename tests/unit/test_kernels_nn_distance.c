@@ -5,10 +5,7 @@
 #include "knn_numpy.h"
 #include "portable/portable_nn.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define EV(t) ktest_ev_tensor(t)
+#include "support/ktest_sugar.h"
 
 static pte_op_fn dist_fn(const char *name) {
   return ktest_find(pte_portable_distance_kernels, pte_portable_distance_kernels_count, name);
@@ -16,15 +13,7 @@ static pte_op_fn dist_fn(const char *name) {
 
 static uint32_t g_seed = 12345u;
 /* multiples of 0.5 in [-2, 2]: exact in every float dtype and often equal (p = 0 counts) */
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 13) % 9u) - 4) * 0.5;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 13, 9, 2.0); }
 static size_t numel(const int32_t *s, int d) {
   size_t n = 1;
   for (int i = 0; i < d; i++) n *= (size_t)s[i];
@@ -43,7 +32,7 @@ static const char k_np_dist[] =
 static bool cdist_case(int dtype, const int32_t *s1, int d1, const uint8_t *o1, const int32_t *s2, int d2,
                        const uint8_t *o2, double p, double tol) {
   size_t n1 = numel(s1, d1), n2 = numel(s2, d2);
-  double *a = rnd_array(n1), *b = rnd_array(n2);
+  double *a = ktest_rnd_array(n1, rnd), *b = ktest_rnd_array(n2, rnd);
   np_script s = {0};
   nps_array(&s, "x1", a, n1, s1, d1);
   nps_array(&s, "x2", b, n2, s2, d2);
@@ -113,7 +102,7 @@ TEST(pdist_numpy) {
   for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
     for (int layout = 0; layout < 2; layout++) {
       int32_t sz[2] = {5, 3};
-      double *a = rnd_array(15);
+      double *a = ktest_rnd_array(15, rnd);
       np_script s = {0};
       nps_array(&s, "x", a, 15, sz, 2);
       nps_printf(&s, "%s", k_np_dist);

@@ -7,14 +7,8 @@
 #include "knn_numpy.h"
 #include "portable/portable_nn.h"
 #include "support/ktest.h"
+#include "support/ktest_sugar.h"
 
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EV(t) ktest_ev_tensor(t)
-
-static const uint8_t k_cl4[4] = {0, 2, 3, 1};
 static const uint8_t k_odd4[4] = {3, 1, 0, 2};
 
 static pte_op_fn ups_fn(const char *name) {
@@ -26,15 +20,7 @@ static pte_op_fn gs_fn(void) {
 }
 
 static uint32_t g_seed = 99u;
-static double rnd(void) {
-  g_seed = g_seed * 1664525u + 1013904223u;
-  return (double)((int)((g_seed >> 12) % 256u) - 128) / 32.0;
-}
-static double *rnd_array(size_t n) {
-  double *v = (double *)malloc((n ? n : 1) * sizeof(double));
-  for (size_t i = 0; i < n; i++) v[i] = rnd();
-  return v;
-}
+static double rnd(void) { return ktest_rnd_grid(&g_seed, 12, 256, 32.0); }
 
 /* ======================================================================================== */
 /* upsample_bilinear2d                                                                       */
@@ -92,7 +78,7 @@ static const char k_np_bilinear[] =
 static bool bilinear_case(int dtype, const int32_t *s, const uint8_t *in_ord, const uint8_t *out_ord, int64_t oh,
                           int64_t ow, double sh, double sw, bool ac, double tol) {
   size_t n = (size_t)s[0] * s[1] * s[2] * s[3];
-  double *v = rnd_array(n);
+  double *v = ktest_rnd_array(n, rnd);
   if (sh > 0) {
     oh = (int64_t)((double)s[2] * sh);
     ow = (int64_t)((double)s[3] * sw);
@@ -122,12 +108,12 @@ static bool bilinear_case(int dtype, const int32_t *s, const uint8_t *in_ord, co
 TEST(bilinear_numpy) {
   for (int ac = 0; ac < 2; ac++) {
     CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(2, 3, 4, 5), NULL, NULL, 7, 9, -1, -1, ac, 1e-5));
-    CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(1, 2, 6, 7), k_cl4, k_cl4, 3, 4, -1, -1, ac, 1e-5));  /* downsample */
+    CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(1, 2, 6, 7), ktest_cl4, ktest_cl4, 3, 4, -1, -1, ac, 1e-5));  /* downsample */
     CHECK(bilinear_case(PTE_DTYPE_DOUBLE, SZ(1, 3, 5, 4), k_odd4, NULL, 1, 9, -1, -1, ac, 1e-12)); /* out 1 */
-    CHECK(bilinear_case(PTE_DTYPE_DOUBLE, SZ(2, 1, 3, 5), NULL, k_cl4, 0, 0, 2.5, 1.5, ac, 1e-12)); /* scales */
+    CHECK(bilinear_case(PTE_DTYPE_DOUBLE, SZ(2, 1, 3, 5), NULL, ktest_cl4, 0, 0, 2.5, 1.5, ac, 1e-12)); /* scales */
     CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(1, 1, 4, 4), NULL, NULL, 0, 0, 1.1, 0.6, ac, 1e-5));   /* 4 -> 4 copy */
     CHECK(bilinear_case(PTE_DTYPE_HALF, SZ(1, 2, 3, 3), NULL, NULL, 5, 6, -1, -1, ac, 4e-3));
-    CHECK(bilinear_case(PTE_DTYPE_BFLOAT16, SZ(1, 2, 3, 3), k_cl4, NULL, 5, 6, -1, -1, ac, 2e-2));
+    CHECK(bilinear_case(PTE_DTYPE_BFLOAT16, SZ(1, 2, 3, 3), ktest_cl4, NULL, 5, 6, -1, -1, ac, 2e-2));
     CHECK(bilinear_case(PTE_DTYPE_FLOAT, SZ(0, 2, 3, 3), NULL, NULL, 5, 6, -1, -1, ac, 0)); /* N = 0 */
   }
 }
@@ -170,7 +156,7 @@ static const char k_np_aa[] =
 static bool aa_case(int dtype, const int32_t *s, const uint8_t *ord, int64_t oh, int64_t ow, double sh, double sw,
                     bool ac, double tol) {
   size_t n = (size_t)s[0] * s[1] * s[2] * s[3];
-  double *v = rnd_array(n);
+  double *v = ktest_rnd_array(n, rnd);
   np_script sc = {0};
   nps_array(&sc, "x", v, n, s, 4);
   nps_printf(&sc, "%s", k_np_aa);
@@ -195,7 +181,7 @@ static bool aa_case(int dtype, const int32_t *s, const uint8_t *ord, int64_t oh,
 TEST(bilinear_aa_numpy) {
   for (int ac = 0; ac < 2; ac++) {
     CHECK(aa_case(PTE_DTYPE_FLOAT, SZ(1, 2, 9, 11), NULL, 4, 3, -1, -1, ac, 1e-5));   /* downscale 2.25, 3.67 */
-    CHECK(aa_case(PTE_DTYPE_FLOAT, SZ(2, 1, 5, 4), k_cl4, 8, 7, -1, -1, ac, 1e-5));   /* upscale */
+    CHECK(aa_case(PTE_DTYPE_FLOAT, SZ(2, 1, 5, 4), ktest_cl4, 8, 7, -1, -1, ac, 1e-5));   /* upscale */
     CHECK(aa_case(PTE_DTYPE_DOUBLE, SZ(1, 1, 16, 6), NULL, 3, 6, -1, -1, ac, 1e-12)); /* width copied */
     CHECK(aa_case(PTE_DTYPE_DOUBLE, SZ(1, 2, 6, 6), k_odd4, 3, 2, 0.5, 0.25, ac, 1e-12)); /* explicit scales */
   }
@@ -314,7 +300,7 @@ static const char k_np_grid[] =
 TEST(grid_sample_numpy_modes_paddings) {
   const int32_t xs[4] = {2, 3, 4, 5}, gsz[4] = {2, 3, 6, 2};
   size_t nx = 2 * 3 * 4 * 5, ng = 2 * 3 * 6 * 2, no = 2 * 3 * 3 * 6;
-  double *xv = rnd_array(nx), *gv = (double *)malloc(ng * sizeof(double));
+  double *xv = ktest_rnd_array(nx, rnd), *gv = (double *)malloc(ng * sizeof(double));
   /* grid in [-1.6, 1.6]: inside, borders and outside, to exercise every padding */
   for (size_t i = 0; i < ng; i++) gv[i] = rnd() / 2.5;
   gv[0] = 1.0; /* exact corners and a half-pixel tie */
@@ -334,7 +320,7 @@ TEST(grid_sample_numpy_modes_paddings) {
           double *want = nps_run(&sc, no);
           CHECK(want != NULL);
           int dt = layout ? PTE_DTYPE_DOUBLE : PTE_DTYPE_FLOAT;
-          pte_tensor *x = ktest_tensor(dt, 4, xs, layout ? k_cl4 : NULL, xv);
+          pte_tensor *x = ktest_tensor(dt, 4, xs, layout ? ktest_cl4 : NULL, xv);
           pte_tensor *g = ktest_tensor(dt, 4, gsz, layout ? k_odd4 : NULL, gv);
           pte_tensor *o = ktest_tensor_dyn(dt, 4, SZ(1, 1, 1, 1), NULL, no);
           pte_evalue *args[] = {EV(x), EV(g), ktest_ev_int(mode), ktest_ev_int(pm), ktest_ev_bool(ac), EV(o)};

@@ -4,12 +4,7 @@
 
 #include "portable/portable_nn.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define EV(t) ktest_ev_tensor(t)
-
-static const uint8_t k_cl4[4] = {0, 2, 3, 1};
+#include "support/ktest_sugar.h"
 
 static pte_op_fn norm_fn(const char *name) {
   return ktest_find(pte_portable_norm_kernels, pte_portable_norm_kernels_count, name);
@@ -28,7 +23,7 @@ TEST(batch_norm_legit_training) {
     want[i] = c == 0 ? (x[i] - 3.5) * is5 * 2 + 0.5 : (x[i] - 5.5) * is5 * 1 + 0;
   }
   for (int layout = 0; layout < 2; layout++) {
-    const uint8_t *ord = layout ? k_cl4 : NULL;
+    const uint8_t *ord = layout ? ktest_cl4 : NULL;
     pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(2, 2, 1, 2), ord, x);
     pte_tensor *w = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(2), NULL, DV(2, 1));
     pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(2), NULL, DV(0.5, 0));

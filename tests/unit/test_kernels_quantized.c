@@ -15,8 +15,6 @@ static pte_op_fn qfn(const char *name) {
   return NULL;
 }
 
-static const uint8_t k_cl4[4] = {0, 2, 3, 1};
-
 #define QPT "quantized_decomposed::quantize_per_tensor.out"
 #define QPTT "quantized_decomposed::quantize_per_tensor.Tensor_out"
 #define DQPT "quantized_decomposed::dequantize_per_tensor.out"
@@ -154,8 +152,8 @@ TEST(quantize_tensor_overload) {
 TEST(quantize_channels_last_input) {
   /* [1, 2, 1, 2] channels-last input; values are logical, result compared logically */
   int32_t sz[] = {1, 2, 1, 2};
-  pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, sz, k_cl4, (double[]){0.5, 1.5, 2.5, -2.5});
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_CHAR, 4, sz, k_cl4, NULL);
+  pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, sz, ktest_cl4, (double[]){0.5, 1.5, 2.5, -2.5});
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_CHAR, 4, sz, ktest_cl4, NULL);
   pte_evalue *out = ktest_ev_tensor(o);
   pte_evalue *args[] = {ktest_ev_tensor(in), ktest_ev_double(1), ktest_ev_int(1),
                         ktest_ev_int(-128), ktest_ev_int(127), ktest_ev_int(PTE_DTYPE_CHAR), out};
@@ -290,8 +288,8 @@ TEST(quantize_per_channel_channels_last) {
   /* [1, 2, 2, 1] NCHW logical values, stored channels-last; axis 1:
    * c0 (scale 1, zp 0): 1.5 -> 2, -1.5 -> -2; c1 (scale 2, zp 10): 3 -> 1.5 -> 2+10, 5 -> 2.5 -> 2+10 */
   int32_t sz[] = {1, 2, 2, 1}, sc[] = {2};
-  pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, sz, k_cl4, (double[]){1.5, -1.5, 3, 5});
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_CHAR, 4, sz, k_cl4, NULL);
+  pte_tensor *in = ktest_tensor(PTE_DTYPE_FLOAT, 4, sz, ktest_cl4, (double[]){1.5, -1.5, 3, 5});
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_CHAR, 4, sz, ktest_cl4, NULL);
   pte_evalue *args[] = {
       ktest_ev_tensor(in),
       ktest_ev_tensor(ktest_tensor(PTE_DTYPE_FLOAT, 1, sc, NULL, (double[]){1, 2})),

@@ -4,31 +4,11 @@
 
 #include "portable/portable_reduce.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EMPTY_IL() ktest_ev_int_list(NULL, 0)
-#define EV(t) ktest_ev_tensor(t)
-#define NONE() ktest_ev_none()
-#define I(v) ktest_ev_int(v)
-#define B(v) ktest_ev_bool(v)
-
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-static const uint8_t k_t2[2] = {1, 0};
+#include "support/ktest_sugar.h"
 
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, name), args, n);
 }
-
-static pte_tensor *dyn(int dtype, int32_t dim, size_t cap) {
-  int32_t ones[PTE_MAX_RANK];
-  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
-  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
-}
-
-static pte_tensor *scalar_out(int dtype) { return ktest_tensor(dtype, 0, NULL, NULL, NULL); }
 
 TEST(table_names) {
   const char *names[] = {"aten::sum.IntList_out", "aten::mean.out", "aten::amax.out", "aten::amin.out",
@@ -36,28 +16,26 @@ TEST(table_names) {
                          "aten::any.dims_out", "aten::max.dim_max", "aten::min.dim_min", "aten::cumsum.out",
                          "aten::mean.dtype_out", "aten::prod.out", "aten::prod.int_out", "aten::max.unary_out",
                          "aten::min.unary_out"};
-  CHECK_EQ_INT(pte_portable_reduce_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 /* ---- sum ---- */
 
 TEST(sum_dims_keepdim) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 1, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8);
   pte_evalue *args[] = {EV(x), IL(1), B(false), NONE(), EV(o), NULL};
   args[5] = args[4];
   CHECK_OK(run("aten::sum.IntList_out", args, 6));
   CHECK(ktest_expect_shape(o, 1, SZ(2)));
   CHECK(ktest_expect(o, DV(6, 15), 2, 0));
-  pte_tensor *ok = dyn(PTE_DTYPE_FLOAT, 2, 8);
+  pte_tensor *ok = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8);
   pte_evalue *args2[] = {EV(x), IL(-2), B(true), NONE(), EV(ok)};
   CHECK_OK(run("aten::sum.IntList_out", args2, 5));
   CHECK(ktest_expect_shape(ok, 2, SZ(1, 3)));
   CHECK(ktest_expect(ok, DV(5, 7, 9), 3, 0));
   /* None, [] and [0,-1] all reduce everything */
-  pte_tensor *s = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *s = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args3[] = {EV(x), NONE(), B(false), NONE(), EV(s)};
   CHECK_OK(run("aten::sum.IntList_out", args3, 5));
   CHECK(ktest_expect(s, DV(21), 1, 0));
@@ -74,13 +52,13 @@ TEST(sum_dims_keepdim) {
 TEST(sum_dtypes) {
   /* int8 values summed into int64 (dtype given) do not wrap at 8 bits */
   pte_tensor *c = ktest_tensor(PTE_DTYPE_CHAR, 1, SZ(3), NULL, DV(100, 100, 100));
-  pte_tensor *l = scalar_out(PTE_DTYPE_LONG);
+  pte_tensor *l = ktest_scalar(PTE_DTYPE_LONG);
   pte_evalue *args[] = {EV(c), NONE(), B(false), I(PTE_DTYPE_LONG), EV(l)};
   CHECK_OK(run("aten::sum.IntList_out", args, 5));
   CHECK(ktest_expect_i64(l, (int64_t[]){300}, 1));
   /* int32 wraps like ATen */
   pte_tensor *i = ktest_tensor_i64(PTE_DTYPE_INT, 1, SZ(2), NULL, (int64_t[]){INT32_MAX, 1});
-  pte_tensor *io = scalar_out(PTE_DTYPE_INT);
+  pte_tensor *io = ktest_scalar(PTE_DTYPE_INT);
   pte_evalue *args2[] = {EV(i), NONE(), B(false), NONE(), EV(io)};
   CHECK_OK(run("aten::sum.IntList_out", args2, 5));
   CHECK(ktest_expect_i64(io, (int64_t[]){INT32_MIN}, 1));
@@ -96,18 +74,18 @@ TEST(sum_dtypes) {
   CHECK(ktest_expect_i64(l, (int64_t[]){3}, 1));
   /* half in, float out; bf16 in and out */
   pte_tensor *h = ktest_tensor(PTE_DTYPE_HALF, 1, SZ(3), NULL, DV(0.5, 0.25, 2048));
-  pte_tensor *f = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *f = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args5[] = {EV(h), NONE(), B(false), I(PTE_DTYPE_FLOAT), EV(f)};
   CHECK_OK(run("aten::sum.IntList_out", args5, 5));
   CHECK(ktest_expect(f, DV(2048.75), 1, 0));
   pte_tensor *bf = ktest_tensor(PTE_DTYPE_BFLOAT16, 1, SZ(2), NULL, DV(1, 2));
-  pte_tensor *bfo = scalar_out(PTE_DTYPE_BFLOAT16);
+  pte_tensor *bfo = ktest_scalar(PTE_DTYPE_BFLOAT16);
   pte_evalue *args6[] = {EV(bf), NONE(), B(false), NONE(), EV(bfo)};
   CHECK_OK(run("aten::sum.IntList_out", args6, 5));
   CHECK(ktest_expect(bfo, DV(3), 1, 0));
   /* double */
   pte_tensor *d = ktest_tensor(PTE_DTYPE_DOUBLE, 1, SZ(2), NULL, DV(0.1, 0.2));
-  pte_tensor *dout = scalar_out(PTE_DTYPE_DOUBLE);
+  pte_tensor *dout = ktest_scalar(PTE_DTYPE_DOUBLE);
   pte_evalue *args7[] = {EV(d), NONE(), B(false), NONE(), EV(dout)};
   CHECK_OK(run("aten::sum.IntList_out", args7, 5));
   CHECK(ktest_expect(dout, DV(0.1 + 0.2), 1, 0));
@@ -115,8 +93,8 @@ TEST(sum_dtypes) {
 
 TEST(sum_channels_last_and_empty) {
   double v[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, v);
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 1), k_cl, NULL);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, v);
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 1), ktest_cl4, NULL);
   pte_evalue *args[] = {EV(x), IL(2, 3), B(true), NONE(), EV(o)};
   CHECK_OK(run("aten::sum.IntList_out", args, 5));
   CHECK(ktest_expect(o, DV(6, 22), 2, 0));
@@ -132,7 +110,7 @@ TEST(sum_channels_last_and_empty) {
   CHECK(ktest_expect(eo, DV(0, 0, 0), 3, 0));
   /* 0-dim input */
   pte_tensor *s = ktest_tensor(PTE_DTYPE_FLOAT, 0, NULL, NULL, DV(4.5));
-  pte_tensor *so = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *so = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args4[] = {EV(s), IL(-1), B(true), NONE(), EV(so)};
   CHECK_OK(run("aten::sum.IntList_out", args4, 5));
   CHECK(ktest_expect(so, DV(4.5), 1, 0));
@@ -140,14 +118,14 @@ TEST(sum_channels_last_and_empty) {
 
 TEST(sum_errors) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, NULL);
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 1, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8);
   pte_evalue *a1[] = {EV(x), IL(1, -1), B(false), NONE(), EV(o)};
   CHECK_STATUS(run("aten::sum.IntList_out", a1, 5), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *a2[] = {EV(x), IL(2), B(false), NONE(), EV(o)};
   CHECK_STATUS(run("aten::sum.IntList_out", a2, 5), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *a3[] = {EV(x), IL(1), B(false), I(PTE_DTYPE_DOUBLE), EV(o)};
   CHECK_STATUS(run("aten::sum.IntList_out", a3, 5), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *o2 = dyn(PTE_DTYPE_FLOAT, 2, 8); /* wrong rank */
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8); /* wrong rank */
   pte_evalue *a4[] = {EV(x), IL(1), B(false), NONE(), EV(o2)};
   CHECK_STATUS(run("aten::sum.IntList_out", a4, 5), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *a5[] = {EV(x), IL(1), B(false), NONE(), EV(o)};
@@ -158,7 +136,7 @@ TEST(sum_errors) {
 
 TEST(mean) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8);
   pte_evalue *args[] = {EV(x), IL(-1), B(true), NONE(), EV(o), NULL};
   args[5] = args[4];
   CHECK_OK(run("aten::mean.out", args, 6));
@@ -172,13 +150,13 @@ TEST(mean) {
   CHECK(ktest_expect(mo, DV(1.5), 1, 0));
   /* int input with dtype float */
   pte_tensor *i = ktest_tensor(PTE_DTYPE_INT, 1, SZ(2), NULL, DV(1, 2));
-  pte_tensor *f = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *f = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args3[] = {EV(i), NONE(), B(false), I(PTE_DTYPE_FLOAT), EV(f)};
   CHECK_OK(run("aten::mean.out", args3, 5));
   CHECK(ktest_expect(f, DV(1.5), 1, 0));
   /* half rounding: mean(1, 2, 2) = 5/3 -> nearest half 1.6669921875 */
   pte_tensor *h = ktest_tensor(PTE_DTYPE_HALF, 1, SZ(3), NULL, DV(1, 2, 2));
-  pte_tensor *ho = scalar_out(PTE_DTYPE_HALF);
+  pte_tensor *ho = ktest_scalar(PTE_DTYPE_HALF);
   pte_evalue *args4[] = {EV(h), NONE(), B(false), NONE(), EV(ho)};
   CHECK_OK(run("aten::mean.out", args4, 5));
   CHECK(ktest_expect(ho, DV(1.6669921875), 1, 0));
@@ -191,7 +169,7 @@ TEST(mean) {
   /* errors: int input without dtype, int out */
   pte_evalue *b1[] = {EV(i), NONE(), B(false), NONE(), EV(f)};
   CHECK_STATUS(run("aten::mean.out", b1, 5), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *lo = scalar_out(PTE_DTYPE_LONG);
+  pte_tensor *lo = ktest_scalar(PTE_DTYPE_LONG);
   pte_evalue *b2[] = {EV(i), NONE(), B(false), I(PTE_DTYPE_LONG), EV(lo)};
   CHECK_STATUS(run("aten::mean.out", b2, 5), PTE_ERR_INVALID_ARGUMENT);
 }
@@ -200,7 +178,7 @@ TEST(mean) {
 
 TEST(amax_amin) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, DV(1, 5, 3, 4, 2, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 1, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8);
   pte_evalue *args[] = {EV(x), IL(1), B(false), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::amax.out", args, 5));
@@ -208,7 +186,7 @@ TEST(amax_amin) {
   pte_evalue *args2[] = {EV(x), IL(0), B(false), EV(o)};
   CHECK_OK(run("aten::amin.out", args2, 4));
   CHECK(ktest_expect(o, DV(1, 2, 3), 3, 0));
-  pte_tensor *s = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *s = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args3[] = {EV(x), EMPTY_IL(), B(false), EV(s)};
   CHECK_OK(run("aten::amax.out", args3, 4));
   CHECK(ktest_expect(s, DV(6), 1, 0));
@@ -219,30 +197,30 @@ TEST(amax_amin) {
   CHECK(isnan(ktest_get(s, 0)));
   /* int64 exact */
   pte_tensor *l = ktest_tensor_i64(PTE_DTYPE_LONG, 1, SZ(2), NULL, (int64_t[]){(1LL << 62) + 1, 1LL << 62});
-  pte_tensor *lo = scalar_out(PTE_DTYPE_LONG);
+  pte_tensor *lo = ktest_scalar(PTE_DTYPE_LONG);
   pte_evalue *args5[] = {EV(l), IL(0), B(false), EV(lo)};
   CHECK_OK(run("aten::amax.out", args5, 4));
   CHECK(ktest_expect_i64(lo, (int64_t[]){(1LL << 62) + 1}, 1));
   /* bool, uint8 */
   pte_tensor *b = ktest_tensor(PTE_DTYPE_BOOL, 1, SZ(3), NULL, DV(0, 1, 0));
-  pte_tensor *bo = scalar_out(PTE_DTYPE_BOOL);
+  pte_tensor *bo = ktest_scalar(PTE_DTYPE_BOOL);
   pte_evalue *args6[] = {EV(b), IL(0), B(false), EV(bo)};
   CHECK_OK(run("aten::amax.out", args6, 4));
   CHECK(ktest_expect(bo, DV(1), 1, 0));
   pte_tensor *u = ktest_tensor(PTE_DTYPE_BYTE, 1, SZ(3), NULL, DV(200, 7, 255));
-  pte_tensor *uo = scalar_out(PTE_DTYPE_BYTE);
+  pte_tensor *uo = ktest_scalar(PTE_DTYPE_BYTE);
   pte_evalue *args7[] = {EV(u), IL(0), B(false), EV(uo)};
   CHECK_OK(run("aten::amin.out", args7, 4));
   CHECK(ktest_expect(uo, DV(7), 1, 0));
   /* channels-last, reduce H and W */
-  pte_tensor *c = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 2), k_cl, DV(0, 9, 2, 3, -4, -5, -1, -7));
-  pte_tensor *co = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 1), k_cl, NULL);
+  pte_tensor *c = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 2), ktest_cl4, DV(0, 9, 2, 3, -4, -5, -1, -7));
+  pte_tensor *co = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 1), ktest_cl4, NULL);
   pte_evalue *args8[] = {EV(c), IL(-1, -2), B(true), EV(co)};
   CHECK_OK(run("aten::amax.out", args8, 4));
   CHECK(ktest_expect(co, DV(9, -1), 2, 0));
   /* errors: empty reduction, dtype mismatch */
   pte_tensor *e = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(0, 3), NULL, NULL);
-  pte_tensor *eo = dyn(PTE_DTYPE_FLOAT, 1, 4);
+  pte_tensor *eo = ktest_dyn(PTE_DTYPE_FLOAT, 1, 4);
   pte_evalue *b1[] = {EV(e), IL(0), B(false), EV(eo)};
   CHECK_STATUS(run("aten::amax.out", b1, 4), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *b1ok[] = {EV(e), IL(1), B(false), EV(eo)};
@@ -256,7 +234,7 @@ TEST(amax_amin) {
 
 TEST(argmax_argmin) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, DV(1, 5, 5, 4, 2, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_LONG, 1, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_LONG, 1, 8);
   pte_evalue *args[] = {EV(x), I(1), B(false), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::argmax.out", args, 5));
@@ -264,7 +242,7 @@ TEST(argmax_argmin) {
   pte_evalue *args2[] = {EV(x), I(-2), B(false), EV(o)};
   CHECK_OK(run("aten::argmin.out", args2, 4));
   CHECK(ktest_expect_i64(o, (int64_t[]){0, 1, 0}, 3));
-  pte_tensor *s = scalar_out(PTE_DTYPE_LONG);
+  pte_tensor *s = ktest_scalar(PTE_DTYPE_LONG);
   pte_evalue *args3[] = {EV(x), NONE(), B(false), EV(s)};
   CHECK_OK(run("aten::argmax.out", args3, 4));
   CHECK(ktest_expect_i64(s, (int64_t[]){5}, 1));
@@ -280,7 +258,7 @@ TEST(argmax_argmin) {
   CHECK_OK(run("aten::argmin.out", args5, 4));
   CHECK(ktest_expect_i64(s, (int64_t[]){1}, 1));
   /* channels-last input: argmax over C of [1,3,1,2] */
-  pte_tensor *c = ktest_tensor(PTE_DTYPE_INT, 4, SZ(1, 3, 1, 2), k_cl, DV(1, 9, 7, 2, 3, 4));
+  pte_tensor *c = ktest_tensor(PTE_DTYPE_INT, 4, SZ(1, 3, 1, 2), ktest_cl4, DV(1, 9, 7, 2, 3, 4));
   pte_tensor *co = ktest_tensor(PTE_DTYPE_LONG, 3, SZ(1, 1, 2), NULL, NULL);
   pte_evalue *args6[] = {EV(c), I(1), B(false), EV(co)};
   CHECK_OK(run("aten::argmax.out", args6, 4));
@@ -298,7 +276,7 @@ TEST(argmax_argmin) {
   CHECK_OK(run("aten::argmax.out", args8, 5));
   CHECK(ktest_expect_i64(xo, (int64_t[]){1}, 1));
   /* errors */
-  pte_tensor *fo = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *fo = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *b1[] = {EV(x), NONE(), B(false), EV(fo)};
   CHECK_STATUS(run("aten::argmax.out", b1, 4), PTE_ERR_INVALID_ARGUMENT);
   pte_tensor *e = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(0), NULL, NULL);
@@ -312,8 +290,8 @@ TEST(argmax_argmin) {
 
 TEST(max_min_dim) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, DV(1, 5, 5, 4, 2, 6));
-  pte_tensor *v = dyn(PTE_DTYPE_FLOAT, 1, 8), *ix = dyn(PTE_DTYPE_LONG, 1, 8);
-  pte_tensor *rv = dyn(PTE_DTYPE_FLOAT, 1, 8), *ri = dyn(PTE_DTYPE_LONG, 1, 8);
+  pte_tensor *v = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8), *ix = ktest_dyn(PTE_DTYPE_LONG, 1, 8);
+  pte_tensor *rv = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8), *ri = ktest_dyn(PTE_DTYPE_LONG, 1, 8);
   pte_tensor *rl[] = {rv, ri}; /* a distinct return list, as a worst case */
   pte_evalue *ret = ktest_ev_tensor_list(rl, 2);
   pte_evalue *args[] = {EV(x), I(1), B(false), EV(v), EV(ix), ret};
@@ -322,7 +300,7 @@ TEST(max_min_dim) {
   CHECK(ktest_expect_i64(ix, (int64_t[]){1, 2}, 2));
   CHECK(ret->u.tensor_list.items[0]->u.tensor == v);
   CHECK(ret->u.tensor_list.items[1]->u.tensor == ix);
-  pte_tensor *vk = dyn(PTE_DTYPE_FLOAT, 2, 8), *ik = ktest_tensor_dyn(PTE_DTYPE_LONG, 2, SZ(1, 1), k_t2, 8);
+  pte_tensor *vk = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8), *ik = ktest_tensor_dyn(PTE_DTYPE_LONG, 2, SZ(1, 1), ktest_t2, 8);
   pte_evalue *args2[] = {EV(x), I(0), B(true), EV(vk), EV(ik)};
   CHECK_OK(run("aten::min.dim_min", args2, 5));
   CHECK(ktest_expect_shape(vk, 2, SZ(1, 3)));
@@ -330,13 +308,13 @@ TEST(max_min_dim) {
   CHECK(ktest_expect_i64(ik, (int64_t[]){0, 1, 0}, 3));
   /* int16 and NaN */
   pte_tensor *sh = ktest_tensor(PTE_DTYPE_SHORT, 1, SZ(3), NULL, DV(-7, 3, -9));
-  pte_tensor *sv = scalar_out(PTE_DTYPE_SHORT), *si = scalar_out(PTE_DTYPE_LONG);
+  pte_tensor *sv = ktest_scalar(PTE_DTYPE_SHORT), *si = ktest_scalar(PTE_DTYPE_LONG);
   pte_evalue *args3[] = {EV(sh), I(0), B(false), EV(sv), EV(si)};
   CHECK_OK(run("aten::min.dim_min", args3, 5));
   CHECK(ktest_expect(sv, DV(-9), 1, 0));
   CHECK(ktest_expect_i64(si, (int64_t[]){2}, 1));
   pte_tensor *n = ktest_tensor(PTE_DTYPE_BFLOAT16, 1, SZ(3), NULL, DV(1, NAN, 3));
-  pte_tensor *nv = scalar_out(PTE_DTYPE_BFLOAT16);
+  pte_tensor *nv = ktest_scalar(PTE_DTYPE_BFLOAT16);
   pte_evalue *args4[] = {EV(n), I(0), B(false), EV(nv), EV(si)};
   CHECK_OK(run("aten::max.dim_max", args4, 5));
   CHECK(isnan(ktest_get(nv, 0)));
@@ -353,7 +331,7 @@ TEST(max_min_dim) {
 
 TEST(any_variants) {
   pte_tensor *z = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(3), NULL, DV(0, -0.0, 0));
-  pte_tensor *s = scalar_out(PTE_DTYPE_BOOL);
+  pte_tensor *s = ktest_scalar(PTE_DTYPE_BOOL);
   pte_evalue *args[] = {EV(z), EV(s), NULL};
   args[2] = args[1];
   CHECK_OK(run("aten::any.all_out", args, 3));
@@ -364,22 +342,22 @@ TEST(any_variants) {
   CHECK(ktest_expect(s, DV(1), 1, 0));
   /* any.out over dim 1, keepdim, uint8 out */
   pte_tensor *x = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 3), NULL, DV(0, 0, 0, 0, 7, 0));
-  pte_tensor *o = dyn(PTE_DTYPE_BYTE, 2, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_BYTE, 2, 8);
   pte_evalue *args3[] = {EV(x), I(1), B(true), EV(o)};
   CHECK_OK(run("aten::any.out", args3, 4));
   CHECK(ktest_expect_shape(o, 2, SZ(2, 1)));
   CHECK(ktest_expect(o, DV(0, 1), 2, 0));
   /* any.dims: None = all; [] = elementwise; [0] */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 3), k_t2, DV(1, 0, 1, 1, 0, 0));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_BOOL, 2, SZ(2, 3), ktest_t2, DV(1, 0, 1, 1, 0, 0));
   pte_evalue *args4[] = {EV(b), NONE(), B(false), EV(s)};
   CHECK_OK(run("aten::any.dims_out", args4, 4));
   CHECK(ktest_expect(s, DV(1), 1, 0));
-  pte_tensor *ob = dyn(PTE_DTYPE_BOOL, 2, 8);
+  pte_tensor *ob = ktest_dyn(PTE_DTYPE_BOOL, 2, 8);
   pte_evalue *args5[] = {EV(x), EMPTY_IL(), B(false), EV(ob)};
   CHECK_OK(run("aten::any.dims_out", args5, 4));
   CHECK(ktest_expect_shape(ob, 2, SZ(2, 3)));
   CHECK(ktest_expect(ob, DV(0, 0, 0, 0, 1, 0), 6, 0));
-  pte_tensor *o1 = dyn(PTE_DTYPE_BOOL, 1, 8);
+  pte_tensor *o1 = ktest_dyn(PTE_DTYPE_BOOL, 1, 8);
   pte_evalue *args6[] = {EV(b), IL(0), B(false), EV(o1)};
   CHECK_OK(run("aten::any.dims_out", args6, 4));
   CHECK(ktest_expect(o1, DV(1, 0, 1), 3, 0));
@@ -389,7 +367,7 @@ TEST(any_variants) {
   CHECK_OK(run("aten::any.out", args7, 4));
   CHECK(ktest_expect(o1, DV(0, 0, 0), 3, 0));
   /* errors: float out, bad dim */
-  pte_tensor *fo = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *fo = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *b1[] = {EV(x), EV(fo)};
   CHECK_STATUS(run("aten::any.all_out", b1, 2), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *b2[] = {EV(x), I(2), B(false), EV(o1)};
@@ -400,7 +378,7 @@ TEST(any_variants) {
 
 TEST(cumsum) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8);
   pte_evalue *args[] = {EV(x), I(1), NONE(), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::cumsum.out", args, 5));
@@ -409,8 +387,8 @@ TEST(cumsum) {
   CHECK_OK(run("aten::cumsum.out", args2, 4));
   CHECK(ktest_expect(o, DV(1, 2, 3, 5, 7, 9), 6, 0));
   /* column-major input into a column-major out */
-  pte_tensor *cm = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *co = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 3), k_t2, NULL);
+  pte_tensor *cm = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *co = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 3), ktest_t2, NULL);
   pte_evalue *args3[] = {EV(cm), I(1), I(PTE_DTYPE_LONG), EV(co)};
   CHECK_OK(run("aten::cumsum.out", args3, 4));
   CHECK(ktest_expect_i64(co, (int64_t[]){1, 3, 6, 4, 9, 15}, 6));
@@ -422,7 +400,7 @@ TEST(cumsum) {
   CHECK(ktest_expect(fo, DV(1, 3, 3), 3, 0));
   /* 0-dim */
   pte_tensor *s = ktest_tensor(PTE_DTYPE_DOUBLE, 0, NULL, NULL, DV(2.5));
-  pte_tensor *so = scalar_out(PTE_DTYPE_DOUBLE);
+  pte_tensor *so = ktest_scalar(PTE_DTYPE_DOUBLE);
   pte_evalue *args5[] = {EV(s), I(-1), NONE(), EV(so)};
   CHECK_OK(run("aten::cumsum.out", args5, 4));
   CHECK(ktest_expect(so, DV(2.5), 1, 0));

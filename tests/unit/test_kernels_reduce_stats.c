@@ -4,20 +4,7 @@
 
 #include "portable/portable_reduce.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EMPTY_IL() ktest_ev_int_list(NULL, 0)
-#define EV(t) ktest_ev_tensor(t)
-#define NONE() ktest_ev_none()
-#define I(v) ktest_ev_int(v)
-#define D(v) ktest_ev_double(v)
-#define B(v) ktest_ev_bool(v)
-
-static const uint8_t k_t2[2] = {1, 0};
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
+#include "support/ktest_sugar.h"
 
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   pte_op_fn fn = ktest_find(pte_portable_reduce_kernels, pte_portable_reduce_kernels_count, name);
@@ -25,29 +12,22 @@ static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(fn, args, n);
 }
 
-static pte_tensor *dyn(int dtype, int32_t dim, size_t cap) {
-  int32_t ones[PTE_MAX_RANK];
-  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
-  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
-}
-static pte_tensor *scalar_out(int dtype) { return ktest_tensor(dtype, 0, NULL, NULL, NULL); }
-
 /* ---- prod ---- */
 
 TEST(prod_all_float_and_default_dtypes) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, DV(1, 2, 3, 4, 5, -0.5));
-  pte_tensor *o = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *o = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args[] = {EV(x), NONE(), EV(o)};
   CHECK_OK(run("aten::prod.out", args, 3));
   CHECK(ktest_expect(o, DV(-60), 1, 0)); /* 1*2*3*4*5*-0.5 */
   /* int32 input -> int64 out by default */
   pte_tensor *xi = ktest_tensor(PTE_DTYPE_INT, 1, SZ(4), NULL, DV(-3, 7, 2, 5));
-  pte_tensor *ol = scalar_out(PTE_DTYPE_LONG);
+  pte_tensor *ol = ktest_scalar(PTE_DTYPE_LONG);
   pte_evalue *a2[] = {EV(xi), NONE(), EV(ol)};
   CHECK_OK(run("aten::prod.out", a2, 3));
   CHECK(ktest_expect_i64(ol, (int64_t[]){-210}, 1));
   /* int32 out without dtype: rejected (ATen would give int64) */
-  pte_tensor *oi = scalar_out(PTE_DTYPE_INT);
+  pte_tensor *oi = ktest_scalar(PTE_DTYPE_INT);
   pte_evalue *a3[] = {EV(xi), NONE(), EV(oi)};
   CHECK_STATUS(run("aten::prod.out", a3, 3), PTE_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(ktest_last_msg(), "prod");
@@ -68,39 +48,39 @@ TEST(prod_all_float_and_default_dtypes) {
 
 TEST(prod_int_dim_layouts_overflow) {
   /* logical [[1,2,3],[4,5,6]] stored transposed */
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_DOUBLE, 2, 8);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_DOUBLE, 2, 8);
   pte_evalue *args[] = {EV(x), I(1), B(true), NONE(), EV(o)};
   CHECK_OK(run("aten::prod.int_out", args, 5));
   CHECK(ktest_expect_shape(o, 2, SZ(2, 1)));
   CHECK(ktest_expect(o, DV(6, 120), 2, 0));
-  pte_tensor *o2 = dyn(PTE_DTYPE_DOUBLE, 1, 8);
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_DOUBLE, 1, 8);
   pte_evalue *a2[] = {EV(x), I(-2), B(false), NONE(), EV(o2)};
   CHECK_OK(run("aten::prod.int_out", a2, 5));
   CHECK(ktest_expect_shape(o2, 1, SZ(3)));
   CHECK(ktest_expect(o2, DV(4, 10, 18), 3, 0));
   /* int8 with dtype=int8: 100*3 = 300 wraps to 44 */
   pte_tensor *xc = ktest_tensor(PTE_DTYPE_CHAR, 2, SZ(1, 2), NULL, DV(100, 3));
-  pte_tensor *oc = dyn(PTE_DTYPE_CHAR, 1, 4);
+  pte_tensor *oc = ktest_dyn(PTE_DTYPE_CHAR, 1, 4);
   pte_evalue *a3[] = {EV(xc), I(1), B(false), I(PTE_DTYPE_CHAR), EV(oc)};
   CHECK_OK(run("aten::prod.int_out", a3, 5));
   CHECK(ktest_expect(oc, DV(44), 1, 0));
   /* int64 wrap: 2^62 * 4 = 2^64 -> 0 */
   pte_tensor *xl = ktest_tensor_i64(PTE_DTYPE_LONG, 1, SZ(2), NULL, (int64_t[]){INT64_C(1) << 62, 4});
-  pte_tensor *ol = scalar_out(PTE_DTYPE_LONG);
+  pte_tensor *ol = ktest_scalar(PTE_DTYPE_LONG);
   pte_evalue *a4[] = {EV(xl), I(0), B(false), NONE(), EV(ol)};
   CHECK_OK(run("aten::prod.int_out", a4, 5));
   CHECK(ktest_expect_i64(ol, (int64_t[]){0}, 1));
   /* NaN / inf / -0 */
   pte_tensor *xf = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 2), NULL, DV(NAN, 1, INFINITY, 0, -0.0, 2));
-  pte_tensor *of = dyn(PTE_DTYPE_FLOAT, 1, 4);
+  pte_tensor *of = ktest_dyn(PTE_DTYPE_FLOAT, 1, 4);
   pte_evalue *a5[] = {EV(xf), I(1), B(false), NONE(), EV(of)};
   CHECK_OK(run("aten::prod.int_out", a5, 5));
   CHECK(ktest_expect(of, DV(NAN, NAN, -0.0), 3, 0)); /* inf*0 = NaN */
   CHECK(signbit(ktest_get(of, 2)));
   /* half */
   pte_tensor *xh = ktest_tensor(PTE_DTYPE_HALF, 1, SZ(3), NULL, DV(1.5, 2, -4));
-  pte_tensor *oh = scalar_out(PTE_DTYPE_HALF);
+  pte_tensor *oh = ktest_scalar(PTE_DTYPE_HALF);
   pte_evalue *a6[] = {EV(xh), I(0), B(false), NONE(), EV(oh)};
   CHECK_OK(run("aten::prod.int_out", a6, 5));
   CHECK(ktest_expect(oh, DV(-12), 1, 0));
@@ -113,14 +93,14 @@ TEST(prod_int_dim_layouts_overflow) {
 /* ---- mean.dtype_out ---- */
 
 TEST(mean_dtype_out) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 2), k_cl, DV(1, 2, 3, 10));
-  pte_tensor *o = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 2), ktest_cl4, DV(1, 2, 3, 10));
+  pte_tensor *o = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args[] = {EV(x), NONE(), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::mean.dtype_out", args, 4));
   CHECK(ktest_expect(o, DV(4), 1, 0));
   pte_tensor *xi = ktest_tensor(PTE_DTYPE_INT, 1, SZ(3), NULL, DV(1, 2, 2));
-  pte_tensor *od = scalar_out(PTE_DTYPE_DOUBLE);
+  pte_tensor *od = ktest_scalar(PTE_DTYPE_DOUBLE);
   pte_evalue *a2[] = {EV(xi), I(PTE_DTYPE_DOUBLE), EV(od)};
   CHECK_OK(run("aten::mean.dtype_out", a2, 3));
   CHECK(ktest_expect(od, DV(5.0 / 3.0), 1, 1e-15));
@@ -136,8 +116,8 @@ TEST(mean_dtype_out) {
 /* ---- max / min unary ---- */
 
 TEST(max_min_unary) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), k_t2, DV(3, -1, 7, 2, -8, 0));
-  pte_tensor *o = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), ktest_t2, DV(3, -1, 7, 2, -8, 0));
+  pte_tensor *o = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *args[] = {EV(x), EV(o)};
   CHECK_OK(run("aten::max.unary_out", args, 2));
   CHECK(ktest_expect(o, DV(7), 1, 0));
@@ -145,7 +125,7 @@ TEST(max_min_unary) {
   CHECK(ktest_expect(o, DV(-8), 1, 0));
   /* NaN propagates */
   pte_tensor *xn = ktest_tensor(PTE_DTYPE_DOUBLE, 1, SZ(4), NULL, DV(1, NAN, INFINITY, -INFINITY));
-  pte_tensor *od = scalar_out(PTE_DTYPE_DOUBLE);
+  pte_tensor *od = ktest_scalar(PTE_DTYPE_DOUBLE);
   pte_evalue *a2[] = {EV(xn), EV(od)};
   CHECK_OK(run("aten::max.unary_out", a2, 2));
   CHECK(isnan(ktest_get(od, 0)));
@@ -153,7 +133,7 @@ TEST(max_min_unary) {
   CHECK(isnan(ktest_get(od, 0)));
   /* int64 exact extremes, into int64 and (castable) double */
   pte_tensor *xl = ktest_tensor_i64(PTE_DTYPE_LONG, 1, SZ(3), NULL, (int64_t[]){INT64_MAX, 5, INT64_MIN});
-  pte_tensor *ol = scalar_out(PTE_DTYPE_LONG);
+  pte_tensor *ol = ktest_scalar(PTE_DTYPE_LONG);
   pte_evalue *a3[] = {EV(xl), EV(ol)};
   CHECK_OK(run("aten::max.unary_out", a3, 2));
   CHECK(ktest_expect_i64(ol, (int64_t[]){INT64_MAX}, 1));
@@ -161,7 +141,7 @@ TEST(max_min_unary) {
   CHECK(ktest_expect_i64(ol, (int64_t[]){INT64_MIN}, 1));
   /* bool */
   pte_tensor *xb = ktest_tensor(PTE_DTYPE_BOOL, 1, SZ(3), NULL, DV(0, 1, 0));
-  pte_tensor *ob = scalar_out(PTE_DTYPE_BOOL);
+  pte_tensor *ob = ktest_scalar(PTE_DTYPE_BOOL);
   pte_evalue *a4[] = {EV(xb), EV(ob)};
   CHECK_OK(run("aten::max.unary_out", a4, 2));
   CHECK(ktest_expect(ob, DV(1), 1, 0));
@@ -169,7 +149,7 @@ TEST(max_min_unary) {
   CHECK(ktest_expect(ob, DV(0), 1, 0));
   /* bf16, 0-dim input */
   pte_tensor *x0 = ktest_tensor(PTE_DTYPE_BFLOAT16, 0, NULL, NULL, DV(-2.5));
-  pte_tensor *o0 = scalar_out(PTE_DTYPE_BFLOAT16);
+  pte_tensor *o0 = ktest_scalar(PTE_DTYPE_BFLOAT16);
   pte_evalue *a5[] = {EV(x0), EV(o0)};
   CHECK_OK(run("aten::max.unary_out", a5, 2));
   CHECK(ktest_expect(o0, DV(-2.5), 1, 0));
@@ -187,8 +167,8 @@ TEST(max_min_unary) {
 
 TEST(var_out_unbiased_and_dims) {
   /* rows [1,2,3,4] and [2,4,6,8]: means 2.5, 5; sum sq dev 5, 20 */
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 4), k_t2, DV(1, 2, 3, 4, 2, 4, 6, 8));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 1, 8);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 4), ktest_t2, DV(1, 2, 3, 4, 2, 4, 6, 8));
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8);
   pte_evalue *args[] = {EV(x), IL(1), B(true), B(false), EV(o)};
   CHECK_OK(run("aten::var.out", args, 5));
   CHECK(ktest_expect_shape(o, 1, SZ(2)));
@@ -197,7 +177,7 @@ TEST(var_out_unbiased_and_dims) {
   CHECK_OK(run("aten::var.out", a2, 5));
   CHECK(ktest_expect(o, DV(1.25, 5), 2, 1e-6));
   /* all dims via None and via []: mean 3.75, sum sq dev = 5 + 20 + 4*(1.25^2)*2 = 37.5 */
-  pte_tensor *o0 = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *o0 = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *a3[] = {EV(x), NONE(), B(true), B(false), EV(o0)};
   CHECK_OK(run("aten::var.out", a3, 5));
   CHECK(ktest_expect(o0, DV(37.5 / 7), 1, 1e-6));
@@ -205,8 +185,8 @@ TEST(var_out_unbiased_and_dims) {
   CHECK_OK(run("aten::var.out", a4, 5));
   CHECK(ktest_expect(o0, DV(37.5 / 8), 1, 1e-6));
   /* keepdim, channels-last 4-D over dims (2,3) */
-  pte_tensor *x4 = ktest_tensor(PTE_DTYPE_DOUBLE, 4, SZ(1, 2, 1, 3), k_cl, DV(0, 3, 6, 1, 1, 4));
-  pte_tensor *o4 = dyn(PTE_DTYPE_DOUBLE, 4, 8);
+  pte_tensor *x4 = ktest_tensor(PTE_DTYPE_DOUBLE, 4, SZ(1, 2, 1, 3), ktest_cl4, DV(0, 3, 6, 1, 1, 4));
+  pte_tensor *o4 = ktest_dyn(PTE_DTYPE_DOUBLE, 4, 8);
   pte_evalue *a5[] = {EV(x4), IL(2, 3), B(true), B(true), EV(o4)};
   CHECK_OK(run("aten::var.out", a5, 5));
   CHECK(ktest_expect_shape(o4, 4, SZ(1, 2, 1, 1)));
@@ -215,7 +195,7 @@ TEST(var_out_unbiased_and_dims) {
 
 TEST(var_correction_edges) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 3), NULL, DV(1, 2, 6, 5, 5, 5));
-  pte_tensor *o = dyn(PTE_DTYPE_DOUBLE, 1, 4);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_DOUBLE, 1, 4);
   /* correction 2: [1,2,6] mean 3, ssd 4+1+9 = 14 -> 14/1; [5,5,5] -> 0 */
   pte_evalue *args[] = {EV(x), IL(1), I(2), B(false), EV(o)};
   CHECK_OK(run("aten::var.correction_out", args, 5));
@@ -235,7 +215,7 @@ TEST(var_correction_edges) {
   CHECK(isnan(ktest_get(o, 1)));
   /* NaN and inf inputs give NaN */
   pte_tensor *xn = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), NULL, DV(1, NAN, INFINITY, 1));
-  pte_tensor *on = dyn(PTE_DTYPE_FLOAT, 1, 4);
+  pte_tensor *on = ktest_dyn(PTE_DTYPE_FLOAT, 1, 4);
   pte_evalue *a5[] = {EV(xn), IL(1), NONE(), B(false), EV(on)};
   CHECK_OK(run("aten::var.correction_out", a5, 5));
   CHECK(isnan(ktest_get(on, 0)) && isnan(ktest_get(on, 1)));
@@ -247,13 +227,13 @@ TEST(var_correction_edges) {
   CHECK(isnan(ktest_get(on, 0)));
   /* half: [1, 3] unbiased var 2 */
   pte_tensor *xh = ktest_tensor(PTE_DTYPE_HALF, 1, SZ(2), NULL, DV(1, 3));
-  pte_tensor *oh = scalar_out(PTE_DTYPE_HALF);
+  pte_tensor *oh = ktest_scalar(PTE_DTYPE_HALF);
   pte_evalue *a7[] = {EV(xh), NONE(), NONE(), B(false), EV(oh)};
   CHECK_OK(run("aten::var.correction_out", a7, 5));
   CHECK(ktest_expect(oh, DV(2), 1, 0));
   /* errors: integer self, out dtype mismatch, repeated dim */
   pte_tensor *xi = ktest_tensor(PTE_DTYPE_INT, 1, SZ(2), NULL, DV(1, 3));
-  pte_tensor *oi = scalar_out(PTE_DTYPE_INT);
+  pte_tensor *oi = ktest_scalar(PTE_DTYPE_INT);
   pte_evalue *a8[] = {EV(xi), NONE(), NONE(), B(false), EV(oi)};
   CHECK_STATUS(run("aten::var.correction_out", a8, 5), PTE_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(ktest_last_msg(), "var: std and var only support floating point");
@@ -267,7 +247,7 @@ TEST(var_correction_edges) {
 
 TEST(var_mean_two_outs) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 3, SZ(2, 2, 2), NULL, DV(1, 3, 2, 6, 0, 0, 4, 8));
-  pte_tensor *v = dyn(PTE_DTYPE_FLOAT, 3, 8), *m = dyn(PTE_DTYPE_FLOAT, 3, 8);
+  pte_tensor *v = ktest_dyn(PTE_DTYPE_FLOAT, 3, 8), *m = ktest_dyn(PTE_DTYPE_FLOAT, 3, 8);
   pte_tensor *items[2] = {v, m};
   pte_evalue *ret = ktest_ev_tensor_list(items, 2);
   /* over dim 0, keepdim: pairs (1,0) (3,0) (2,4) (6,8) -> means .5 1.5 3 7, var(corr 1) .5 4.5 2 2 */
@@ -278,13 +258,13 @@ TEST(var_mean_two_outs) {
   CHECK(ktest_expect(v, DV(0.5, 4.5, 2, 2), 4, 1e-6));
   CHECK(ktest_expect(m, DV(0.5, 1.5, 3, 7), 4, 1e-6));
   /* all dims, correction 0: mean 3, ssd 4+0+1+9+9+9+1+25 = 58 -> 7.25 */
-  pte_tensor *v0 = scalar_out(PTE_DTYPE_FLOAT), *m0 = scalar_out(PTE_DTYPE_FLOAT);
+  pte_tensor *v0 = ktest_scalar(PTE_DTYPE_FLOAT), *m0 = ktest_scalar(PTE_DTYPE_FLOAT);
   pte_evalue *a2[] = {EV(x), NONE(), I(0), B(false), EV(v0), EV(m0)};
   CHECK_OK(run("aten::var_mean.correction_out", a2, 6));
   CHECK(ktest_expect(v0, DV(7.25), 1, 1e-6));
   CHECK(ktest_expect(m0, DV(3), 1, 1e-6));
   /* mean out of another dtype */
-  pte_tensor *md = scalar_out(PTE_DTYPE_DOUBLE);
+  pte_tensor *md = ktest_scalar(PTE_DTYPE_DOUBLE);
   pte_evalue *a3[] = {EV(x), NONE(), I(0), B(false), EV(v0), EV(md)};
   CHECK_STATUS(run("aten::var_mean.correction_out", a3, 6), PTE_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(ktest_last_msg(), "var_mean: expected out1 (mean) dtype");

@@ -4,30 +4,10 @@
 
 #include "portable/portable_shape.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EV(t) ktest_ev_tensor(t)
-
-static const uint8_t k_cl[4] = {0, 2, 3, 1}; /* channels-last */
-static const uint8_t k_t2[2] = {1, 0};       /* column-major 2-D */
-
-static const int k_all_dtypes[] = {PTE_DTYPE_BYTE, PTE_DTYPE_CHAR, PTE_DTYPE_SHORT, PTE_DTYPE_INT,
-                                   PTE_DTYPE_LONG, PTE_DTYPE_HALF, PTE_DTYPE_FLOAT, PTE_DTYPE_DOUBLE,
-                                   PTE_DTYPE_BOOL, PTE_DTYPE_BFLOAT16};
-#define N_DTYPES (sizeof k_all_dtypes / sizeof k_all_dtypes[0])
+#include "support/ktest_sugar.h"
 
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_shape_kernels, pte_portable_shape_kernels_count, name), args, n);
-}
-
-/* Dynamic out tensor with room for cap elements (initial shape all ones of rank dim). */
-static pte_tensor *dyn(int dtype, int32_t dim, size_t cap) {
-  int32_t ones[PTE_MAX_RANK];
-  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
-  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
 }
 
 TEST(table_names) {
@@ -40,9 +20,7 @@ TEST(table_names) {
                          "aten::constant_pad_nd.out", "aten::arange.out", "aten::arange.start_out",
                          "aten::repeat.out", "aten::transpose_copy.int_out", "aten::t_copy.out",
                          "aten::flip.out"};
-  CHECK_EQ_INT(pte_portable_shape_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_shape_kernels, pte_portable_shape_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_shape_kernels, pte_portable_shape_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 /* ---- view_copy / et_view ---- */
@@ -61,7 +39,7 @@ TEST(view_copy_infer_and_return_slot) {
 
 TEST(view_copy_channels_last_input) {
   /* logical [1,2,2,2] = 0..7 stored channels-last; the view is in logical order */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, DV(0, 1, 2, 3, 4, 5, 6, 7));
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, DV(0, 1, 2, 3, 4, 5, 6, 7));
   /* memory order of channels-last: (h,w,c) -> 0,4,1,5,2,6,3,7 */
   CHECK_EQ_INT(((float *)a->data)[1], 4);
   pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 4), NULL, NULL);
@@ -69,7 +47,7 @@ TEST(view_copy_channels_last_input) {
   CHECK_OK(run("aten::view_copy.out", args, 3));
   CHECK(ktest_expect(o, DV(0, 1, 2, 3, 4, 5, 6, 7), 8, 0));
   /* into a column-major out */
-  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(4, 2), k_t2, NULL);
+  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(4, 2), ktest_t2, NULL);
   pte_evalue *args2[] = {EV(a), IL(4, 2), EV(o2)};
   CHECK_OK(run("aten::view_copy.out", args2, 3));
   CHECK(ktest_expect(o2, DV(0, 1, 2, 3, 4, 5, 6, 7), 8, 0));
@@ -77,8 +55,8 @@ TEST(view_copy_channels_last_input) {
 }
 
 TEST(view_copy_all_dtypes) {
-  for (size_t k = 0; k < N_DTYPES; k++) {
-    int dt = k_all_dtypes[k];
+  for (size_t k = 0; k < KTEST_N_ALL_DTYPES; k++) {
+    int dt = ktest_all_dtypes[k];
     double v[6] = {1, 0, 1, 1, 0, 1};
     if (dt != PTE_DTYPE_BOOL)
       for (int i = 0; i < 6; i++) v[i] = i * 3 - 4; /* -4 .. 11; uint8 wraps */
@@ -114,7 +92,7 @@ TEST(view_copy_errors) {
 
 TEST(view_copy_empty_and_scalar) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(0, 3), NULL, NULL);
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 3, 4);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 4);
   pte_evalue *args[] = {EV(a), IL(3, 0, 5), EV(o)};
   CHECK_OK(run("aten::view_copy.out", args, 3));
   CHECK(ktest_expect_shape(o, 3, SZ(3, 0, 5)));
@@ -167,7 +145,7 @@ TEST(permute_copy_values) {
     for (int j = 0; j < 3; j++)
       for (int k = 0; k < 2; k++) v[i * 6 + j * 2 + k] = 100 * i + 10 * j + k;
   pte_tensor *a = ktest_tensor(PTE_DTYPE_DOUBLE, 3, SZ(2, 3, 2), NULL, v);
-  pte_tensor *o = dyn(PTE_DTYPE_DOUBLE, 3, 12);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_DOUBLE, 3, 12);
   pte_evalue *args[] = {EV(a), IL(-1, 0, 1), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::permute_copy.out", args, 4));
@@ -185,7 +163,7 @@ TEST(permute_copy_channels_last_to_nchw) {
   /* NCHW->NHWC permute of a channels-last input is a plain memcpy of its memory */
   double v[12];
   for (int i = 0; i < 12; i++) v[i] = i;
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 3, 2, 2), k_cl, v);
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 3, 2, 2), ktest_cl4, v);
   pte_tensor *o = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 3), NULL, NULL);
   pte_evalue *args[] = {EV(a), IL(0, 2, 3, 1), EV(o)};
   CHECK_OK(run("aten::permute_copy.out", args, 3));
@@ -193,7 +171,7 @@ TEST(permute_copy_channels_last_to_nchw) {
   CHECK(ktest_expect(o, DV(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11), 12, 0));
   CHECK(memcmp(o->data, a->data, 24) == 0);
   /* channels-last out too: out memory order (n,w?)... check logical values only */
-  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 3), k_cl, NULL);
+  pte_tensor *o2 = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 3), ktest_cl4, NULL);
   pte_evalue *args2[] = {EV(a), IL(0, 2, 3, 1), EV(o2)};
   CHECK_OK(run("aten::permute_copy.out", args2, 3));
   CHECK(ktest_expect(o2, DV(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11), 12, 0));
@@ -201,12 +179,12 @@ TEST(permute_copy_channels_last_to_nchw) {
 
 TEST(transpose_and_t) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), NULL, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_INT, 2, 6);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_INT, 2, 6);
   pte_evalue *args[] = {EV(a), ktest_ev_int(-1), ktest_ev_int(0), EV(o)};
   CHECK_OK(run("aten::transpose_copy.int_out", args, 4));
   CHECK(ktest_expect_shape(o, 2, SZ(3, 2)));
   CHECK(ktest_expect(o, DV(1, 4, 2, 5, 3, 6), 6, 0));
-  pte_tensor *o2 = dyn(PTE_DTYPE_INT, 2, 6);
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_INT, 2, 6);
   pte_evalue *args2[] = {EV(a), EV(o2), NULL};
   args2[2] = args2[1];
   CHECK_OK(run("aten::t_copy.out", args2, 3));
@@ -234,7 +212,7 @@ TEST(transpose_and_t) {
 
 TEST(expand_copy_values) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 1), NULL, DV(1, 2, 3));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 3, 64);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 64);
   pte_evalue *args[] = {EV(a), IL(2, -1, 4), ktest_ev_bool(false), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::expand_copy.out", args, 5));
@@ -242,7 +220,7 @@ TEST(expand_copy_values) {
   CHECK(ktest_expect(o, DV(1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3), 24, 0));
   /* middle broadcast: [2,1,2] -> [2,3,2] */
   pte_tensor *b = ktest_tensor(PTE_DTYPE_SHORT, 3, SZ(2, 1, 2), NULL, DV(1, 2, 3, 4));
-  pte_tensor *ob = dyn(PTE_DTYPE_SHORT, 3, 12);
+  pte_tensor *ob = ktest_dyn(PTE_DTYPE_SHORT, 3, 12);
   pte_evalue *args2[] = {EV(b), IL(2, 3, 2), ktest_ev_bool(true), EV(ob)};
   CHECK_OK(run("aten::expand_copy.out", args2, 4));
   CHECK(ktest_expect(ob, DV(1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4), 12, 0));
@@ -251,13 +229,13 @@ TEST(expand_copy_values) {
 TEST(expand_copy_non_contiguous) {
   /* input column-major [2,1]... use a channels-last input [1,2,1,1]->[2,2,3,1] into a
    * channels-last out */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 1), k_cl, DV(5, 6));
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(2, 2, 3, 1), k_cl, NULL);
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 1), ktest_cl4, DV(5, 6));
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(2, 2, 3, 1), ktest_cl4, NULL);
   pte_evalue *args[] = {EV(a), IL(2, 2, 3, 1), ktest_ev_bool(false), EV(o)};
   CHECK_OK(run("aten::expand_copy.out", args, 4));
   CHECK(ktest_expect(o, DV(5, 5, 5, 6, 6, 6, 5, 5, 5, 6, 6, 6), 12, 0));
   /* column-major input [2,3] expanded to [2,2,3] */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *ob = ktest_tensor(PTE_DTYPE_FLOAT, 3, SZ(2, 2, 3), NULL, NULL);
   pte_evalue *args2[] = {EV(b), IL(2, 2, 3), ktest_ev_bool(false), EV(ob)};
   CHECK_OK(run("aten::expand_copy.out", args2, 4));
@@ -287,16 +265,16 @@ TEST(expand_copy_large_broadcast) {
 
 TEST(expand_copy_errors) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 2), NULL, NULL);
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 64);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 64);
   pte_evalue *a1[] = {EV(a), IL(3, 3), ktest_ev_bool(false), EV(o)};
   CHECK_STATUS(run("aten::expand_copy.out", a1, 4), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *a2[] = {EV(a), IL(2), ktest_ev_bool(false), EV(o)};
   CHECK_STATUS(run("aten::expand_copy.out", a2, 4), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *o3 = dyn(PTE_DTYPE_FLOAT, 3, 64);
+  pte_tensor *o3 = ktest_dyn(PTE_DTYPE_FLOAT, 3, 64);
   pte_evalue *a3[] = {EV(a), IL(-1, 3, 2), ktest_ev_bool(false), EV(o3)};
   CHECK_STATUS(run("aten::expand_copy.out", a3, 4), PTE_ERR_INVALID_ARGUMENT);
   /* out too small for the dynamic capacity */
-  pte_tensor *o4 = dyn(PTE_DTYPE_FLOAT, 3, 10);
+  pte_tensor *o4 = ktest_dyn(PTE_DTYPE_FLOAT, 3, 10);
   pte_evalue *a4[] = {EV(a), IL(2, 3, 2), ktest_ev_bool(false), EV(o4)};
   CHECK_STATUS(run("aten::expand_copy.out", a4, 4), PTE_ERR_INVALID_ARGUMENT);
   /* expanding an empty dim: [0,2] -> [3,0,2] */
@@ -310,14 +288,14 @@ TEST(expand_copy_errors) {
 
 TEST(squeeze_unsqueeze) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_CHAR, 4, SZ(1, 3, 1, 2), NULL, DV(-1, 2, -3, 4, -5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_CHAR, 2, 6);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_CHAR, 2, 6);
   pte_evalue *args[] = {EV(a), IL(0, -2), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::squeeze_copy.dims_out", args, 4));
   CHECK(ktest_expect_shape(o, 2, SZ(3, 2)));
   CHECK(ktest_expect(o, DV(-1, 2, -3, 4, -5, 6), 6, 0));
   /* a listed dim that is not 1 stays */
-  pte_tensor *o2 = dyn(PTE_DTYPE_CHAR, 3, 6);
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_CHAR, 3, 6);
   pte_evalue *args2[] = {EV(a), IL(0, 1), EV(o2)};
   CHECK_OK(run("aten::squeeze_copy.dims_out", args2, 3));
   CHECK(ktest_expect_shape(o2, 3, SZ(3, 1, 2)));
@@ -337,7 +315,7 @@ TEST(squeeze_unsqueeze) {
   CHECK(ktest_expect(so, DV(9), 1, 0));
   /* unsqueeze: [3] at -1 -> [3,1]; at 0 -> [1,3]; 0-dim -> [1] */
   pte_tensor *v = ktest_tensor(PTE_DTYPE_BOOL, 1, SZ(3), NULL, DV(1, 0, 1));
-  pte_tensor *u = dyn(PTE_DTYPE_BOOL, 2, 3);
+  pte_tensor *u = ktest_dyn(PTE_DTYPE_BOOL, 2, 3);
   pte_evalue *args5[] = {EV(v), ktest_ev_int(-1), EV(u)};
   CHECK_OK(run("aten::unsqueeze_copy.out", args5, 3));
   CHECK(ktest_expect_shape(u, 2, SZ(3, 1)));
@@ -347,7 +325,7 @@ TEST(squeeze_unsqueeze) {
   CHECK(ktest_expect_shape(u, 2, SZ(1, 3)));
   pte_evalue *args7[] = {EV(v), ktest_ev_int(2), EV(u)};
   CHECK_STATUS(run("aten::unsqueeze_copy.out", args7, 3), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *u1 = dyn(PTE_DTYPE_CHAR, 1, 1);
+  pte_tensor *u1 = ktest_dyn(PTE_DTYPE_CHAR, 1, 1);
   pte_evalue *args8[] = {EV(s), ktest_ev_int(0), EV(u1)};
   CHECK_OK(run("aten::unsqueeze_copy.out", args8, 3));
   CHECK(ktest_expect(u1, DV(9), 1, 0));
@@ -355,13 +333,13 @@ TEST(squeeze_unsqueeze) {
 
 TEST(squeeze_channels_last) {
   /* [1,2,1,3] channels-last squeezed to [2,3] */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 3), k_cl, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 1, 3), ktest_cl4, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, NULL);
   pte_evalue *args[] = {EV(a), IL(0, 2), EV(o)};
   CHECK_OK(run("aten::squeeze_copy.dims_out", args, 3));
   CHECK(ktest_expect(o, DV(1, 2, 3, 4, 5, 6), 6, 0));
   /* unsqueeze of a column-major matrix */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *ob = ktest_tensor(PTE_DTYPE_FLOAT, 3, SZ(2, 1, 3), NULL, NULL);
   pte_evalue *args2[] = {EV(b), ktest_ev_int(1), EV(ob)};
   CHECK_OK(run("aten::unsqueeze_copy.out", args2, 3));
@@ -372,7 +350,7 @@ TEST(squeeze_channels_last) {
 
 TEST(select_copy) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 3), NULL, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_LONG, 1, 3);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_LONG, 1, 3);
   pte_evalue *args[] = {EV(a), ktest_ev_int(1), ktest_ev_int(-1), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::select_copy.int_out", args, 5));
@@ -395,7 +373,7 @@ TEST(select_copy) {
   CHECK_OK(run("aten::select_copy.int_out", args3, 4));
   CHECK(ktest_expect(so, DV(8), 1, 0));
   /* channels-last input: select channel 1 of [1,2,2,2] */
-  pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, DV(0, 1, 2, 3, 4, 5, 6, 7));
+  pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, DV(0, 1, 2, 3, 4, 5, 6, 7));
   pte_tensor *co = ktest_tensor(PTE_DTYPE_FLOAT, 3, SZ(1, 2, 2), NULL, NULL);
   pte_evalue *args4[] = {EV(c), ktest_ev_int(1), ktest_ev_int(1), EV(co)};
   CHECK_OK(run("aten::select_copy.int_out", args4, 4));
@@ -404,7 +382,7 @@ TEST(select_copy) {
 
 TEST(slice_copy) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_INT, 1, SZ(6), NULL, DV(0, 1, 2, 3, 4, 5));
-  pte_tensor *o = dyn(PTE_DTYPE_INT, 1, 6);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_INT, 1, 6);
   pte_evalue *args[] = {EV(a), ktest_ev_int(0), ktest_ev_none(), ktest_ev_none(), ktest_ev_int(2), EV(o), NULL};
   args[6] = args[5];
   CHECK_OK(run("aten::slice_copy.Tensor_out", args, 7));
@@ -422,8 +400,8 @@ TEST(slice_copy) {
   pte_evalue *bad[] = {EV(a), ktest_ev_int(0), ktest_ev_none(), ktest_ev_none(), ktest_ev_int(0), EV(o)};
   CHECK_STATUS(run("aten::slice_copy.Tensor_out", bad, 6), PTE_ERR_INVALID_ARGUMENT);
   /* 2-D, dim 1, column-major input */
-  pte_tensor *m = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 4), k_t2, DV(1, 2, 3, 4, 5, 6, 7, 8));
-  pte_tensor *mo = dyn(PTE_DTYPE_DOUBLE, 2, 8);
+  pte_tensor *m = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 4), ktest_t2, DV(1, 2, 3, 4, 5, 6, 7, 8));
+  pte_tensor *mo = ktest_dyn(PTE_DTYPE_DOUBLE, 2, 8);
   pte_evalue *args5[] = {EV(m), ktest_ev_int(1), ktest_ev_int(1), ktest_ev_int(3), ktest_ev_int(1), EV(mo)};
   CHECK_OK(run("aten::slice_copy.Tensor_out", args5, 6));
   CHECK(ktest_expect_shape(mo, 2, SZ(2, 2)));
@@ -436,7 +414,7 @@ TEST(cat_values_and_promotion) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 1), NULL, DV(1, 2));
   pte_tensor *b = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 2), NULL, DV(3, 4, 5, 6));
   pte_tensor *e = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(0), NULL, NULL); /* skipped legacy empty */
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 6);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 6);
   pte_tensor *ts[] = {a, e, b};
   pte_evalue *args[] = {ktest_ev_tensor_list(ts, 3), ktest_ev_int(-1), EV(o), NULL};
   args[3] = args[2];
@@ -445,14 +423,14 @@ TEST(cat_values_and_promotion) {
   CHECK(ktest_expect(o, DV(1, 3, 4, 2, 5, 6), 6, 0));
   /* dim 0 */
   pte_tensor *c = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(1, 2), NULL, DV(7, 8));
-  pte_tensor *ts2[] = {c, ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), k_t2, DV(1, 2, 3, 4))};
-  pte_tensor *o2 = dyn(PTE_DTYPE_FLOAT, 2, 6);
+  pte_tensor *ts2[] = {c, ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), ktest_t2, DV(1, 2, 3, 4))};
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 6);
   pte_evalue *args2[] = {ktest_ev_tensor_list(ts2, 2), ktest_ev_int(0), EV(o2)};
   CHECK_OK(run("aten::cat.out", args2, 3));
   CHECK(ktest_expect_shape(o2, 2, SZ(3, 2)));
   CHECK(ktest_expect(o2, DV(7, 8, 1, 2, 3, 4), 6, 0));
   /* float cannot be cast into an int out */
-  pte_tensor *oi = dyn(PTE_DTYPE_INT, 2, 6);
+  pte_tensor *oi = ktest_dyn(PTE_DTYPE_INT, 2, 6);
   pte_evalue *args3[] = {ktest_ev_tensor_list(ts, 3), ktest_ev_int(1), EV(oi)};
   CHECK_STATUS(run("aten::cat.out", args3, 3), PTE_ERR_INVALID_ARGUMENT);
   /* mismatched sizes */
@@ -466,9 +444,9 @@ TEST(cat_values_and_promotion) {
 
 TEST(cat_channels_last) {
   /* two [1,1,2,2] channels-last tensors along C into a channels-last [1,2,2,2] */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), k_cl, DV(1, 2, 3, 4));
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), k_cl, DV(5, 6, 7, 8));
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), k_cl, NULL);
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), ktest_cl4, DV(1, 2, 3, 4));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 1, 2, 2), ktest_cl4, DV(5, 6, 7, 8));
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_FLOAT, 4, SZ(1, 2, 2, 2), ktest_cl4, NULL);
   pte_tensor *ts[] = {a, b};
   pte_evalue *args[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(1), EV(o)};
   CHECK_OK(run("aten::cat.out", args, 3));
@@ -479,9 +457,9 @@ TEST(cat_channels_last) {
 
 TEST(stack) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), NULL, DV(1, 2, 3, 4));
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 2), k_t2, DV(5, 6, 7, 8));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 2), ktest_t2, DV(5, 6, 7, 8));
   pte_tensor *ts[] = {a, b};
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 3, 16);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 16);
   pte_evalue *args[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(0), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::stack.out", args, 4));
@@ -497,7 +475,7 @@ TEST(stack) {
   pte_tensor *s1 = ktest_tensor(PTE_DTYPE_LONG, 0, NULL, NULL, DV(3));
   pte_tensor *s2 = ktest_tensor(PTE_DTYPE_LONG, 0, NULL, NULL, DV(-4));
   pte_tensor *ss[] = {s1, s2, s1};
-  pte_tensor *so = dyn(PTE_DTYPE_LONG, 1, 4);
+  pte_tensor *so = ktest_dyn(PTE_DTYPE_LONG, 1, 4);
   pte_evalue *args4[] = {ktest_ev_tensor_list(ss, 3), ktest_ev_int(0), EV(so)};
   CHECK_OK(run("aten::stack.out", args4, 3));
   CHECK(ktest_expect(so, DV(3, -4, 3), 3, 0));
@@ -508,14 +486,14 @@ TEST(stack) {
   CHECK_STATUS(run("aten::stack.out", b1, 3), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *b2[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(3), EV(o)};
   CHECK_STATUS(run("aten::stack.out", b2, 3), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *oi = dyn(PTE_DTYPE_INT, 3, 16);
+  pte_tensor *oi = ktest_dyn(PTE_DTYPE_INT, 3, 16);
   pte_evalue *b3[] = {ktest_ev_tensor_list(ts, 2), ktest_ev_int(0), EV(oi)};
   CHECK_STATUS(run("aten::stack.out", b3, 3), PTE_ERR_INVALID_ARGUMENT);
 }
 
 TEST(split_with_sizes_and_split) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 5), NULL, DV(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
-  pte_tensor *o1 = dyn(PTE_DTYPE_FLOAT, 2, 10), *o2 = dyn(PTE_DTYPE_FLOAT, 2, 10);
+  pte_tensor *o1 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10), *o2 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10);
   pte_tensor *outs[] = {o1, o2};
   pte_evalue *args[] = {EV(a), IL(2, 3), ktest_ev_int(-1), ktest_ev_tensor_list(outs, 2)};
   CHECK_OK(run("aten::split_with_sizes_copy.out", args, 4));
@@ -527,7 +505,7 @@ TEST(split_with_sizes_and_split) {
   pte_evalue *bad2[] = {EV(a), IL(2, 3, 0), ktest_ev_int(1), ktest_ev_tensor_list(outs, 2)};
   CHECK_STATUS(run("aten::split_with_sizes_copy.out", bad2, 4), PTE_ERR_INVALID_ARGUMENT);
   /* split_copy: size 2 along dim 1 -> [2,2],[2,2],[2,1] */
-  pte_tensor *p1 = dyn(PTE_DTYPE_FLOAT, 2, 10), *p2 = dyn(PTE_DTYPE_FLOAT, 2, 10), *p3 = dyn(PTE_DTYPE_FLOAT, 2, 10);
+  pte_tensor *p1 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10), *p2 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10), *p3 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 10);
   pte_tensor *pouts[] = {p1, p2, p3};
   pte_evalue *args2[] = {EV(a), ktest_ev_int(2), ktest_ev_int(1), ktest_ev_tensor_list(pouts, 3)};
   CHECK_OK(run("aten::split_copy.Tensor_out", args2, 4));
@@ -545,7 +523,7 @@ TEST(split_with_sizes_and_split) {
 
 TEST(constant_pad_nd) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), NULL, DV(1, 2, 3, 4));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 32);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 32);
   pte_evalue *args[] = {EV(a), IL(1, 0), ktest_ev_double(9.5), EV(o), NULL};
   args[4] = args[3];
   CHECK_OK(run("aten::constant_pad_nd.out", args, 5));
@@ -567,7 +545,7 @@ TEST(constant_pad_nd) {
   CHECK_STATUS(run("aten::constant_pad_nd.out", bad3, 4), PTE_ERR_INVALID_ARGUMENT);
   /* int8 with an overflowing value */
   pte_tensor *c = ktest_tensor(PTE_DTYPE_CHAR, 1, SZ(2), NULL, DV(1, 2));
-  pte_tensor *co = dyn(PTE_DTYPE_CHAR, 1, 8);
+  pte_tensor *co = ktest_dyn(PTE_DTYPE_CHAR, 1, 8);
   pte_evalue *bad4[] = {EV(c), IL(1, 1), ktest_ev_int(300), EV(co)};
   CHECK_STATUS(run("aten::constant_pad_nd.out", bad4, 4), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *args4[] = {EV(c), IL(2, 1), ktest_ev_int(-128), EV(co)};
@@ -577,8 +555,8 @@ TEST(constant_pad_nd) {
 
 TEST(constant_pad_nd_channels_last) {
   /* pad W by (1,1) on a channels-last [1,2,1,2] */
-  pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 2), k_cl, DV(1, 2, 3, 4));
-  pte_tensor *o = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 4), k_cl, NULL);
+  pte_tensor *a = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 2), ktest_cl4, DV(1, 2, 3, 4));
+  pte_tensor *o = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 4), ktest_cl4, NULL);
   pte_evalue *args[] = {EV(a), IL(1, 1), ktest_ev_double(-0.5), EV(o)};
   CHECK_OK(run("aten::constant_pad_nd.out", args, 4));
   CHECK(ktest_expect(o, DV(-0.5, 1, 2, -0.5, -0.5, 3, 4, -0.5), 8, 0));
@@ -587,12 +565,12 @@ TEST(constant_pad_nd_channels_last) {
 /* ---- arange ---- */
 
 TEST(arange) {
-  pte_tensor *o = dyn(PTE_DTYPE_LONG, 1, 16);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_LONG, 1, 16);
   pte_evalue *args[] = {ktest_ev_int(5), EV(o), NULL};
   args[2] = args[1];
   CHECK_OK(run("aten::arange.out", args, 3));
   CHECK(ktest_expect(o, DV(0, 1, 2, 3, 4), 5, 0));
-  pte_tensor *f = dyn(PTE_DTYPE_FLOAT, 1, 16);
+  pte_tensor *f = ktest_dyn(PTE_DTYPE_FLOAT, 1, 16);
   pte_evalue *args2[] = {ktest_ev_int(1), ktest_ev_int(2), ktest_ev_double(0.3), EV(f), NULL};
   args2[4] = args2[3];
   CHECK_OK(run("aten::arange.start_out", args2, 5));
@@ -605,12 +583,12 @@ TEST(arange) {
   pte_evalue *args4[] = {ktest_ev_double(2.5), EV(o)};
   CHECK_OK(run("aten::arange.out", args4, 2));
   CHECK(ktest_expect(o, DV(0, 1), 2, 0));
-  pte_tensor *i = dyn(PTE_DTYPE_INT, 1, 16);
+  pte_tensor *i = ktest_dyn(PTE_DTYPE_INT, 1, 16);
   pte_evalue *args5[] = {ktest_ev_double(2.5), EV(i)};
   CHECK_OK(run("aten::arange.out", args5, 2));
   CHECK(ktest_expect(i, DV(0, 1, 2), 3, 0));
   /* half */
-  pte_tensor *h = dyn(PTE_DTYPE_HALF, 1, 16);
+  pte_tensor *h = ktest_dyn(PTE_DTYPE_HALF, 1, 16);
   pte_evalue *args6[] = {ktest_ev_double(0), ktest_ev_double(1), ktest_ev_double(0.25), EV(h)};
   CHECK_OK(run("aten::arange.start_out", args6, 4));
   CHECK(ktest_expect(h, DV(0, 0.25, 0.5, 0.75), 4, 0));
@@ -623,7 +601,7 @@ TEST(arange) {
   CHECK_STATUS(run("aten::arange.start_out", bad, 4), PTE_ERR_INVALID_ARGUMENT);
   pte_evalue *bad2[] = {ktest_ev_int(0), ktest_ev_int(5), ktest_ev_int(-1), EV(o)};
   CHECK_STATUS(run("aten::arange.start_out", bad2, 4), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *b = dyn(PTE_DTYPE_BOOL, 1, 16);
+  pte_tensor *b = ktest_dyn(PTE_DTYPE_BOOL, 1, 16);
   pte_evalue *bad3[] = {ktest_ev_int(2), EV(b)};
   CHECK_STATUS(run("aten::arange.out", bad3, 2), PTE_ERR_INVALID_ARGUMENT);
   pte_tensor *small = ktest_tensor(PTE_DTYPE_LONG, 1, SZ(3), NULL, NULL);
@@ -635,7 +613,7 @@ TEST(arange) {
 
 TEST(repeat) {
   pte_tensor *a = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(1, 2), NULL, DV(1, 2));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 3, 64);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 3, 64);
   pte_evalue *args[] = {EV(a), IL(2, 2, 3), EV(o), NULL};
   args[3] = args[2];
   CHECK_OK(run("aten::repeat.out", args, 4));
@@ -644,14 +622,14 @@ TEST(repeat) {
   for (int i = 0; i < 24; i++) e[i] = (i % 2) + 1;
   CHECK(ktest_expect(o, e, 24, 0));
   /* [2,2] column-major, repeats [2,1] */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 2), k_t2, DV(1, 2, 3, 4));
-  pte_tensor *ob = dyn(PTE_DTYPE_LONG, 2, 8);
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(2, 2), ktest_t2, DV(1, 2, 3, 4));
+  pte_tensor *ob = ktest_dyn(PTE_DTYPE_LONG, 2, 8);
   pte_evalue *args2[] = {EV(b), IL(2, 1), EV(ob)};
   CHECK_OK(run("aten::repeat.out", args2, 3));
   CHECK(ktest_expect(ob, DV(1, 2, 3, 4, 1, 2, 3, 4), 8, 0));
   /* 0-dim repeat */
   pte_tensor *s = ktest_tensor(PTE_DTYPE_LONG, 0, NULL, NULL, DV(3));
-  pte_tensor *os = dyn(PTE_DTYPE_LONG, 1, 8);
+  pte_tensor *os = ktest_dyn(PTE_DTYPE_LONG, 1, 8);
   pte_evalue *args3[] = {EV(s), IL(4), EV(os)};
   CHECK_OK(run("aten::repeat.out", args3, 3));
   CHECK(ktest_expect(os, DV(3, 3, 3, 3), 4, 0));
@@ -683,7 +661,7 @@ TEST(flip) {
   pte_evalue *bad[] = {EV(a), IL(1, -1), EV(o)};
   CHECK_STATUS(run("aten::flip.out", bad, 3), PTE_ERR_INVALID_ARGUMENT);
   /* column-major in, row-major out */
-  pte_tensor *b = ktest_tensor(PTE_DTYPE_BFLOAT16, 2, SZ(2, 3), k_t2, DV(1, 2, 3, 4, 5, 6));
+  pte_tensor *b = ktest_tensor(PTE_DTYPE_BFLOAT16, 2, SZ(2, 3), ktest_t2, DV(1, 2, 3, 4, 5, 6));
   pte_tensor *ob = ktest_tensor(PTE_DTYPE_BFLOAT16, 2, SZ(2, 3), NULL, NULL);
   pte_evalue *args4[] = {EV(b), IL(0), EV(ob)};
   CHECK_OK(run("aten::flip.out", args4, 3));

@@ -7,39 +7,20 @@
 
 #include "portable/portable_creation.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EV(t) ktest_ev_tensor(t)
-
-static const uint8_t k_t2[2] = {1, 0};
+#include "support/ktest_sugar.h"
 
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_creation_kernels, pte_portable_creation_kernels_count, name), args, n);
 }
 
-static pte_tensor *dyn(int dtype, int32_t dim, size_t cap) {
-  int32_t ones[PTE_MAX_RANK];
-  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
-  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
-}
-
-static const int k_dtypes[] = {PTE_DTYPE_BYTE, PTE_DTYPE_CHAR,  PTE_DTYPE_SHORT,  PTE_DTYPE_INT,      PTE_DTYPE_LONG,
-                               PTE_DTYPE_HALF, PTE_DTYPE_FLOAT, PTE_DTYPE_DOUBLE, PTE_DTYPE_BFLOAT16, PTE_DTYPE_BOOL};
-#define N_DTYPES (sizeof k_dtypes / sizeof k_dtypes[0])
-
 TEST(table_names) {
   const char *names[] = {"aten::empty.out", "aten::ones.out",  "aten::zeros.out",          "aten::fill.Tensor_out",
                          "aten::rand.out",  "aten::randn.out", "aten::native_dropout.out"};
-  CHECK_EQ_INT(pte_portable_creation_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_creation_kernels, pte_portable_creation_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_creation_kernels, pte_portable_creation_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 TEST(empty_ones_zeros) {
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 16);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 16);
   pte_evalue *a[] = {IL(2, 3), ktest_ev_none(), EV(o), NULL};
   a[3] = a[2];
   CHECK_OK(run("aten::empty.out", a, 4));
@@ -47,13 +28,13 @@ TEST(empty_ones_zeros) {
   pte_evalue *a2[] = {IL(0, 3), ktest_ev_int(0), EV(o)};
   CHECK_OK(run("aten::empty.out", a2, 3));
   CHECK(ktest_expect_shape(o, 2, SZ(0, 3)));
-  for (size_t k = 0; k < N_DTYPES; k++) {
-    pte_tensor *t = ktest_tensor_dyn(k_dtypes[k], 2, SZ(1, 1), k_t2, 8);
+  for (size_t k = 0; k < KTEST_N_ALL_DTYPES; k++) {
+    pte_tensor *t = ktest_tensor_dyn(ktest_all_dtypes[k], 2, SZ(1, 1), ktest_t2, 8);
     pte_evalue *b[] = {IL(2, 2), EV(t)};
     CHECK_OK(run("aten::ones.out", b, 2));
-    CHECK_MSG(ktest_expect(t, DV(1, 1, 1, 1), 4, 0), "dtype %d", k_dtypes[k]);
+    CHECK_MSG(ktest_expect(t, DV(1, 1, 1, 1), 4, 0), "dtype %d", ktest_all_dtypes[k]);
     CHECK_OK(run("aten::zeros.out", b, 2));
-    CHECK_MSG(ktest_expect(t, DV(0, 0, 0, 0), 4, 0), "dtype %d", k_dtypes[k]);
+    CHECK_MSG(ktest_expect(t, DV(0, 0, 0, 0), 4, 0), "dtype %d", ktest_all_dtypes[k]);
   }
   pte_tensor *s = ktest_tensor(PTE_DTYPE_HALF, 0, NULL, NULL, NULL);
   pte_evalue *c[] = {IL(), EV(s)};
@@ -72,7 +53,7 @@ TEST(empty_ones_zeros) {
 
 TEST(fill_tensor) {
   pte_tensor *self = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 2), NULL, NULL);
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8);
   pte_tensor *v = ktest_tensor(PTE_DTYPE_DOUBLE, 0, NULL, NULL, DV(2.5));
   pte_evalue *a[] = {EV(self), EV(v), EV(o), NULL};
   a[3] = a[2];
@@ -80,27 +61,27 @@ TEST(fill_tensor) {
   CHECK(ktest_expect(o, DV(2.5, 2.5, 2.5, 2.5), 4, 0));
   /* float value into int32 truncates toward zero; -3.9 -> -3 */
   pte_tensor *si = ktest_tensor(PTE_DTYPE_INT, 1, SZ(2), NULL, NULL);
-  pte_tensor *oi = dyn(PTE_DTYPE_INT, 1, 4);
+  pte_tensor *oi = ktest_dyn(PTE_DTYPE_INT, 1, 4);
   pte_tensor *vf = ktest_tensor(PTE_DTYPE_FLOAT, 0, NULL, NULL, DV(-3.9));
   pte_evalue *b[] = {EV(si), EV(vf), EV(oi)};
   CHECK_OK(run("aten::fill.Tensor_out", b, 3));
   CHECK(ktest_expect(oi, DV(-3, -3), 2, 0));
   /* int64 value keeps full precision into int64 */
   pte_tensor *sl = ktest_tensor(PTE_DTYPE_LONG, 1, SZ(2), NULL, NULL);
-  pte_tensor *ol = dyn(PTE_DTYPE_LONG, 1, 4);
+  pte_tensor *ol = ktest_dyn(PTE_DTYPE_LONG, 1, 4);
   pte_tensor *vl = ktest_tensor_i64(PTE_DTYPE_LONG, 0, NULL, NULL, (int64_t[]){INT64_MAX});
   pte_evalue *c[] = {EV(sl), EV(vl), EV(ol)};
   CHECK_OK(run("aten::fill.Tensor_out", c, 3));
   CHECK(ktest_expect_i64(ol, (int64_t[]){INT64_MAX, INT64_MAX}, 2));
   /* bool value into bfloat16; double 0.1 into half */
   pte_tensor *sb = ktest_tensor(PTE_DTYPE_BFLOAT16, 1, SZ(1), NULL, NULL);
-  pte_tensor *ob = dyn(PTE_DTYPE_BFLOAT16, 1, 2);
+  pte_tensor *ob = ktest_dyn(PTE_DTYPE_BFLOAT16, 1, 2);
   pte_tensor *vb = ktest_tensor(PTE_DTYPE_BOOL, 0, NULL, NULL, DV(1));
   pte_evalue *d[] = {EV(sb), EV(vb), EV(ob)};
   CHECK_OK(run("aten::fill.Tensor_out", d, 3));
   CHECK_EQ_INT(ktest_get_u16(ob, 0), 0x3f80);
   pte_tensor *sh = ktest_tensor(PTE_DTYPE_HALF, 1, SZ(1), NULL, NULL);
-  pte_tensor *oh = dyn(PTE_DTYPE_HALF, 1, 2);
+  pte_tensor *oh = ktest_dyn(PTE_DTYPE_HALF, 1, 2);
   pte_tensor *vh = ktest_tensor(PTE_DTYPE_DOUBLE, 0, NULL, NULL, DV(0.1));
   pte_evalue *e[] = {EV(sh), EV(vh), EV(oh)};
   CHECK_OK(run("aten::fill.Tensor_out", e, 3));
@@ -117,7 +98,7 @@ TEST(fill_tensor) {
 TEST(rand_and_randn) {
   const int fdt[] = {PTE_DTYPE_FLOAT, PTE_DTYPE_DOUBLE, PTE_DTYPE_HALF, PTE_DTYPE_BFLOAT16};
   for (size_t k = 0; k < 4; k++) {
-    pte_tensor *o = dyn(fdt[k], 2, 4000);
+    pte_tensor *o = ktest_dyn(fdt[k], 2, 4000);
     pte_evalue *a[] = {IL(40, 100), EV(o)};
     CHECK_OK(run("aten::rand.out", a, 2));
     CHECK(ktest_expect_shape(o, 2, SZ(40, 100)));
@@ -131,7 +112,7 @@ TEST(rand_and_randn) {
     CHECK_MSG(mn >= 0.0 && mx < 1.0, "dtype %d range [%g, %g]", fdt[k], mn, mx);
     CHECK_MSG(fabs(sum / 4000 - 0.5) < 0.03, "dtype %d mean %g", fdt[k], sum / 4000);
     CHECK_MSG(mx - mn > 0.9, "dtype %d spread %g", fdt[k], mx - mn);
-    pte_tensor *n = dyn(fdt[k], 1, 4000);
+    pte_tensor *n = ktest_dyn(fdt[k], 1, 4000);
     pte_evalue *b[] = {IL(4000), EV(n)};
     CHECK_OK(run("aten::randn.out", b, 2));
     double s1 = 0, s2 = 0;
@@ -147,7 +128,7 @@ TEST(rand_and_randn) {
     CHECK_MSG(fabs(mean) < 0.1 && fabs(var - 1.0) < 0.15, "dtype %d mean %g var %g", fdt[k], mean, var);
   }
   /* errors */
-  pte_tensor *oi = dyn(PTE_DTYPE_INT, 1, 8);
+  pte_tensor *oi = ktest_dyn(PTE_DTYPE_INT, 1, 8);
   pte_evalue *b1[] = {IL(4), EV(oi)};
   CHECK_STATUS(run("aten::rand.out", b1, 2), PTE_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(ktest_last_msg(), "rand");
@@ -157,7 +138,7 @@ TEST(rand_and_randn) {
 TEST(native_dropout) {
   double v[6] = {1, -2, 0.5, NAN, -0.0, 0x1p100};
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(2, 3), NULL, v);
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 8), *m = dyn(PTE_DTYPE_BOOL, 2, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8), *m = ktest_dyn(PTE_DTYPE_BOOL, 2, 8);
   /* p = 0 in training: exact copy, mask all true */
   pte_evalue *a[] = {EV(x), ktest_ev_double(0.0), ktest_ev_bool(true), EV(o), EV(m)};
   CHECK_OK(run("aten::native_dropout.out", a, 5));
@@ -176,7 +157,7 @@ TEST(native_dropout) {
   /* p = 0.25 over 4000 ones: kept values are exactly 1/0.75 rounded to float, kept share ~0.75 */
   pte_tensor *big = ktest_tensor_dyn(PTE_DTYPE_DOUBLE, 1, SZ(4000), NULL, 4000);
   for (size_t i = 0; i < 4000; i++) ((double *)big->data)[i] = 1.0;
-  pte_tensor *ob = dyn(PTE_DTYPE_DOUBLE, 1, 4000), *mb = dyn(PTE_DTYPE_BOOL, 1, 4000);
+  pte_tensor *ob = ktest_dyn(PTE_DTYPE_DOUBLE, 1, 4000), *mb = ktest_dyn(PTE_DTYPE_BOOL, 1, 4000);
   pte_evalue *d[] = {EV(big), ktest_ev_double(0.25), ktest_ev_bool(true), EV(ob), EV(mb), NULL};
   pte_tensor *rl[2] = {ob, mb};
   d[5] = ktest_ev_tensor_list(rl, 2);
@@ -195,10 +176,10 @@ TEST(native_dropout) {
   pte_evalue *b1[] = {EV(x), ktest_ev_double(1.5), ktest_ev_bool(true), EV(o), EV(m)};
   CHECK_STATUS(run("aten::native_dropout.out", b1, 5), PTE_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(ktest_last_msg(), "native_dropout");
-  pte_tensor *xi = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), NULL, NULL), *oi = dyn(PTE_DTYPE_INT, 2, 8);
+  pte_tensor *xi = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), NULL, NULL), *oi = ktest_dyn(PTE_DTYPE_INT, 2, 8);
   pte_evalue *b2[] = {EV(xi), ktest_ev_double(0.5), ktest_ev_bool(true), EV(oi), EV(m)};
   CHECK_STATUS(run("aten::native_dropout.out", b2, 5), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *mf = dyn(PTE_DTYPE_FLOAT, 2, 8);
+  pte_tensor *mf = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8);
   pte_evalue *b3[] = {EV(x), ktest_ev_double(0.5), ktest_ev_bool(true), EV(o), EV(mf)};
   CHECK_STATUS(run("aten::native_dropout.out", b3, 5), PTE_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(ktest_last_msg(), "mask");

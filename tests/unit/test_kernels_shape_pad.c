@@ -5,40 +5,21 @@
 
 #include "portable/portable_pad.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EV(t) ktest_ev_tensor(t)
-
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
+#include "support/ktest_sugar.h"
 
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_pad_kernels, pte_portable_pad_kernels_count, name), args, n);
 }
 
-static pte_tensor *dyn(int dtype, int32_t dim, size_t cap) {
-  int32_t ones[PTE_MAX_RANK];
-  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
-  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
-}
-
-static const int k_dtypes[] = {PTE_DTYPE_BYTE, PTE_DTYPE_CHAR,  PTE_DTYPE_SHORT,  PTE_DTYPE_INT,      PTE_DTYPE_LONG,
-                               PTE_DTYPE_HALF, PTE_DTYPE_FLOAT, PTE_DTYPE_DOUBLE, PTE_DTYPE_BFLOAT16, PTE_DTYPE_BOOL};
-#define N_DTYPES (sizeof k_dtypes / sizeof k_dtypes[0])
-
 TEST(table_names) {
   const char *names[] = {"aten::reflection_pad1d.out", "aten::reflection_pad2d.out", "aten::reflection_pad3d.out",
                          "aten::replication_pad1d.out", "aten::replication_pad2d.out", "aten::replication_pad3d.out"};
-  CHECK_EQ_INT(pte_portable_pad_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_pad_kernels, pte_portable_pad_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_pad_kernels, pte_portable_pad_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 TEST(pad1d) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(1, 3), NULL, DV(1, 2, 3));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 16);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 16);
   pte_evalue *a[] = {EV(x), IL(2, 1), EV(o), NULL};
   a[3] = a[2];
   CHECK_OK(run("aten::reflection_pad1d.out", a, 4));
@@ -55,16 +36,16 @@ TEST(pad1d) {
   CHECK(ktest_expect(o, DV(2, 3, 3, 3), 4, 0));
   /* batched 3-D with an empty batch */
   pte_tensor *e = ktest_tensor(PTE_DTYPE_FLOAT, 3, SZ(0, 1, 3), NULL, NULL);
-  pte_tensor *o3 = dyn(PTE_DTYPE_FLOAT, 3, 16);
+  pte_tensor *o3 = ktest_dyn(PTE_DTYPE_FLOAT, 3, 16);
   pte_evalue *d[] = {EV(e), IL(1, 1), EV(o3)};
   CHECK_OK(run("aten::reflection_pad1d.out", d, 3));
   CHECK(ktest_expect_shape(o3, 3, SZ(0, 1, 5)));
   /* every dtype, 2 channels */
-  for (size_t k = 0; k < N_DTYPES; k++) {
-    int dt = k_dtypes[k];
+  for (size_t k = 0; k < KTEST_N_ALL_DTYPES; k++) {
+    int dt = ktest_all_dtypes[k];
     bool b01 = dt == PTE_DTYPE_BOOL;
     pte_tensor *t = ktest_tensor(dt, 3, SZ(1, 2, 2), NULL, b01 ? DV(1, 0, 0, 1) : DV(1, 2, 3, 4));
-    pte_tensor *ot = dyn(dt, 3, 16);
+    pte_tensor *ot = ktest_dyn(dt, 3, 16);
     pte_evalue *f[] = {EV(t), IL(1, 2), EV(ot)};
     CHECK_OK(run("aten::replication_pad1d.out", f, 3));
     CHECK_MSG(ktest_expect(ot, b01 ? DV(1, 1, 0, 0, 0, 0, 0, 1, 1, 1) : DV(1, 1, 2, 2, 2, 3, 3, 4, 4, 4), 10, 0), "dtype %d", dt);
@@ -80,10 +61,10 @@ TEST(pad1d) {
   CHECK_STATUS(run("aten::replication_pad1d.out", b2, 3), PTE_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(ktest_last_msg(), "padding");
   pte_tensor *v1 = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(3), NULL, NULL);
-  pte_tensor *o1 = dyn(PTE_DTYPE_FLOAT, 1, 8);
+  pte_tensor *o1 = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8);
   pte_evalue *b3[] = {EV(v1), IL(1, 1), EV(o1)};
   CHECK_STATUS(run("aten::replication_pad1d.out", b3, 3), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *od = dyn(PTE_DTYPE_DOUBLE, 2, 8);
+  pte_tensor *od = ktest_dyn(PTE_DTYPE_DOUBLE, 2, 8);
   pte_evalue *b4[] = {EV(x), IL(1, 1), EV(od)};
   CHECK_STATUS(run("aten::replication_pad1d.out", b4, 3), PTE_ERR_INVALID_ARGUMENT);
   pte_tensor *ec = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(0, 3), NULL, NULL); /* empty channel dim, no batch */
@@ -97,7 +78,7 @@ TEST(pad1d) {
 
 TEST(pad2d) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_DOUBLE, 3, SZ(1, 2, 3), NULL, DV(1, 2, 3, 4, 5, 6));
-  pte_tensor *o = dyn(PTE_DTYPE_DOUBLE, 3, 32);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_DOUBLE, 3, 32);
   pte_evalue *a[] = {EV(x), IL(1, 1, 1, 0), EV(o)};
   CHECK_OK(run("aten::reflection_pad2d.out", a, 3));
   CHECK(ktest_expect_shape(o, 3, SZ(1, 3, 5)));
@@ -106,8 +87,8 @@ TEST(pad2d) {
   CHECK(ktest_expect(o, DV(1, 1, 2, 3, 3, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6), 15, 0));
   /* channels-last 4-D in and out: c0 [[0,1],[2,3]], c1 [[4,5],[6,7]], pad (1,0,0,1) */
   double iota8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-  pte_tensor *y = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 2), k_cl, iota8);
-  pte_tensor *oy = ktest_tensor_dyn(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 1), k_cl, 32);
+  pte_tensor *y = ktest_tensor(PTE_DTYPE_HALF, 4, SZ(1, 2, 2, 2), ktest_cl4, iota8);
+  pte_tensor *oy = ktest_tensor_dyn(PTE_DTYPE_HALF, 4, SZ(1, 2, 1, 1), ktest_cl4, 32);
   pte_evalue *b[] = {EV(y), IL(1, 0, 0, 1), EV(oy)};
   CHECK_OK(run("aten::replication_pad2d.out", b, 3));
   CHECK(ktest_expect_shape(oy, 4, SZ(1, 2, 3, 3)));
@@ -128,7 +109,7 @@ TEST(pad2d) {
 
 TEST(pad3d) {
   pte_tensor *x = ktest_tensor(PTE_DTYPE_LONG, 4, SZ(1, 2, 1, 2), NULL, DV(1, 2, 3, 4));
-  pte_tensor *o = dyn(PTE_DTYPE_LONG, 4, 32);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_LONG, 4, 32);
   pte_evalue *a[] = {EV(x), IL(1, 0, 0, 0, 1, 1), EV(o)};
   CHECK_OK(run("aten::reflection_pad3d.out", a, 3));
   CHECK(ktest_expect_shape(o, 4, SZ(1, 4, 1, 3)));
@@ -137,7 +118,7 @@ TEST(pad3d) {
   CHECK(ktest_expect(o, DV(1, 1, 2, 1, 1, 2, 3, 3, 4, 3, 3, 4), 12, 0));
   /* 5-D batched: two batches, second is the first + 10 */
   pte_tensor *y = ktest_tensor(PTE_DTYPE_FLOAT, 5, SZ(2, 1, 1, 1, 2), NULL, DV(1, 2, 11, 12));
-  pte_tensor *o5 = dyn(PTE_DTYPE_FLOAT, 5, 32);
+  pte_tensor *o5 = ktest_dyn(PTE_DTYPE_FLOAT, 5, 32);
   pte_evalue *b[] = {EV(y), IL(0, 1, 1, 0, 0, 1), EV(o5)};
   CHECK_OK(run("aten::replication_pad3d.out", b, 3));
   CHECK(ktest_expect_shape(o5, 5, SZ(2, 1, 2, 2, 3)));

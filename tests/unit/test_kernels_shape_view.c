@@ -4,50 +4,23 @@
 
 #include "portable/portable_view.h"
 #include "support/ktest.h"
-
-#define SZ(...) ((int32_t[]){__VA_ARGS__})
-#define DV(...) ((double[]){__VA_ARGS__})
-#define NARR(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define IL(...) ktest_ev_int_list((int64_t[]){__VA_ARGS__}, NARR(__VA_ARGS__))
-#define EV(t) ktest_ev_tensor(t)
-#define I(v) ktest_ev_int(v)
-
-static const uint8_t k_cl[4] = {0, 2, 3, 1};
-static const uint8_t k_t2[2] = {1, 0};
+#include "support/ktest_sugar.h"
 
 static pte_status run(const char *name, pte_evalue **args, size_t n) {
   return ktest_run(ktest_find(pte_portable_view_kernels, pte_portable_view_kernels_count, name), args, n);
 }
 
-static pte_tensor *dyn(int dtype, int32_t dim, size_t cap) {
-  int32_t ones[PTE_MAX_RANK];
-  for (int i = 0; i < PTE_MAX_RANK; i++) ones[i] = 1;
-  return ktest_tensor_dyn(dtype, dim, ones, NULL, cap);
-}
-
-static double *iota(size_t n) {
-  static double buf[256];
-  for (size_t i = 0; i < n; i++) buf[i] = (double)i;
-  return buf;
-}
-
-static const int k_dtypes[] = {PTE_DTYPE_BYTE, PTE_DTYPE_CHAR,  PTE_DTYPE_SHORT,  PTE_DTYPE_INT,     PTE_DTYPE_LONG,
-                               PTE_DTYPE_HALF, PTE_DTYPE_FLOAT, PTE_DTYPE_DOUBLE, PTE_DTYPE_BFLOAT16};
-#define N_DTYPES (sizeof k_dtypes / sizeof k_dtypes[0])
-
 TEST(table_names) {
   const char *names[] = {"aten::as_strided_copy.out", "aten::diagonal_copy.out", "aten::unfold_copy.out",
                          "aten::narrow_copy.out", "aten::unbind_copy.int_out", "aten::view_as_real_copy.out",
                          "aten::detach_copy.out", "aten::lift_fresh_copy.out", "aten::copy_"};
-  CHECK_EQ_INT(pte_portable_view_kernels_count, sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK_MSG(ktest_find(pte_portable_view_kernels, pte_portable_view_kernels_count, names[i]), "%s", names[i]);
+  CHECK(ktest_table_is(pte_portable_view_kernels, pte_portable_view_kernels_count, names, sizeof names / sizeof names[0]));
 }
 
 TEST(as_strided_copy) {
   /* out[i][j] = flat[1 + i*1 + j*2] over flat = 0..11 */
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 4), NULL, iota(12));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 16);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 4), NULL, ktest_iota(12));
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 16);
   pte_evalue *a[] = {EV(x), IL(2, 2), IL(1, 2), I(1), EV(o), NULL};
   a[5] = ktest_ev_none();
   CHECK_OK(run("aten::as_strided_copy.out", a, 6));
@@ -56,13 +29,13 @@ TEST(as_strided_copy) {
   CHECK(a[5]->tag == PTE_TAG_TENSOR && a[5]->u.tensor == o); /* return slot */
   /* storage_offset None, a zero stride (broadcast of element 0) */
   pte_evalue *b[] = {EV(x), IL(2, 3), IL(0, 5), ktest_ev_none(), EV(o)};
-  pte_tensor *o3 = dyn(PTE_DTYPE_FLOAT, 2, 16);
+  pte_tensor *o3 = ktest_dyn(PTE_DTYPE_FLOAT, 2, 16);
   b[4] = EV(o3);
   CHECK_OK(run("aten::as_strided_copy.out", b, 5));
   CHECK(ktest_expect(o3, DV(0, 5, 10, 0, 5, 10), 6, 0));
   /* channels-last self: memory order (h, w, c) of logical c*4 + h*2 + w = 0,4,1,5,2,6,3,7 */
-  pte_tensor *cl = ktest_tensor(PTE_DTYPE_INT, 4, SZ(1, 2, 2, 2), k_cl, iota(8));
-  pte_tensor *o1 = dyn(PTE_DTYPE_INT, 1, 8);
+  pte_tensor *cl = ktest_tensor(PTE_DTYPE_INT, 4, SZ(1, 2, 2, 2), ktest_cl4, ktest_iota(8));
+  pte_tensor *o1 = ktest_dyn(PTE_DTYPE_INT, 1, 8);
   pte_evalue *c[] = {EV(cl), IL(4), IL(2), I(1), EV(o1)};
   CHECK_OK(run("aten::as_strided_copy.out", c, 5));
   CHECK(ktest_expect(o1, DV(4, 5, 6, 7), 4, 0));
@@ -85,14 +58,14 @@ TEST(as_strided_copy) {
   pte_evalue *b7[] = {EV(x), IL(INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX),
                       IL(INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX), I(0), EV(o)};
   CHECK_STATUS(run("aten::as_strided_copy.out", b7, 5), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *od = dyn(PTE_DTYPE_DOUBLE, 2, 16);
+  pte_tensor *od = ktest_dyn(PTE_DTYPE_DOUBLE, 2, 16);
   pte_evalue *b5[] = {EV(x), IL(2, 2), IL(1, 1), I(0), EV(od)};
   CHECK_STATUS(run("aten::as_strided_copy.out", b5, 5), PTE_ERR_INVALID_ARGUMENT);
 }
 
 TEST(diagonal_copy) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 4), NULL, iota(12));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 1, 8);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 4), NULL, ktest_iota(12));
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 1, 8);
   struct { int64_t off; size_t n; double v[3]; } cases[] = {
       {0, 3, {0, 5, 10}}, {1, 3, {1, 6, 11}}, {2, 2, {2, 7}}, {-1, 2, {4, 9}}, {-2, 1, {8}}, {4, 0, {0}}, {-3, 0, {0}}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -109,22 +82,22 @@ TEST(diagonal_copy) {
   CHECK_OK(run("aten::diagonal_copy.out", ex2, 5));
   CHECK(ktest_expect_shape(o, 1, SZ(0)));
   /* 3-D, dim1=-1 (2), dim2=0: out[j][i] = x[i][j][i] = 13i + 4j */
-  pte_tensor *y = ktest_tensor(PTE_DTYPE_LONG, 3, SZ(2, 3, 4), NULL, iota(24));
-  pte_tensor *o2 = dyn(PTE_DTYPE_LONG, 2, 16);
+  pte_tensor *y = ktest_tensor(PTE_DTYPE_LONG, 3, SZ(2, 3, 4), NULL, ktest_iota(24));
+  pte_tensor *o2 = ktest_dyn(PTE_DTYPE_LONG, 2, 16);
   pte_evalue *b[] = {EV(y), I(0), I(-1), I(0), EV(o2)};
   CHECK_OK(run("aten::diagonal_copy.out", b, 5));
   CHECK(ktest_expect_shape(o2, 2, SZ(3, 2)));
   CHECK(ktest_expect(o2, DV(0, 13, 4, 17, 8, 21), 6, 0));
   /* every dtype, transposed (column-major) self: x^T diag of [[0,1],[2,3]] laid out column-major */
-  for (size_t k = 0; k < N_DTYPES; k++) {
-    pte_tensor *t = ktest_tensor(k_dtypes[k], 2, SZ(2, 2), k_t2, DV(0, 1, 2, 3));
-    pte_tensor *ot = dyn(k_dtypes[k], 1, 4);
+  for (size_t k = 0; k < KTEST_N_NUM_DTYPES; k++) {
+    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 2, SZ(2, 2), ktest_t2, DV(0, 1, 2, 3));
+    pte_tensor *ot = ktest_dyn(ktest_num_dtypes[k], 1, 4);
     pte_evalue *c[] = {EV(t), I(0), I(0), I(1), EV(ot)};
     CHECK_OK(run("aten::diagonal_copy.out", c, 5));
-    CHECK_MSG(ktest_expect(ot, DV(0, 3), 2, 0), "dtype %d", k_dtypes[k]);
+    CHECK_MSG(ktest_expect(ot, DV(0, 3), 2, 0), "dtype %d", ktest_num_dtypes[k]);
     pte_evalue *c2[] = {EV(t), I(1), I(1), I(0), EV(ot)}; /* dims swapped: offset 1 walks below */
     CHECK_OK(run("aten::diagonal_copy.out", c2, 5));
-    CHECK_MSG(ktest_expect(ot, DV(2), 1, 0), "dtype %d", k_dtypes[k]);
+    CHECK_MSG(ktest_expect(ot, DV(2), 1, 0), "dtype %d", ktest_num_dtypes[k]);
   }
   /* errors */
   pte_evalue *b1[] = {EV(x), I(0), I(1), I(-1), EV(o)};
@@ -139,15 +112,15 @@ TEST(diagonal_copy) {
 }
 
 TEST(unfold_copy) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(7), NULL, iota(7));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 16);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(7), NULL, ktest_iota(7));
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 16);
   pte_evalue *a[] = {EV(x), I(0), I(3), I(2), EV(o)};
   CHECK_OK(run("aten::unfold_copy.out", a, 5));
   CHECK(ktest_expect_shape(o, 2, SZ(3, 3)));
   CHECK(ktest_expect(o, DV(0, 1, 2, 2, 3, 4, 4, 5, 6), 9, 0));
   /* [2,3] along -1, size 2 step 1 -> [2,2,2] */
-  pte_tensor *y = ktest_tensor(PTE_DTYPE_SHORT, 2, SZ(2, 3), NULL, iota(6));
-  pte_tensor *o3 = dyn(PTE_DTYPE_SHORT, 3, 16);
+  pte_tensor *y = ktest_tensor(PTE_DTYPE_SHORT, 2, SZ(2, 3), NULL, ktest_iota(6));
+  pte_tensor *o3 = ktest_dyn(PTE_DTYPE_SHORT, 3, 16);
   pte_evalue *b[] = {EV(y), I(-1), I(2), I(1), EV(o3)};
   CHECK_OK(run("aten::unfold_copy.out", b, 5));
   CHECK(ktest_expect_shape(o3, 3, SZ(2, 2, 2)));
@@ -159,7 +132,7 @@ TEST(unfold_copy) {
   CHECK(ktest_expect(o3, DV(0, 3, 1, 4, 2, 5), 6, 0));
   /* 0-dim self is treated as size 1 */
   pte_tensor *s = ktest_tensor(PTE_DTYPE_DOUBLE, 0, NULL, NULL, DV(-0.5));
-  pte_tensor *o1 = dyn(PTE_DTYPE_DOUBLE, 1, 4);
+  pte_tensor *o1 = ktest_dyn(PTE_DTYPE_DOUBLE, 1, 4);
   pte_evalue *c[] = {EV(s), I(0), I(1), I(1), EV(o1)};
   CHECK_OK(run("aten::unfold_copy.out", c, 5));
   CHECK(ktest_expect_shape(o1, 1, SZ(1)));
@@ -179,8 +152,8 @@ TEST(unfold_copy) {
 }
 
 TEST(narrow_copy) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 4), NULL, iota(12));
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 16);
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_FLOAT, 2, SZ(3, 4), NULL, ktest_iota(12));
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 16);
   pte_evalue *a[] = {EV(x), I(1), I(-3), I(2), EV(o)};
   CHECK_OK(run("aten::narrow_copy.out", a, 5));
   CHECK(ktest_expect_shape(o, 2, SZ(3, 2)));
@@ -192,12 +165,12 @@ TEST(narrow_copy) {
   CHECK_OK(run("aten::narrow_copy.out", c, 5));
   CHECK(ktest_expect_shape(o, 2, SZ(0, 4)));
   /* every dtype, channels-last 4-D: narrow channels [1, 2) of logical 0..7 over [1,2,2,2] */
-  for (size_t k = 0; k < N_DTYPES; k++) {
-    pte_tensor *t = ktest_tensor(k_dtypes[k], 4, SZ(1, 2, 2, 2), k_cl, iota(8));
-    pte_tensor *ot = dyn(k_dtypes[k], 4, 8);
+  for (size_t k = 0; k < KTEST_N_NUM_DTYPES; k++) {
+    pte_tensor *t = ktest_tensor(ktest_num_dtypes[k], 4, SZ(1, 2, 2, 2), ktest_cl4, ktest_iota(8));
+    pte_tensor *ot = ktest_dyn(ktest_num_dtypes[k], 4, 8);
     pte_evalue *d[] = {EV(t), I(1), I(1), I(1), EV(ot)};
     CHECK_OK(run("aten::narrow_copy.out", d, 5));
-    CHECK_MSG(ktest_expect(ot, DV(4, 5, 6, 7), 4, 0), "dtype %d", k_dtypes[k]);
+    CHECK_MSG(ktest_expect(ot, DV(4, 5, 6, 7), 4, 0), "dtype %d", ktest_num_dtypes[k]);
   }
   pte_evalue *b1[] = {EV(x), I(1), I(3), I(2), EV(o)};
   CHECK_STATUS(run("aten::narrow_copy.out", b1, 5), PTE_ERR_INVALID_ARGUMENT);
@@ -213,14 +186,14 @@ TEST(narrow_copy) {
 }
 
 TEST(unbind_copy) {
-  pte_tensor *x = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), NULL, iota(6));
-  pte_tensor *outs[3] = {dyn(PTE_DTYPE_INT, 1, 4), dyn(PTE_DTYPE_INT, 1, 4), dyn(PTE_DTYPE_INT, 1, 4)};
+  pte_tensor *x = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), NULL, ktest_iota(6));
+  pte_tensor *outs[3] = {ktest_dyn(PTE_DTYPE_INT, 1, 4), ktest_dyn(PTE_DTYPE_INT, 1, 4), ktest_dyn(PTE_DTYPE_INT, 1, 4)};
   pte_evalue *a[] = {EV(x), I(-1), ktest_ev_tensor_list(outs, 3)};
   CHECK_OK(run("aten::unbind_copy.int_out", a, 3));
   CHECK(ktest_expect(outs[0], DV(0, 3), 2, 0));
   CHECK(ktest_expect(outs[1], DV(1, 4), 2, 0));
   CHECK(ktest_expect(outs[2], DV(2, 5), 2, 0));
-  pte_tensor *rows[2] = {dyn(PTE_DTYPE_INT, 1, 4), dyn(PTE_DTYPE_INT, 1, 4)};
+  pte_tensor *rows[2] = {ktest_dyn(PTE_DTYPE_INT, 1, 4), ktest_dyn(PTE_DTYPE_INT, 1, 4)};
   pte_evalue *b[] = {EV(x), I(0), ktest_ev_tensor_list(rows, 2)};
   CHECK_OK(run("aten::unbind_copy.int_out", b, 3));
   CHECK(ktest_expect(rows[1], DV(3, 4, 5), 3, 0));
@@ -237,7 +210,7 @@ TEST(unbind_copy) {
   CHECK_CONTAINS(ktest_last_msg(), "unbind_copy");
   pte_evalue *b2[] = {EV(x), I(2), ktest_ev_tensor_list(rows, 2)};
   CHECK_STATUS(run("aten::unbind_copy.int_out", b2, 3), PTE_ERR_INVALID_ARGUMENT);
-  pte_tensor *bad[2] = {dyn(PTE_DTYPE_LONG, 1, 4), dyn(PTE_DTYPE_LONG, 1, 4)};
+  pte_tensor *bad[2] = {ktest_dyn(PTE_DTYPE_LONG, 1, 4), ktest_dyn(PTE_DTYPE_LONG, 1, 4)};
   pte_evalue *b3[] = {EV(x), I(0), ktest_ev_tensor_list(bad, 2)};
   CHECK_STATUS(run("aten::unbind_copy.int_out", b3, 3), PTE_ERR_INVALID_ARGUMENT);
 }
@@ -245,15 +218,15 @@ TEST(unbind_copy) {
 TEST(view_as_real_copy) {
   float c[4] = {1, 2, 3, -4}; /* (1+2i), (3-4i) */
   pte_tensor *x = ktest_tensor_raw(PTE_DTYPE_COMPLEX_FLOAT, 1, SZ(2), NULL, c, sizeof c);
-  pte_tensor *o = dyn(PTE_DTYPE_FLOAT, 2, 8);
+  pte_tensor *o = ktest_dyn(PTE_DTYPE_FLOAT, 2, 8);
   pte_evalue *a[] = {EV(x), EV(o)};
   CHECK_OK(run("aten::view_as_real_copy.out", a, 2));
   CHECK(ktest_expect_shape(o, 2, SZ(2, 2)));
   CHECK(ktest_expect(o, DV(1, 2, 3, -4), 4, 0));
   /* column-major complex double [2,2]: memory a,b,c,d is logical a,c / b,d */
   double m[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  pte_tensor *y = ktest_tensor_raw(PTE_DTYPE_COMPLEX_DOUBLE, 2, SZ(2, 2), k_t2, m, sizeof m);
-  pte_tensor *o3 = dyn(PTE_DTYPE_DOUBLE, 3, 8);
+  pte_tensor *y = ktest_tensor_raw(PTE_DTYPE_COMPLEX_DOUBLE, 2, SZ(2, 2), ktest_t2, m, sizeof m);
+  pte_tensor *o3 = ktest_dyn(PTE_DTYPE_DOUBLE, 3, 8);
   pte_evalue *b[] = {EV(y), EV(o3)};
   CHECK_OK(run("aten::view_as_real_copy.out", b, 2));
   CHECK(ktest_expect_shape(o3, 3, SZ(2, 2, 2)));
@@ -261,7 +234,7 @@ TEST(view_as_real_copy) {
   /* complex half: 0x3c00 = 1.0, 0xc000 = -2.0 */
   uint16_t h[2] = {0x3c00, 0xc000};
   pte_tensor *z = ktest_tensor_raw(PTE_DTYPE_COMPLEX_HALF, 0, NULL, NULL, h, sizeof h);
-  pte_tensor *oh = dyn(PTE_DTYPE_HALF, 1, 2);
+  pte_tensor *oh = ktest_dyn(PTE_DTYPE_HALF, 1, 2);
   pte_evalue *d[] = {EV(z), EV(oh)};
   CHECK_OK(run("aten::view_as_real_copy.out", d, 2));
   CHECK(ktest_expect(oh, DV(1, -2), 2, 0));
@@ -278,8 +251,8 @@ TEST(detach_and_lift_fresh_copy) {
   const char *ops[] = {"aten::detach_copy.out", "aten::lift_fresh_copy.out"};
   for (int k = 0; k < 2; k++) {
     /* channels-last in, contiguous out: logical values survive */
-    pte_tensor *x = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 2, 1, 2), k_cl, DV(1.5, -2, 0.25, 3));
-    pte_tensor *o = dyn(PTE_DTYPE_BFLOAT16, 4, 4);
+    pte_tensor *x = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 2, 1, 2), ktest_cl4, DV(1.5, -2, 0.25, 3));
+    pte_tensor *o = ktest_dyn(PTE_DTYPE_BFLOAT16, 4, 4);
     pte_evalue *a[] = {EV(x), EV(o), NULL};
     a[2] = ktest_ev_none();
     CHECK_OK(run(ops[k], a, 3));
@@ -287,11 +260,11 @@ TEST(detach_and_lift_fresh_copy) {
     CHECK(ktest_expect(o, DV(1.5, -2, 0.25, 3), 4, 0));
     CHECK(a[2]->tag == PTE_TAG_TENSOR);
     pte_tensor *e = ktest_tensor(PTE_DTYPE_LONG, 2, SZ(0, 3), NULL, NULL);
-    pte_tensor *oe = dyn(PTE_DTYPE_LONG, 2, 4);
+    pte_tensor *oe = ktest_dyn(PTE_DTYPE_LONG, 2, 4);
     pte_evalue *b[] = {EV(e), EV(oe)};
     CHECK_OK(run(ops[k], b, 2));
     CHECK(ktest_expect_shape(oe, 2, SZ(0, 3)));
-    pte_tensor *wrong = dyn(PTE_DTYPE_FLOAT, 4, 4);
+    pte_tensor *wrong = ktest_dyn(PTE_DTYPE_FLOAT, 4, 4);
     pte_evalue *b1[] = {EV(x), EV(wrong)};
     CHECK_STATUS(run(ops[k], b1, 2), PTE_ERR_INVALID_ARGUMENT);
     pte_tensor *st = ktest_tensor(PTE_DTYPE_BFLOAT16, 4, SZ(1, 1, 1, 2), NULL, NULL); /* static, wrong shape */
@@ -302,14 +275,14 @@ TEST(detach_and_lift_fresh_copy) {
 
 TEST(copy_inplace) {
   /* int32 self [2,3] <- float src [3] broadcast, truncating toward zero */
-  pte_tensor *self = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), NULL, iota(6));
+  pte_tensor *self = ktest_tensor(PTE_DTYPE_INT, 2, SZ(2, 3), NULL, ktest_iota(6));
   pte_tensor *src = ktest_tensor(PTE_DTYPE_FLOAT, 1, SZ(3), NULL, DV(1.7, -2.9, 3));
   pte_evalue *a[] = {EV(self), EV(src), ktest_ev_bool(false), ktest_ev_none()};
   CHECK_OK(run("aten::copy_", a, 4));
   CHECK(ktest_expect(self, DV(1, -2, 3, 1, -2, 3), 6, 0));
   CHECK(a[3]->tag == PTE_TAG_TENSOR && a[3]->u.tensor == self);
   /* no return slot; transposed self, double -> half rounding (2049 -> 2048 ties to even) */
-  pte_tensor *h = ktest_tensor(PTE_DTYPE_HALF, 2, SZ(2, 2), k_t2, NULL);
+  pte_tensor *h = ktest_tensor(PTE_DTYPE_HALF, 2, SZ(2, 2), ktest_t2, NULL);
   pte_tensor *s2 = ktest_tensor(PTE_DTYPE_DOUBLE, 2, SZ(2, 2), NULL, DV(2049, -0.0, 1.0 / 0.0, 0.1));
   pte_evalue *b[] = {EV(h), EV(s2), ktest_ev_bool(false)};
   CHECK_OK(run("aten::copy_", b, 3));

@@ -47,6 +47,8 @@ static void help(FILE *f) {
           "  --seed N            seed for --input-fill random (default 0)\n"
           "  --output-dir DIR    write each output as DIR/<method>.output<i>.npy (bfloat16 is written as\n"
           "                      float32; scalar outputs as 0-d arrays)\n"
+          "  --output-format F   npy (default) or bin: the raw bytes in C order (<method>.output<i>.bin;\n"
+          "                      scalars as int64 / float64 / one byte for bool)\n"
           "  --repeat N          load and execute N times (fresh load each time); report medians\n"
           "  --num-executions N  execute N times after one load; reports the first execute and the\n"
           "                      median of the others (steady state) separately\n"
@@ -90,6 +92,7 @@ typedef struct run_opts {
   int print_output; /* 0 none, 1 summary, 2 all */
   bool profile;
   const char *etdump;
+  bool raw_outputs; /* --output-format bin */
 } run_opts;
 
 typedef enum { IN_UNSET, IN_FILE, IN_FILL, IN_LITERAL, IN_TRACED } in_kind;
@@ -385,14 +388,19 @@ static bool out_path(out_ctx *c, size_t i, char *buf, size_t cap) {
   if (!c->o->outdir) return false;
   char m[256];
   sanitize(c->method, m, sizeof m);
-  snprintf(buf, cap, "%s/%s.output%zu.npy", c->o->outdir, m, i);
+  snprintf(buf, cap, "%s/%s.output%zu.%s", c->o->outdir, m, i, c->o->raw_outputs ? "bin" : "npy");
   return true;
 }
 
+/* .npy, or with --output-format bin the raw bytes (C order) */
 static void save_npy(out_ctx *c, const char *path, int dtype, const int32_t *sizes, int32_t dim, const void *data,
                      const char **saved) {
   char err[256];
-  if (pte_npy_save(path, dtype, sizes, dim, data, err, sizeof err) != 0) {
+  size_t numel = 1;
+  for (int32_t d = 0; d < dim; d++) numel *= (size_t)sizes[d];
+  int r = c->o->raw_outputs ? pte_cli_write_atomic(path, data, numel * pte_dtype_size(dtype), err, sizeof err)
+                            : pte_npy_save(path, dtype, sizes, dim, data, err, sizeof err);
+  if (r != 0) {
     fprintf(stderr, "pte run: %s: %s\n", path, err);
     c->write_errors++;
     return;
@@ -428,7 +436,7 @@ static void report_tensor(out_ctx *c, size_t i, const pte_tensor *t) {
   char path[4096];
   const char *saved = NULL;
   if (out_path(c, i, path, sizeof path)) {
-    if (pte_npy_descr(t->dtype)) save_npy(c, path, t->dtype, t->sizes, t->dim, data, &saved);
+    if (c->o->raw_outputs || pte_npy_descr(t->dtype)) save_npy(c, path, t->dtype, t->sizes, t->dim, data, &saved);
     else if (!c->w) printf("           (not saved: %s has no numpy dtype)\n", pte_dtype_name(t->dtype));
   }
   if (c->w) {
@@ -632,11 +640,15 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       o->json = true;
     } else if (!strcmp(a, "--profile")) {
       o->profile = true;
-    } else if (!strcmp(a, "--num-executions") || !strcmp(a, "--print-output") || !strcmp(a, "--etdump")) {
+    } else if (!strcmp(a, "--num-executions") || !strcmp(a, "--print-output") || !strcmp(a, "--etdump") ||
+               !strcmp(a, "--output-format")) {
       if (!has_val) return usage_error("%s needs a value", a);
       const char *v = argv[++i];
       if (!strcmp(a, "--etdump")) {
         o->etdump = v;
+      } else if (!strcmp(a, "--output-format")) {
+        if (strcmp(v, "npy") != 0 && strcmp(v, "bin") != 0) return usage_error("--output-format must be npy or bin, not '%s'", v);
+        o->raw_outputs = !strcmp(v, "bin");
       } else if (!strcmp(a, "--num-executions")) {
         char *e;
         long n = strtol(v, &e, 10);
@@ -848,7 +860,7 @@ static int run_run(int argc, char **argv) {
       char keys[512];
       if (!ext && pte_cli_external_keys(&prog, method_name, keys, sizeof keys) > 0 &&
           (s == PTE_ERR_INVALID_STATE || s == PTE_ERR_INVALID_EXTERNAL_DATA || s == PTE_ERR_NOT_FOUND)) {
-        char msg[700];
+        char msg[1152]; /* method name (< 512) + keys (< 512) + text */
         snprintf(msg, sizeof msg, "method '%s' needs external data (%s) from a .ptd file: pass --data FILE.ptd",
                  method_name, keys);
         rc = fail(o.path, s, msg);

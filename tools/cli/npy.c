@@ -436,13 +436,10 @@ void *pte_npy_encode(int dtype, const int32_t *sizes, int32_t dim, const void *d
   return buf;
 }
 
-int pte_npy_save(const char *path, int dtype, const int32_t *sizes, int32_t dim, const void *data, char *err,
-                 size_t errsz) {
-  size_t len;
-  void *img = pte_npy_encode(dtype, sizes, dim, data, &len, err, errsz);
-  if (!img) return -1;
-  /* through the file writer: a temp file renamed into place, so an interrupted run leaves either
-   * the old file or the new one, never half of it (and no temp file: signal cleanup) */
+/* Writes bytes to path through the file writer: a temp file renamed into place, so an interrupted
+ * run leaves either the old file or the new one, never half of it (and no temp file: signal
+ * cleanup). */
+int pte_cli_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errsz) {
   pte_file_writer w;
   pte_file_writer_options o;
   pte_file_writer_options_init(&o);
@@ -451,10 +448,19 @@ int pte_npy_save(const char *path, int dtype, const int32_t *sizes, int32_t dim,
   pte_error_info e;
   memset(&e, 0, sizeof e);
   pte_status s = pte_file_writer_open(&w, path, &o, &e);
-  if (s == PTE_OK) s = pte_data_writer_write(&w.base, img, len, 0, &e);
+  if (s == PTE_OK && len) s = pte_data_writer_write(&w.base, data, len, 0, &e);
   if (s == PTE_OK) s = pte_data_writer_publish(&w.base, &e);
   pte_data_writer_destroy(&w.base);
-  free(img);
   if (s != PTE_OK) return npy_err(err, errsz, "%s", e.msg);
   return 0;
+}
+
+int pte_npy_save(const char *path, int dtype, const int32_t *sizes, int32_t dim, const void *data, char *err,
+                 size_t errsz) {
+  size_t len;
+  void *img = pte_npy_encode(dtype, sizes, dim, data, &len, err, errsz);
+  if (!img) return -1;
+  int r = pte_cli_write_atomic(path, img, len, err, errsz);
+  free(img);
+  return r;
 }

@@ -59,6 +59,9 @@ void *pte_npy_encode(int dtype, const int32_t *sizes, int32_t dim, const void *d
                      size_t err_size);
 
 /* pte_npy_encode + write to `path`. */
+/* Writes len bytes to path atomically (temp file + rename). 0, or -1 with err. */
+int pte_cli_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errsz);
+
 int pte_npy_save(const char *path, int dtype, const int32_t *sizes, int32_t dim, const void *data, char *err,
                  size_t err_size);
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "format/flatbuf.h"
+#include "pte/backend_xnnpack.h"
 #include "pte_gen/etdump_gen.h"
 #include "pte_gen/program_gen.h"
 
@@ -89,6 +90,8 @@ static size_t row_for(pte_cli_profile *p, const char *name) {
 pte_status pte_cli_profile_init(pte_cli_profile *p, const pte_program *prog, const char *method) {
   memset(p, 0, sizeof *p);
   p->base.vt = &k_vt;
+  pte_xnnpack_set_profiling_default(true); /* for the delegates the profiled load creates */
+  pte_xnnpack_profile_reset();
   size_t fbs = 0;
   const uint8_t *fb = pte_program_flatbuffer(prog, &fbs);
   pte_fb_vec plans = pte_et_Program_execution_plan(pte_fb_root(fb, fbs));
@@ -152,6 +155,7 @@ void pte_cli_profile_free(pte_cli_profile *p) {
 }
 
 void pte_cli_profile_reset(pte_cli_profile *p) {
+  pte_xnnpack_profile_reset();
   for (size_t i = 0; i < p->n_rows; i++) p->rows[i].calls = p->rows[i].ns = 0;
   p->execute_ns = p->executes = 0;
   p->depth = 0;
@@ -172,6 +176,16 @@ static const pte_cli_profile_row **sorted(const pte_cli_profile *p, size_t *n) {
   return s;
 }
 
+/* XNNPACK node kinds inside the delegates (profiling turned on for delegates this load created). */
+#define XNN_KINDS_MAX 64
+static size_t xnn_kinds(pte_xnn_node_time *t, uint64_t *total) {
+  size_t n = pte_xnnpack_profile_kinds(t, XNN_KINDS_MAX);
+  if (n > XNN_KINDS_MAX) n = XNN_KINDS_MAX;
+  *total = 0;
+  for (size_t i = 0; i < n; i++) *total += t[i].ns;
+  return n;
+}
+
 void pte_cli_profile_print(const pte_cli_profile *p, FILE *f) {
   size_t n;
   const pte_cli_profile_row **s = sorted(p, &n);
@@ -186,6 +200,16 @@ void pte_cli_profile_print(const pte_cli_profile *p, FILE *f) {
             (double)r->ns / 1e3 / (double)r->calls, p->execute_ns ? 100.0 * (double)r->ns / (double)p->execute_ns : 0);
   }
   free(s);
+  pte_xnn_node_time t[XNN_KINDS_MAX];
+  uint64_t total = 0;
+  size_t n_kinds = xnn_kinds(t, &total);
+  if (n_kinds && total) {
+    fprintf(f, "  inside the XNNPACK delegates, per node kind (%% of node time):\n");
+    for (size_t i = 0; i < n_kinds; i++)
+      fprintf(f, "    %-42s %8llu %12.3f %12.2f %6.1f%%\n", t[i].name, (unsigned long long)t[i].calls,
+              (double)t[i].ns / 1e6, t[i].calls ? (double)t[i].ns / 1e3 / (double)t[i].calls : 0,
+              100.0 * (double)t[i].ns / (double)total);
+  }
 }
 
 void pte_cli_profile_json(const pte_cli_profile *p, jsonw *w) {
@@ -208,6 +232,22 @@ void pte_cli_profile_json(const pte_cli_profile *p, jsonw *w) {
     jw_double(w, (double)r->ns / 1e3 / (double)r->calls);
     jw_key(w, "percent");
     jw_double(w, p->execute_ns ? 100.0 * (double)r->ns / (double)p->execute_ns : 0);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  pte_xnn_node_time t[XNN_KINDS_MAX];
+  uint64_t total = 0;
+  size_t n_kinds = xnn_kinds(t, &total);
+  jw_key(w, "xnnpack_node_kinds");
+  jw_arr(w);
+  for (size_t i = 0; i < n_kinds; i++) {
+    jw_obj(w);
+    jw_kstr(w, "kind", t[i].name);
+    jw_kuint(w, "calls", t[i].calls);
+    jw_key(w, "total_ms");
+    jw_double(w, (double)t[i].ns / 1e6);
+    jw_key(w, "percent");
+    jw_double(w, total ? 100.0 * (double)t[i].ns / (double)total : 0);
     jw_obj_end(w);
   }
   jw_arr_end(w);

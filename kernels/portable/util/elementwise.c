@@ -338,6 +338,17 @@ int pte_k_unary_result(int in, pte_k_unary_rule rule, bool allow_bool) {
   }
 }
 
+bool pte_k_self_out_args(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t n_params,
+                         pte_tensor **in, pte_tensor **out) {
+  size_t out_idx = 1 + n_params;
+  if (!pte_k_check_nargs(ctx, nargs, out_idx + 1, out_idx + 2)) return false;
+  *in = pte_k_arg_tensor(ctx, args, nargs, 0);
+  if (!*in) return false;
+  *out = pte_k_arg_tensor(ctx, args, nargs, out_idx);
+  if (!*out) return false;
+  return pte_k_check_dtype(ctx, (*in)->dtype, "self") && pte_k_check_dtype(ctx, (*out)->dtype, "out");
+}
+
 bool pte_k_unary_kernel(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t n_params,
                         pte_k_unary_rule rule, bool allow_bool, const pte_k_unop *op, void *p,
                         const char *name) {

@@ -110,6 +110,11 @@ typedef enum pte_k_unary_rule {
 bool pte_k_unary_kernel(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t n_params,
                         pte_k_unary_rule rule, bool allow_bool, const pte_k_unop *op, void *p,
                         const char *name);
+/* Argument set-up of a kernel with args = self, <n_params args the caller reads>, out[, ret].
+ * Checks nargs and the two tensor tags and that both dtypes are supported ("self",
+ * "out"); fills *in / *out. Failures are reported through ctx. */
+bool pte_k_self_out_args(pte_kernel_context *ctx, pte_evalue **args, size_t nargs, size_t n_params,
+                         pte_tensor **in, pte_tensor **out);
 /* Result dtype of a unary kernel for input dtype `in` under `rule` (PTE_K_DTYPE_INVALID if the
  * input is not allowed). */
 int pte_k_unary_result(int in, pte_k_unary_rule rule, bool allow_bool);

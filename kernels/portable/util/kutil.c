@@ -668,6 +668,27 @@ bool pte_k_check_data(pte_kernel_context *ctx, const pte_tensor *t, const char *
   return true;
 }
 
+bool pte_k_check_out_dtype(pte_kernel_context *ctx, const char *op, const char *what,
+                           const pte_tensor *in, const pte_tensor *out, bool any_sized) {
+  const char *pre = op ? op : "", *sep = op ? ": " : "";
+  if (in->dtype != out->dtype) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s%sout dtype %s differs from %s dtype %s", pre,
+                    sep, pte_dtype_name(out->dtype), what, pte_dtype_name(in->dtype));
+    return false;
+  }
+  if (any_sized && pte_dtype_size(in->dtype) == 0) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s%sinvalid %s dtype %d", pre, sep, what,
+                    in->dtype);
+    return false;
+  }
+  if (!any_sized && !pte_k_dtype_supported(in->dtype)) {
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s%sunsupported %s dtype %s", pre, sep, what,
+                    pte_dtype_name(in->dtype));
+    return false;
+  }
+  return true;
+}
+
 bool pte_k_check_dtype(pte_kernel_context *ctx, int dtype, const char *what) {
   if (!pte_k_dtype_supported(dtype)) {
     pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s: unsupported dtype %s", what,

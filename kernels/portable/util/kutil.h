@@ -91,6 +91,11 @@ void pte_k_store_double(void *data, int dtype, int64_t i, double v);
  * complement), floating targets round, bool stores v != 0. */
 void pte_k_store_int64(void *data, int dtype, int64_t i, int64_t v);
 
+/* The int64 with the bits of u (two's complement wrap) without implementation-defined
+ * conversion: integer arithmetic done in uint64 wraps as ATen's int64 does. */
+static inline int64_t pte_k_wrap_u64(uint64_t u) {
+  return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
+}
 /* Converts a double to int64 the way pte_k_load_int64 does (truncate, NaN -> 0, saturate). */
 int64_t pte_k_double_to_int64(double v);
 /* Rounds a double through dtype (e.g. to float32 or half precision) and back; integral/bool
@@ -205,6 +210,28 @@ bool pte_k_resize_like(pte_kernel_context *ctx, pte_tensor *out, const pte_tenso
 bool pte_k_check_data(pte_kernel_context *ctx, const pte_tensor *t, const char *what);
 /* Fails (InvalidArgument) unless dtype is supported. */
 bool pte_k_check_dtype(pte_kernel_context *ctx, int dtype, const char *what);
+
+/* Fails (InvalidArgument) unless out has in's dtype ("out dtype X differs from <what> dtype Y"),
+ * then unless that dtype is one the caller can handle: any dtype with a known element size when
+ * any_sized (pure element moves), else a pte_k_dtype_supported one. `op` (may be NULL) prefixes
+ * the message as "op: ". */
+bool pte_k_check_out_dtype(pte_kernel_context *ctx, const char *op, const char *what,
+                           const pte_tensor *in, const pte_tensor *out, bool any_sized);
+
+/* Failure shorthands for kernel code with a `pte_kernel_context *ctx` in scope: record the
+ * failure and return from a void op function (PTE_K_FAIL / PTE_K_BAD) or return false from a bool
+ * helper (PTE_K_BAD_FALSE). PTE_K_BAD and PTE_K_BAD_FALSE use PTE_ERR_INVALID_ARGUMENT. */
+#define PTE_K_FAIL(status, ...)                    \
+  do {                                             \
+    pte_kernel_fail(ctx, (status), __VA_ARGS__);   \
+    return;                                        \
+  } while (0)
+#define PTE_K_BAD(...) PTE_K_FAIL(PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+#define PTE_K_BAD_FALSE(...)                                     \
+  do {                                                           \
+    pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, __VA_ARGS__); \
+    return false;                                                \
+  } while (0)
 
 /* Copies the out EValue args[out_idx] into the trailing return slot args[nargs-1] when that
  * slot exists (nargs > out_idx + 1) and is a different EValue. */

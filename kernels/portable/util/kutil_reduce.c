@@ -159,3 +159,11 @@ bool pte_kr_arg_opt_dims(pte_kernel_context *ctx, pte_evalue **args, size_t narg
   *dims = pte_k_arg_int_list(ctx, args, nargs, i, n);
   return *dims != NULL;
 }
+
+bool pte_kr_start(pte_kernel_context *ctx, const char *op, const pte_tensor *self, uint32_t mask,
+                  bool keepdim, pte_tensor *out, pte_kr_plan *p) {
+  if (!pte_k_check_data(ctx, self, "self") || !pte_kr_resize(ctx, op, "out", self, mask, keepdim, out))
+    return false;
+  pte_kr_plan_init(p, self, mask, keepdim, out, NULL);
+  return true;
+}

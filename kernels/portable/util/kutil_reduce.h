@@ -70,6 +70,10 @@ bool pte_kr_check_nonempty(pte_kernel_context *ctx, const pte_tensor *self, uint
 void pte_kr_plan_init(pte_kr_plan *p, const pte_tensor *self, uint32_t mask, bool keepdim,
                       const pte_tensor *out0, const pte_tensor *out1);
 void pte_kr_kwalk_start(pte_kr_kwalk *w);
+/* The usual start of a one-output reduction over mask: checks self has data, resizes out
+ * (pte_kr_resize, argument "out") and fills the plan. */
+bool pte_kr_start(pte_kernel_context *ctx, const char *op, const pte_tensor *self, uint32_t mask,
+                  bool keepdim, pte_tensor *out, pte_kr_plan *p);
 void pte_kr_kwalk_next(const pte_kr_plan *p, pte_kr_kwalk *w);
 void pte_kr_rwalk_start(const pte_kr_plan *p, pte_kr_rwalk *r, int64_t base);
 bool pte_kr_rwalk_next(const pte_kr_plan *p, pte_kr_rwalk *r);

@@ -371,6 +371,13 @@ int64_t pte_ks_slice_bound(int64_t x, int64_t size) {
   return x;
 }
 
+int64_t pte_ks_slice_len(int64_t *start, int64_t end, int64_t step, int64_t size) {
+  *start = pte_ks_slice_bound(*start, size);
+  end = pte_ks_slice_bound(end, size);
+  if (end < *start) end = *start;
+  return end == *start ? 0 : (end - *start - 1) / step + 1;
+}
+
 void pte_ks_bcast_strides(const pte_tensor *t, int32_t dim, int64_t *st) {
   for (int32_t d = 0; d < dim; d++) {
     int32_t td = d - (dim - t->dim);

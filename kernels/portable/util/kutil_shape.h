@@ -70,6 +70,9 @@ int64_t pte_ks_load_index(const pte_tensor *t, int64_t off);
 /* Clamps a slice bound the ATen way: negative counts from the end (below -size gives 0), then
  * at most size. */
 int64_t pte_ks_slice_bound(int64_t x, int64_t size);
+/* Number of elements of the slice [start, end) with step (> 0) over a dim of `size`, both bounds
+ * clamped by pte_ks_slice_bound; *start becomes the clamped start. */
+int64_t pte_ks_slice_len(int64_t *start, int64_t end, int64_t step, int64_t size);
 
 /* Element strides of t broadcast (right-aligned) to a shape of rank dim: 0 for missing dims and
  * for size-1 dims. t must be broadcastable to that shape. */
