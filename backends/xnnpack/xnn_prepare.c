@@ -11,7 +11,16 @@
  *     XPB1 container: the XNNGraph flatbuffer, then every inline constant, packed when it
  *     qualifies as above (within the blob), as is otherwise.
  * The envelope names format PTE_XNN_PREPARED_FORMAT and the fingerprint of the ISA init would
- * choose with the process defaults (pte_xnnpack_set_default_options; AUTO: this CPU's best). */
+ * choose with the process defaults (pte_xnnpack_set_default_options; AUTO: this CPU's best).
+ *
+ * Memory (issue 14 item 6): the walk compiles each blob lazily (pte_xnn_init_cfg.lazy_pack:
+ * parsed and checked, nothing packed, packed sizes known); the writes then pack ONE weight at a
+ * time (lazy compile selecting that node) into one reused buffer, hand it to
+ * pte_write_named_data and move on. fp32 weights read from a file mapping are packed in slices
+ * whose input pages are dropped from the process as they are consumed (pte_xnn_release_pages),
+ * so peak RSS stays near the largest packed value. Packed bytes are compared (hash) only for a
+ * constant with two packing uses; inline constants (in the blob, in memory anyway) are packed
+ * with a full compile. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
