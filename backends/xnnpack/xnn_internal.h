@@ -321,6 +321,13 @@ void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
 /* qd8: weights int8 N x K, per-channel scales[n], fp32 bias or NULL. */
 void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t row_stride,
                            size_t col_stride, const float *wscale, const float *bias, uint8_t *dst);
+/* The same, panels [p0, p1) only (the header with panel 0): packing in slices. */
+void pte_xnn_pack_qs8_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t row_stride,
+                                  size_t col_stride, const int32_t *bias, int32_t in_zp, const float *req_scale,
+                                  uint8_t *dst, size_t p0, size_t p1);
+void pte_xnn_pack_qd8_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t row_stride,
+                                  size_t col_stride, const float *wscale, const float *bias, uint8_t *dst, size_t p0,
+                                  size_t p1);
 /* depthwise: filter [1, KH, KW, C] (fp32), bias[C] or NULL. */
 pte_status pte_xnn_pack_f32_dwconv(size_t c, size_t taps, const float *w, const float *bias, pte_xnn_packed *out);
 

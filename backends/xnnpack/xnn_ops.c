@@ -336,6 +336,7 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
     return PTE_OK;
   }
   const int8_t *wq = (const int8_t *)w->cdata;
+  const bool release = d->lazy_pack && groups == 1 && cs == 1 && rs == kdim && pte_xnn_file_backed(w->cdata, w->csize);
   float *scales = (float *)malloc((nout ? nout : 1) * sizeof(float));
   if (!scales) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
   for (size_t g = 0; g < groups; g++) {
@@ -343,13 +344,22 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
       float ws = wscale_of(w, g * nout + o);
       scales[o] = n->variant == PTE_XNN_V_QS8 ? (float)((double)in->scale * (double)ws / (double)out->scale) : ws;
     }
-    if (n->variant == PTE_XNN_V_QS8) {
-      const int32_t *bq = b ? (const int32_t *)b->cdata + g * nout : NULL;
-      pte_xnn_pack_qs8_gemm(d->k, nout, kdim, wq + g * gstep, rs, cs, bq, in->zero_point, scales,
-                            n->packed.bytes + g * one);
-    } else {
-      const float *bf = b ? (const float *)b->cdata + g * nout : NULL;
-      pte_xnn_pack_qd8_gemm(d->k, nout, kdim, wq + g * gstep, rs, cs, scales, bf, n->packed.bytes + g * one);
+    /* pte prepare (one weight at a time, from a file mapping): panels in slices of about 8 MiB
+     * of weight rows, each slice's rows dropped from the process once packed */
+    const size_t nr = d->k->i8_nr, panels = (nout + nr - 1) / nr;
+    const size_t per = release && kdim && nr ? ((size_t)8 << 20) / (kdim * nr) + 1 : panels;
+    for (size_t p0 = 0; p0 < panels || p0 == 0; p0 += per) { /* once at least: the header */
+      const size_t p1 = p0 + per < panels ? p0 + per : panels, r1 = p1 * nr < nout ? p1 * nr : nout;
+      if (n->variant == PTE_XNN_V_QS8) {
+        const int32_t *bq = b ? (const int32_t *)b->cdata + g * nout : NULL;
+        pte_xnn_pack_qs8_gemm_panels(d->k, nout, kdim, wq + g * gstep, rs, cs, bq, in->zero_point, scales,
+                                     n->packed.bytes + g * one, p0, p1);
+      } else {
+        const float *bf = b ? (const float *)b->cdata + g * nout : NULL;
+        pte_xnn_pack_qd8_gemm_panels(d->k, nout, kdim, wq + g * gstep, rs, cs, scales, bf, n->packed.bytes + g * one,
+                                     p0, p1);
+      }
+      if (release) pte_xnn_release_pages(wq + p0 * nr * kdim, (r1 - p0 * nr) * kdim);
     }
   }
   free(scales);

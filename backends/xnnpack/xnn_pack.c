@@ -11,6 +11,7 @@
  *   [40..48) u64 panel stride (bytes)   [48..56) u64 total size (bytes)   [56..64) reserved (0)
  * followed by the panels, each 64-byte aligned (see xnn_internal.h for per-kind layouts). The
  * blob holds no pointers, so it can be written to a file and used in place from a mapping. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -307,14 +308,20 @@ static void pack_i8_block(size_t nr, size_t n0, size_t n, size_t kdim, const int
 
 void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
                            const int32_t *bias, int32_t in_zp, const float *req_scale, uint8_t *dst) {
+  pte_xnn_pack_qs8_gemm_panels(k, n, kdim, w, rs, cs, bias, in_zp, req_scale, dst, 0, SIZE_MAX);
+}
+
+void pte_xnn_pack_qs8_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs,
+                                  size_t cs, const int32_t *bias, int32_t in_zp, const float *req_scale, uint8_t *dst,
+                                  size_t p0, size_t p1) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
   const size_t used = nr * 8 + ((kdim + 1) & ~(size_t)1) * nr;
   const size_t stride = align64(used);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
   int64_t sum[64];
-  write_header_kr(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
-  for (size_t p = 0; p < panels; p++) {
+  if (p0 == 0) write_header_kr(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
+  for (size_t p = p0; p < p1 && p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
     int32_t *pb = (int32_t *)panel;
     float *ps = (float *)(panel + nr * 4);
@@ -331,14 +338,20 @@ void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
 
 void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
                            const float *wscale, const float *bias, uint8_t *dst) {
+  pte_xnn_pack_qd8_gemm_panels(k, n, kdim, w, rs, cs, wscale, bias, dst, 0, SIZE_MAX);
+}
+
+void pte_xnn_pack_qd8_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs,
+                                  size_t cs, const float *wscale, const float *bias, uint8_t *dst, size_t p0,
+                                  size_t p1) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
   const size_t used = nr * 12 + ((kdim + 1) & ~(size_t)1) * nr;
   const size_t stride = align64(used);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
   int64_t sum[64];
-  write_header_kr(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
-  for (size_t p = 0; p < panels; p++) {
+  if (p0 == 0) write_header_kr(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
+  for (size_t p = p0; p < p1 && p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
     float *pb = (float *)panel;
     float *ps = (float *)(panel + nr * 4);

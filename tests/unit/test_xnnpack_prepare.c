@@ -1248,33 +1248,30 @@ TEST(file_backed_ranges) {
 
 /* A weight large enough to be packed in several slices (its rows dropped as they are packed):
  * the prepared value is the envelope around exactly the bytes a full compile packs, and the
- * prepared model gives the same outputs with no packing at load. */
-TEST(streamed_prepare_large_weight) {
-  const size_t k = 1100, n = 2048; /* 8.6 MiB of fp32 weights */
-  float *w = xp_weights(n * k, 901, 0.05f), *b = xp_weights(n, 902, 0.25f);
-  pte_xnn_blob blob;
+ * prepared model gives the same outputs with no packing at load. The model is run only after
+ * prepare: a packing freed just before could leave the right bytes in reused heap memory. */
+static void streamed_case(const pte_xnn_blob *blob, size_t m, size_t k, size_t n, const void *w, size_t wbytes,
+                          const char *name) {
   pte_error_info err;
-  CHECK_OK(pte_xnn_blob_build_linear(2, k, n, w, b, PTE_XNN_CONSTANTS_NAMED, &blob, &err));
-  xp_layer L[1] = {{&blob, 0, 2, {2, k}, 2, {2, n}}};
-  const char *p = xp_write(L, 1, false, "streamed");
+  xp_layer L[1] = {{blob, 0, 2, {m, k}, 2, {m, n}}};
+  const char *p = xp_write(L, 1, false, name);
   CHECK(p);
   if (!p) return;
   char in[256], out[300];
   snprintf(in, sizeof in, "%s", p);
   snprintf(out, sizeof out, "%s.prepared", p);
   pte_xnn_delegate *full = NULL;
-  CHECK_OK(compile_blob(&blob, false, 0, NULL, 0, &full, &err));
+  CHECK_OK(compile_blob(blob, false, 0, NULL, 0, &full, &err));
   const pte_xnn_packed *want = NULL;
   for (size_t i = 0; full && i < full->n_nodes; i++)
     if (full->nodes[i].packed.bytes) want = &full->nodes[i].packed;
-  CHECK(want && want->size > ((size_t)8 << 20));
+  CHECK_MSG(want && want->size > ((size_t)8 << 20), "%s: packed %zu bytes", name, want ? want->size : 0);
   xp_result before, after;
   pte_prepare_report rep;
-  CHECK_OK(xp_run(in, NULL, 0, 77, NULL, &before, &err));
   CHECK_MSG(xp_prepare(in, out, &rep, &err) == PTE_OK, "prepare: %s", err.msg);
   CHECK_EQ_INT(rep.backends[0].named_replaced, 1);
   char wkey[65];
-  pte_sha256_hex(w, n * k * 4, wkey);
+  pte_sha256_hex(w, wbytes, wkey);
   size_t vs = 0;
   uint8_t *v = named_value(out, wkey, &vs);
   CHECK(v);
@@ -1284,9 +1281,11 @@ TEST(streamed_prepare_large_weight) {
     char fp[33];
     const size_t fpn = pte_xnn_fingerprint(hook_kernels(), fp);
     CHECK_OK(pte_prepared_envelope_check(v, vs, PTE_XNNPACK_BACKEND_ID, PTE_XNN_PREPARED_FORMAT, fp, fpn, &pi, &e2));
-    CHECK(pi.payload_size == want->size && memcmp(pi.payload, want->bytes, want->size) == 0);
+    CHECK_MSG(pi.payload_size == want->size && memcmp(pi.payload, want->bytes, want->size) == 0,
+              "%s: prepared bytes differ from the full compile's", name);
   }
   free(v);
+  CHECK_OK(xp_run(in, NULL, 0, 77, NULL, &before, &err));
   CHECK_OK(xp_run(out, NULL, 0, 77, NULL, &after, &err));
   CHECK(xp_same(&before, &after));
   CHECK_EQ_INT(after.load_stats.packs, 0);
@@ -1294,11 +1293,32 @@ TEST(streamed_prepare_large_weight) {
   xp_result_free(&before);
   xp_result_free(&after);
   pte_xnn_delegate_destroy(full);
+  unlink(in);
+  unlink(out);
+}
+
+TEST(streamed_prepare_large_weight) {
+  const size_t k = 1100, n = 2048; /* 8.6 MiB of fp32 weights */
+  float *w = xp_weights(n * k, 901, 0.05f), *b = xp_weights(n, 902, 0.25f);
+  pte_xnn_blob blob;
+  pte_error_info err;
+  CHECK_OK(pte_xnn_blob_build_linear(2, k, n, w, b, PTE_XNN_CONSTANTS_NAMED, &blob, &err));
+  streamed_case(&blob, 2, k, n, w, n * k * 4, "streamed_f32");
   pte_xnn_blob_free(&blob);
   free(w);
   free(b);
-  unlink(in);
-  unlink(out);
+  /* int8 (qdint8 input, qcint8 weights): 2048 x 4400, 8.6 MiB */
+  const size_t k8 = 4400;
+  int8_t *w8 = (int8_t *)malloc(n * k8);
+  float *sc = xp_weights(n, 903, 0.01f), *b8 = xp_weights(n, 904, 0.25f);
+  for (size_t i = 0; i < n * k8; i++) w8[i] = (int8_t)((i * 2654435761u) >> 24);
+  for (size_t i = 0; i < n; i++) sc[i] = 0.001f + (sc[i] < 0 ? -sc[i] : sc[i]);
+  CHECK_OK(qd8_blob(2, k8, n, w8, sc, b8, &blob, &err));
+  streamed_case(&blob, 2, k8, n, w8, n * k8, "streamed_qd8");
+  pte_xnn_blob_free(&blob);
+  free(w8);
+  free(sc);
+  free(b8);
 }
 
 /* Upstream exports: prepare, then the same outputs bit for bit and no packing at load. */
