@@ -79,6 +79,65 @@ pte_fb_table pte_fb_root(const uint8_t *buf, size_t size);
 pte_fb_table pte_fb_table_at(const uint8_t *buf, size_t size, uint32_t pos);
 static inline bool pte_fb_table_present(pte_fb_table t) { return t.pos != 0; }
 
+/* ------------------------------------------------------------------ unchecked reads (verified buffers)
+ * For passes that run only after a verifier accepted the buffer, on the same paths: positions are
+ * absolute uint32 offsets into b, 0 = absent; nothing is bounds-checked. The generated
+ * `<P>_<Table>_<field>_at(b, t)` accessors are written on these. */
+static inline uint32_t pte_fb_raw_field(const uint8_t *b, uint32_t t, unsigned slot) {
+  uint32_t vt = t - (uint32_t)pte_fb_ld_i32(b + t);
+  uint32_t vo = 4u + 2u * slot;
+  if (vo + 2u > pte_fb_ld_u16(b + vt)) return 0;
+  uint32_t fo = pte_fb_ld_u16(b + vt + vo);
+  return fo ? t + fo : 0;
+}
+/* Target of the uoffset at p (0 when p is 0). */
+static inline uint32_t pte_fb_raw_ref(const uint8_t *b, uint32_t p) { return p ? p + pte_fb_ld_u32(b + p) : 0; }
+static inline uint32_t pte_fb_raw_obj(const uint8_t *b, uint32_t t, unsigned slot) {
+  return pte_fb_raw_ref(b, pte_fb_raw_field(b, t, slot));
+}
+static inline uint8_t pte_fb_raw_u8(const uint8_t *b, uint32_t t, unsigned slot, uint8_t def) {
+  uint32_t p = pte_fb_raw_field(b, t, slot);
+  return p ? b[p] : def;
+}
+static inline uint16_t pte_fb_raw_u16(const uint8_t *b, uint32_t t, unsigned slot, uint16_t def) {
+  uint32_t p = pte_fb_raw_field(b, t, slot);
+  return p ? pte_fb_ld_u16(b + p) : def;
+}
+static inline uint32_t pte_fb_raw_u32(const uint8_t *b, uint32_t t, unsigned slot, uint32_t def) {
+  uint32_t p = pte_fb_raw_field(b, t, slot);
+  return p ? pte_fb_ld_u32(b + p) : def;
+}
+static inline uint64_t pte_fb_raw_u64(const uint8_t *b, uint32_t t, unsigned slot, uint64_t def) {
+  uint32_t p = pte_fb_raw_field(b, t, slot);
+  return p ? pte_fb_ld_u64(b + p) : def;
+}
+/* A vector: element data position (0 = absent) and length. */
+typedef struct pte_fb_raw_vec {
+  uint32_t data, len;
+} pte_fb_raw_vec;
+static inline pte_fb_raw_vec pte_fb_raw_vec_of(const uint8_t *b, uint32_t t, unsigned slot) {
+  pte_fb_raw_vec v = {0, 0};
+  uint32_t p = pte_fb_raw_obj(b, t, slot);
+  if (p) {
+    v.len = pte_fb_ld_u32(b + p);
+    v.data = p + 4;
+  }
+  return v;
+}
+/* Element i of a vector of tables/strings (its position), of int32 / int64 / uint64. */
+static inline uint32_t pte_fb_raw_vec_ref(const uint8_t *b, pte_fb_raw_vec v, uint32_t i) {
+  return pte_fb_raw_ref(b, v.data + 4u * i);
+}
+static inline int32_t pte_fb_raw_vec_i32(const uint8_t *b, pte_fb_raw_vec v, uint32_t i) {
+  return pte_fb_ld_i32(b + v.data + 4u * i);
+}
+static inline int64_t pte_fb_raw_vec_i64(const uint8_t *b, pte_fb_raw_vec v, uint32_t i) {
+  return (int64_t)pte_fb_ld_u64(b + v.data + 8u * i);
+}
+static inline uint64_t pte_fb_raw_vec_u64(const uint8_t *b, pte_fb_raw_vec v, uint32_t i) {
+  return pte_fb_ld_u64(b + v.data + 8u * i);
+}
+
 /* Absolute position of field `slot`'s inline data, or 0 when absent. */
 uint32_t pte_fb_field_pos(pte_fb_table t, unsigned slot);
 

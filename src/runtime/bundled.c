@@ -10,11 +10,10 @@
 #include "pte_gen/bundled_program_gen.h"
 #include "runtime/prog_internal.h"
 
-enum { BP_VERSION = 0, BP_SUITES = 1, BP_PROGRAM = 2 };
-enum { SUITE_METHOD_NAME = 0, SUITE_CASES = 1 };
-enum { CASE_INPUTS = 0, CASE_EXPECTED = 1 };
-enum { VALUE_TYPE = 0, VALUE_VAL = 1 };
-enum { BT_SCALAR_TYPE = 0, BT_SIZES = 1, BT_DATA = 2, BT_DIM_ORDER = 3 };
+/* pte_bundled_value_kind (public) numbers the value kinds as the ValueUnion tags. */
+_Static_assert(PTE_BUNDLED_TENSOR == pte_bp_ValueUnion_Tensor && PTE_BUNDLED_INT == pte_bp_ValueUnion_Int &&
+                   PTE_BUNDLED_BOOL == pte_bp_ValueUnion_Bool && PTE_BUNDLED_DOUBLE == pte_bp_ValueUnion_Double,
+               "pte_bundled_value_kind differs from bundled_program.fbs ValueUnion");
 
 #define BAD PTE_ERR_INVALID_PROGRAM
 
@@ -26,22 +25,22 @@ static pte_fb_table bp_root(const pte_bundled_program *bp) { return pte_fb_table
 static pte_status decode_value(pte_fb_table v, pte_bundled_value *out, pte_error_info *detail) {
   memset(out, 0, sizeof *out);
   if (!pte_fb_table_present(v)) return pte_error_set(detail, BAD, "value is null");
-  uint8_t tag = pte_fb_get_u8(v, VALUE_TYPE, 0);
-  pte_fb_table val = pte_fb_get_table(v, VALUE_VAL);
+  uint8_t tag = pte_bp_Value_val_type(v);
+  pte_fb_table val = pte_bp_Value_val(v);
   if (tag < PTE_BUNDLED_TENSOR || tag > PTE_BUNDLED_DOUBLE)
     return pte_error_set(detail, BAD, "invalid value type %u", (unsigned)tag);
   if (!pte_fb_table_present(val)) return pte_error_set(detail, BAD, "value of type %u has no payload", (unsigned)tag);
   out->kind = (pte_bundled_value_kind)tag;
   switch (tag) {
-    case PTE_BUNDLED_INT: out->int_val = pte_fb_get_i64(val, 0, 0); return PTE_OK;
-    case PTE_BUNDLED_BOOL: out->bool_val = pte_fb_get_bool(val, 0, false); return PTE_OK;
-    case PTE_BUNDLED_DOUBLE: out->double_val = pte_fb_get_f64(val, 0, 0.0); return PTE_OK;
+    case PTE_BUNDLED_INT: out->int_val = pte_bp_Int_int_val(val); return PTE_OK;
+    case PTE_BUNDLED_BOOL: out->bool_val = pte_bp_Bool_bool_val(val); return PTE_OK;
+    case PTE_BUNDLED_DOUBLE: out->double_val = pte_bp_Double_double_val(val); return PTE_OK;
     default: break;
   }
-  int dtype = pte_fb_get_i8(val, BT_SCALAR_TYPE, 0);
-  pte_fb_vec sizes = pte_fb_get_vec(val, BT_SIZES);
-  pte_fb_vec dim_order = pte_fb_get_vec(val, BT_DIM_ORDER);
-  pte_fb_vec data = pte_fb_get_vec(val, BT_DATA);
+  int dtype = pte_bp_Tensor_scalar_type(val);
+  pte_fb_vec sizes = pte_bp_Tensor_sizes(val);
+  pte_fb_vec dim_order = pte_bp_Tensor_dim_order(val);
+  pte_fb_vec data = pte_bp_Tensor_data(val);
   uint64_t nbytes;
   if (pte_rt_check_shape(dtype, sizes, dim_order, false, &nbytes, detail) != PTE_RT_SHAPE_OK) {
     if (detail) detail->status = BAD;
@@ -75,18 +74,18 @@ static pte_status validate_values(pte_fb_vec vals, uint32_t suite, uint32_t c, c
 }
 
 static pte_status validate_suites(pte_fb_table rt, pte_error_info *err) {
-  pte_fb_vec suites = pte_fb_get_vec(rt, BP_SUITES);
+  pte_fb_vec suites = pte_bp_BundledProgram_method_test_suites(rt);
   for (uint32_t s = 0; suites.present && s < suites.len; s++) {
     pte_fb_table st = pte_fb_vec_table(suites, s);
-    const char *name = pte_fb_get_str(st, SUITE_METHOD_NAME).ptr;
+    const char *name = pte_bp_BundledMethodTestSuite_method_name(st).ptr;
     if (!pte_fb_table_present(st) || !name)
       return pte_error_set(err, BAD, "bundled test suite %u has no method_name", s);
-    pte_fb_vec cases = pte_fb_get_vec(st, SUITE_CASES);
+    pte_fb_vec cases = pte_bp_BundledMethodTestSuite_test_cases(st);
     for (uint32_t c = 0; cases.present && c < cases.len; c++) {
       pte_fb_table tc = pte_fb_vec_table(cases, c);
       if (!pte_fb_table_present(tc)) return pte_error_set(err, BAD, "bundled test suite %u case %u is null", s, c);
-      pte_status r = validate_values(pte_fb_get_vec(tc, CASE_INPUTS), s, c, "input", name, err);
-      if (r == PTE_OK) r = validate_values(pte_fb_get_vec(tc, CASE_EXPECTED), s, c, "expected output", name, err);
+      pte_status r = validate_values(pte_bp_BundledMethodTestCase_inputs(tc), s, c, "input", name, err);
+      if (r == PTE_OK) r = validate_values(pte_bp_BundledMethodTestCase_expected_outputs(tc), s, c, "expected output", name, err);
       if (r != PTE_OK) return r;
     }
   }
@@ -162,18 +161,18 @@ void pte_bundled_program_location(const pte_bundled_program *bp, uint64_t *offse
 
 uint32_t pte_bundled_program_version(const pte_bundled_program *bp) {
   if (!bp || !bp->fb) return 0;
-  return pte_fb_get_u32(bp_root(bp), BP_VERSION, 0);
+  return pte_bp_BundledProgram_version(bp_root(bp));
 }
 
 size_t pte_bundled_num_suites(const pte_bundled_program *bp) {
   if (!bp || !bp->fb) return 0;
-  pte_fb_vec v = pte_fb_get_vec(bp_root(bp), BP_SUITES);
+  pte_fb_vec v = pte_bp_BundledProgram_method_test_suites(bp_root(bp));
   return v.present ? v.len : 0;
 }
 
 static void fill_suite(const pte_bundled_program *bp, pte_fb_table st, pte_bundled_suite *out) {
-  pte_fb_vec cases = pte_fb_get_vec(st, SUITE_CASES);
-  out->method_name = pte_fb_get_str(st, SUITE_METHOD_NAME).ptr;
+  pte_fb_vec cases = pte_bp_BundledMethodTestSuite_test_cases(st);
+  out->method_name = pte_bp_BundledMethodTestSuite_method_name(st).ptr;
   out->num_cases = cases.present ? cases.len : 0;
   out->bp = bp;
   out->pos = st.pos;
@@ -181,7 +180,7 @@ static void fill_suite(const pte_bundled_program *bp, pte_fb_table st, pte_bundl
 
 pte_status pte_bundled_get_suite(const pte_bundled_program *bp, size_t i, pte_bundled_suite *out) {
   if (!bp || !bp->fb || !out) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec v = pte_fb_get_vec(bp_root(bp), BP_SUITES);
+  pte_fb_vec v = pte_bp_BundledProgram_method_test_suites(bp_root(bp));
   if (!v.present || i >= v.len) return PTE_ERR_INVALID_ARGUMENT;
   fill_suite(bp, pte_fb_vec_table(v, (uint32_t)i), out);
   return PTE_OK;
@@ -189,8 +188,8 @@ pte_status pte_bundled_get_suite(const pte_bundled_program *bp, size_t i, pte_bu
 
 pte_status pte_bundled_find_suite(const pte_bundled_program *bp, const char *method_name, pte_bundled_suite *out) {
   if (!bp || !bp->fb || !out || !method_name) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec v = pte_fb_get_vec(bp_root(bp), BP_SUITES);
-  uint32_t i = pte_rt_find_key(v, SUITE_METHOD_NAME, method_name);
+  pte_fb_vec v = pte_bp_BundledProgram_method_test_suites(bp_root(bp));
+  uint32_t i = pte_rt_find_key(v, pte_bp_BundledMethodTestSuite_method_name_SLOT, method_name);
   if (i == UINT32_MAX) return PTE_ERR_NOT_FOUND;
   fill_suite(bp, pte_fb_vec_table(v, i), out);
   return PTE_OK;
@@ -200,11 +199,11 @@ pte_status pte_bundled_get_case(const pte_bundled_suite *suite, size_t i, pte_bu
   if (!suite || !suite->bp || !suite->bp->fb || !out) return PTE_ERR_INVALID_ARGUMENT;
   const pte_bundled_program *bp = suite->bp;
   pte_fb_table st = pte_fb_table_at(bp->fb, bp->fb_size, suite->pos);
-  pte_fb_vec cases = pte_fb_get_vec(st, SUITE_CASES);
+  pte_fb_vec cases = pte_bp_BundledMethodTestSuite_test_cases(st);
   if (!cases.present || i >= cases.len) return PTE_ERR_INVALID_ARGUMENT;
   pte_fb_table tc = pte_fb_vec_table(cases, (uint32_t)i);
-  pte_fb_vec in = pte_fb_get_vec(tc, CASE_INPUTS);
-  pte_fb_vec ex = pte_fb_get_vec(tc, CASE_EXPECTED);
+  pte_fb_vec in = pte_bp_BundledMethodTestCase_inputs(tc);
+  pte_fb_vec ex = pte_bp_BundledMethodTestCase_expected_outputs(tc);
   out->num_inputs = in.present ? in.len : 0;
   out->num_expected_outputs = ex.present ? ex.len : 0;
   out->bp = bp;
@@ -212,18 +211,18 @@ pte_status pte_bundled_get_case(const pte_bundled_suite *suite, size_t i, pte_bu
   return PTE_OK;
 }
 
-static pte_status case_value(const pte_bundled_case *tc, unsigned slot, size_t i, pte_bundled_value *out) {
+static pte_status case_value(const pte_bundled_case *tc, bool inputs, size_t i, pte_bundled_value *out) {
   if (!tc || !tc->bp || !tc->bp->fb || !out) return PTE_ERR_INVALID_ARGUMENT;
   pte_fb_table t = pte_fb_table_at(tc->bp->fb, tc->bp->fb_size, tc->pos);
-  pte_fb_vec v = pte_fb_get_vec(t, slot);
+  pte_fb_vec v = inputs ? pte_bp_BundledMethodTestCase_inputs(t) : pte_bp_BundledMethodTestCase_expected_outputs(t);
   if (!v.present || i >= v.len) return PTE_ERR_INVALID_ARGUMENT;
   return decode_value(pte_fb_vec_table(v, (uint32_t)i), out, NULL);
 }
 
 pte_status pte_bundled_case_input(const pte_bundled_case *tc, size_t i, pte_bundled_value *out) {
-  return case_value(tc, CASE_INPUTS, i, out);
+  return case_value(tc, true, i, out);
 }
 
 pte_status pte_bundled_case_expected_output(const pte_bundled_case *tc, size_t i, pte_bundled_value *out) {
-  return case_value(tc, CASE_EXPECTED, i, out);
+  return case_value(tc, false, i, out);
 }

@@ -82,9 +82,9 @@ static pte_status planned_region(load_ctx *c, const region_owner *who, uint32_t 
 }
 
 static pte_status planned_ptr(load_ctx *c, size_t vi, pte_fb_table alloc, size_t nbytes, void **out) {
-  uint32_t mem_id = pte_fb_get_u32(alloc, PTE_S_ALLOC_MEMORY_ID, 0);
-  uint64_t off = pte_fb_get_u32(alloc, PTE_S_ALLOC_OFFSET_LOW, 0);
-  off |= (uint64_t)pte_fb_get_u32(alloc, PTE_S_ALLOC_OFFSET_HIGH, 0) << 32;
+  uint32_t mem_id = pte_et_AllocationDetails_memory_id(alloc);
+  uint64_t off = pte_et_AllocationDetails_memory_offset_low(alloc);
+  off |= (uint64_t)pte_et_AllocationDetails_memory_offset_high(alloc) << 32;
   region_owner who = {NULL, vi, 0};
   return planned_region(c, &who, mem_id, off, nbytes, out);
 }
@@ -151,7 +151,7 @@ static pte_status parse_tensor(load_ctx *c, size_t vi, pte_fb_table t, pte_tenso
   pte_tensor_fb fb;
   pte_status s = pte_method_read_tensor_info(t, &info, &fb, c->err, vi);
   if (s != PTE_OK) return s;
-  if (pte_fb_get_i32(t, PTE_S_TENSOR_STORAGE_OFFSET, 0) != 0)
+  if (pte_et_Tensor_storage_offset(t) != 0)
     return LERR(c, PTE_ERR_NOT_SUPPORTED, "value %zu: non-zero storage_offset is not supported", vi);
   if (info.dynamism == PTE_SHAPE_DYNAMIC_UNBOUND)
     return LERR(c, PTE_ERR_NOT_SUPPORTED, "value %zu: DYNAMIC_UNBOUND tensors are not supported", vi);
@@ -176,7 +176,7 @@ static pte_status parse_tensor(load_ctx *c, size_t vi, pte_fb_table t, pte_tenso
   *out_t = out;
 
   if (fb.external) {
-    const char *fqn = pte_fb_get_str(fb.extra, PTE_S_EXTRA_FQN).ptr;
+    const char *fqn = pte_et_ExtraTensorInfo_fully_qualified_name(fb.extra).ptr;
     if (!fqn) return LERR(c, PTE_ERR_INVALID_EXTERNAL_DATA, "value %zu: external tensor without fully_qualified_name", vi);
     if (!fb.has_alloc) {
       const void *p = NULL;
@@ -240,34 +240,34 @@ static pte_status parse_values(load_ctx *c) {
   size_t ti = 0;
   for (uint32_t i = 0; i < n; i++) {
     pte_fb_table ev = pte_fb_vec_table(values, i);
-    uint8_t type = pte_fb_get_u8(ev, PTE_S_EVALUE_TYPE, 0);
-    pte_fb_table val = pte_fb_get_table(ev, PTE_S_EVALUE_VAL);
-    if (!pte_fb_table_present(ev) || (type != PTE_KT_NULL && !pte_fb_table_present(val)))
+    uint8_t type = pte_et_EValue_val_type(ev);
+    pte_fb_table val = pte_et_EValue_val(ev);
+    if (!pte_fb_table_present(ev) || (type != pte_et_KernelTypes_Null && !pte_fb_table_present(val)))
       return LERR(c, PTE_ERR_INVALID_PROGRAM, "null value at index %u", (unsigned)i);
     pte_evalue *v = &m->values[i];
     switch (type) {
-      case PTE_KT_NULL: v->tag = PTE_TAG_NONE; break;
-      case PTE_KT_INT:
+      case pte_et_KernelTypes_Null: v->tag = PTE_TAG_NONE; break;
+      case pte_et_KernelTypes_Int:
         v->tag = PTE_TAG_INT;
-        v->u.i = pte_fb_get_i64(val, 0, 0);
+        v->u.i = pte_et_Int_int_val(val);
         break;
-      case PTE_KT_BOOL:
+      case pte_et_KernelTypes_Bool:
         v->tag = PTE_TAG_BOOL;
-        v->u.b = pte_fb_get_bool(val, 0, false);
+        v->u.b = pte_et_Bool_bool_val(val);
         break;
-      case PTE_KT_DOUBLE:
+      case pte_et_KernelTypes_Double:
         v->tag = PTE_TAG_DOUBLE;
-        v->u.d = pte_fb_get_f64(val, 0, 0.0);
+        v->u.d = pte_et_Double_double_val(val);
         break;
-      case PTE_KT_STRING: {
-        pte_fb_str s = pte_fb_get_str(val, 0);
+      case pte_et_KernelTypes_String: {
+        pte_fb_str s = pte_et_String_string_val(val);
         if (!s.ptr) return LERR(c, PTE_ERR_INVALID_PROGRAM, "missing string at index %u", (unsigned)i);
         v->tag = PTE_TAG_STRING;
         v->u.str.ptr = s.ptr;
         v->u.str.len = s.len;
         break;
       }
-      case PTE_KT_TENSOR: {
+      case pte_et_KernelTypes_Tensor: {
         pte_tensor *t = NULL;
         pte_status s = parse_tensor(c, i, val, &t);
         if (s != PTE_OK) return s;
@@ -286,8 +286,8 @@ static pte_status parse_values(load_ctx *c) {
         v->u.tensor = t;
         break;
       }
-      case PTE_KT_INT_LIST: {
-        pte_fb_vec items = pte_fb_get_vec(val, 0);
+      case pte_et_KernelTypes_IntList: {
+        pte_fb_vec items = pte_et_IntList_items(val);
         if (!items.present || (items.len && !pte_fb_vec_elem(items, items.len - 1, 8)))
           return LERR(c, PTE_ERR_INVALID_PROGRAM, "missing list at index %u", (unsigned)i);
         pte_evalue **boxed = PTE_ALLOC_ARRAY(m->method_allocator, pte_evalue *, items.len);
@@ -307,8 +307,8 @@ static pte_status parse_values(load_ctx *c) {
         v->u.int_list.len = items.len;
         break;
       }
-      case PTE_KT_DOUBLE_LIST: {
-        pte_fb_vec items = pte_fb_get_vec(val, 0);
+      case pte_et_KernelTypes_DoubleList: {
+        pte_fb_vec items = pte_et_DoubleList_items(val);
         if (!items.present || (items.len && !pte_fb_vec_elem(items, items.len - 1, 8)))
           return LERR(c, PTE_ERR_INVALID_PROGRAM, "missing list at index %u", (unsigned)i);
         const uint8_t *p = pte_fb_vec_data(items);
@@ -319,18 +319,18 @@ static pte_status parse_values(load_ctx *c) {
         v->u.double_list.len = items.len;
         break;
       }
-      case PTE_KT_BOOL_LIST: {
-        pte_fb_vec items = pte_fb_get_vec(val, 0);
+      case pte_et_KernelTypes_BoolList: {
+        pte_fb_vec items = pte_et_BoolList_items(val);
         if (!items.present) return LERR(c, PTE_ERR_INVALID_PROGRAM, "missing list at index %u", (unsigned)i);
         v->tag = PTE_TAG_LIST_BOOL;
         v->u.bool_list.items = pte_fb_vec_data(items);
         v->u.bool_list.len = items.len;
         break;
       }
-      case PTE_KT_TENSOR_LIST:
-      case PTE_KT_OPTIONAL_TENSOR_LIST: {
-        bool optional = type == PTE_KT_OPTIONAL_TENSOR_LIST;
-        pte_fb_vec items = pte_fb_get_vec(val, 0);
+      case pte_et_KernelTypes_TensorList:
+      case pte_et_KernelTypes_OptionalTensorList: {
+        bool optional = type == pte_et_KernelTypes_OptionalTensorList;
+        pte_fb_vec items = optional ? pte_et_OptionalTensorList_items(val) : pte_et_TensorList_items(val);
         if (!items.present || (items.len && !pte_fb_vec_elem(items, items.len - 1, 4)))
           return LERR(c, PTE_ERR_INVALID_PROGRAM, "missing list at index %u", (unsigned)i);
         pte_evalue **list = PTE_ALLOC_ARRAY(m->method_allocator, pte_evalue *, items.len);
@@ -370,10 +370,10 @@ static pte_status parse_values(load_ctx *c) {
   return PTE_OK;
 }
 
-static pte_status parse_io(load_ctx *c, unsigned slot, const uint32_t **out, size_t *n_out) {
+static pte_status parse_io(load_ctx *c, bool inputs, const uint32_t **out, size_t *n_out) {
   pte_method *m = c->m;
-  pte_fb_vec io = pte_fb_get_vec(c->plan, slot);
-  const char *what = slot == PTE_S_PLAN_INPUTS ? "input" : "output";
+  pte_fb_vec io = inputs ? pte_et_ExecutionPlan_inputs(c->plan) : pte_et_ExecutionPlan_outputs(c->plan);
+  const char *what = inputs ? "input" : "output";
   uint32_t *arr = PTE_ALLOC_ARRAY(m->method_allocator, uint32_t, io.len);
   if (!arr) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (%ss)", what);
   for (uint32_t i = 0; i < io.len; i++) {
@@ -394,13 +394,13 @@ static pte_status parse_io(load_ctx *c, unsigned slot, const uint32_t **out, siz
  * load_chains reports malformed instructions and out-of-range delegate indices. */
 static void count_delegate_calls(load_ctx *c) {
   pte_method *m = c->m;
-  pte_fb_vec chains = pte_fb_get_vec(c->plan, PTE_S_PLAN_CHAINS);
+  pte_fb_vec chains = pte_et_ExecutionPlan_chains(c->plan);
   for (uint32_t ci = 0; ci < chains.len; ci++) {
-    pte_fb_vec ins = pte_fb_get_vec(pte_fb_vec_table(chains, ci), PTE_S_CHAIN_INSTRUCTIONS);
+    pte_fb_vec ins = pte_et_Chain_instructions(pte_fb_vec_table(chains, ci));
     for (uint32_t ii = 0; ii < ins.len; ii++) {
       pte_fb_table it = pte_fb_vec_table(ins, ii);
-      if (pte_fb_get_u8(it, PTE_S_INSTR_TYPE, 0) != PTE_INSTR_DELEGATE) continue;
-      int32_t di = pte_fb_get_i32(pte_fb_get_table(it, PTE_S_INSTR_ARGS), 0, 0);
+      if (pte_et_Instruction_instr_args_type(it) != pte_et_InstructionArguments_DelegateCall) continue;
+      int32_t di = pte_et_DelegateCall_delegate_index(pte_et_Instruction_instr_args(it));
       if (di >= 0 && (size_t)di < m->n_delegates && m->delegates[di].n_calls < UINT32_MAX) m->delegates[di].n_calls++;
     }
   }
@@ -412,13 +412,13 @@ static pte_status scratch_call_sites_error(load_ctx *c, uint32_t di, const char 
   uint32_t site_chain[MAX_SITES], site_instr[MAX_SITES];
   size_t n = 0;
   bool one_chain = true;
-  pte_fb_vec chains = pte_fb_get_vec(c->plan, PTE_S_PLAN_CHAINS);
+  pte_fb_vec chains = pte_et_ExecutionPlan_chains(c->plan);
   for (uint32_t ci = 0; ci < chains.len; ci++) {
-    pte_fb_vec ins = pte_fb_get_vec(pte_fb_vec_table(chains, ci), PTE_S_CHAIN_INSTRUCTIONS);
+    pte_fb_vec ins = pte_et_Chain_instructions(pte_fb_vec_table(chains, ci));
     for (uint32_t ii = 0; ii < ins.len; ii++) {
       pte_fb_table it = pte_fb_vec_table(ins, ii);
-      if (pte_fb_get_u8(it, PTE_S_INSTR_TYPE, 0) != PTE_INSTR_DELEGATE) continue;
-      if (pte_fb_get_i32(pte_fb_get_table(it, PTE_S_INSTR_ARGS), 0, 0) != (int32_t)di) continue;
+      if (pte_et_Instruction_instr_args_type(it) != pte_et_InstructionArguments_DelegateCall) continue;
+      if (pte_et_DelegateCall_delegate_index(pte_et_Instruction_instr_args(it)) != (int32_t)di) continue;
       if (n && ci != site_chain[0]) one_chain = false;
       if (n < MAX_SITES) {
         site_chain[n] = ci;
@@ -447,8 +447,8 @@ static pte_status scratch_call_sites_error(load_ctx *c, uint32_t di, const char 
 static pte_status resolve_scratch(load_ctx *c, uint32_t i, pte_fb_table dt) {
   pte_method *m = c->m;
   pte_delegate_rt *d = &m->delegates[i];
-  d->share_handle = pte_fb_get_bool(dt, PTE_S_DELEGATE_SHARE_HANDLE, false);
-  pte_fb_vec sv = pte_fb_get_vec(dt, PTE_S_DELEGATE_SCRATCH);
+  d->share_handle = pte_et_BackendDelegate_share_handle(dt);
+  pte_fb_vec sv = pte_et_BackendDelegate_scratch(dt);
   if (!sv.present || sv.len == 0) return PTE_OK;
   if (d->share_handle)
     return LERR(c, PTE_ERR_INVALID_PROGRAM,
@@ -462,9 +462,9 @@ static pte_status resolve_scratch(load_ctx *c, uint32_t i, pte_fb_table dt) {
     if (!pte_fb_table_present(st))
       return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u (%s): scratch entry %u is null", (unsigned)i, d->id, (unsigned)k);
     pte_delegate_scratch *r = &d->scratch[k];
-    r->memory_id = pte_fb_get_u32(st, PTE_S_SCRATCH_MEMORY_ID, 0);
-    r->offset = pte_fb_get_u64(st, PTE_S_SCRATCH_OFFSET, 0);
-    uint64_t size = pte_fb_get_u64(st, PTE_S_SCRATCH_SIZE, 0);
+    r->memory_id = pte_et_DelegateScratch_memory_id(st);
+    r->offset = pte_et_DelegateScratch_offset(st);
+    uint64_t size = pte_et_DelegateScratch_size(st);
     region_owner who = {d->id, i, k};
     pte_status s = planned_region(c, &who, r->memory_id, r->offset, size, &r->data);
     if (s != PTE_OK) return s;
@@ -478,17 +478,17 @@ static pte_status resolve_scratch(load_ctx *c, uint32_t i, pte_fb_table dt) {
 static pte_status load_processed(load_ctx *c, uint32_t i, pte_fb_table dt, pte_fb_table root, pte_freeable_buffer *out) {
   pte_method *m = c->m;
   const char *id = m->delegates[i].id;
-  pte_fb_table ref = pte_fb_get_table(dt, PTE_S_DELEGATE_PROCESSED);
+  pte_fb_table ref = pte_et_BackendDelegate_processed(dt);
   if (!pte_fb_table_present(ref))
     return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u ('%s') has no processed data reference", (unsigned)i, id);
-  int loc = pte_fb_get_i8(ref, PTE_S_DATAREF_LOCATION, 0);
-  uint32_t index = pte_fb_get_u32(ref, PTE_S_DATAREF_INDEX, 0);
+  int loc = pte_et_BackendDelegateDataReference_location(ref);
+  uint32_t index = pte_et_BackendDelegateDataReference_index(ref);
   if (loc == 0) { /* INLINE */
-    pte_fb_vec inl = pte_fb_get_vec(root, PTE_S_PROGRAM_BACKEND_DELEGATE_DATA);
+    pte_fb_vec inl = pte_et_Program_backend_delegate_data(root);
     if (index >= inl.len)
       return LERR(c, PTE_ERR_NOT_FOUND, "delegate %u ('%s'): inline data index %u out of range (%u entries)", (unsigned)i,
                   id, index, (unsigned)inl.len);
-    pte_fb_vec data = pte_fb_get_vec(pte_fb_vec_table(inl, index), PTE_S_INLINE_DATA_DATA);
+    pte_fb_vec data = pte_et_BackendDelegateInlineData_data(pte_fb_vec_table(inl, index));
     if (!data.present)
       return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u ('%s'): inline data %u has no bytes", (unsigned)i, id, index);
     *out = pte_freeable_buffer_view(pte_fb_vec_data(data), data.len);
@@ -509,7 +509,7 @@ static pte_status load_processed(load_ctx *c, uint32_t i, pte_fb_table dt, pte_f
  * (PTE_ERR_NOT_FOUND), (3) blob + compile specs + init(), exactly once per BackendDelegate. */
 static pte_status init_delegates(load_ctx *c) {
   pte_method *m = c->m;
-  pte_fb_vec dels = pte_fb_get_vec(c->plan, PTE_S_PLAN_DELEGATES);
+  pte_fb_vec dels = pte_et_ExecutionPlan_delegates(c->plan);
   if (!dels.present) return LERR(c, PTE_ERR_INVALID_PROGRAM, "method '%s': missing delegates field", m->name);
   m->n_delegates = dels.len;
   m->delegates = PTE_ALLOC_ARRAY(m->method_allocator, pte_delegate_rt, dels.len);
@@ -522,7 +522,7 @@ static pte_status init_delegates(load_ctx *c) {
   for (uint32_t i = 0; i < dels.len; i++) {
     pte_delegate_rt *d = &m->delegates[i];
     pte_fb_table dt = pte_fb_vec_table(dels, i);
-    d->id = pte_fb_get_str(dt, PTE_S_DELEGATE_ID).ptr;
+    d->id = pte_et_BackendDelegate_id(dt).ptr;
     if (!d->id) return LERR(c, PTE_ERR_INVALID_PROGRAM, "method '%s': delegate %u has no backend id", m->name, (unsigned)i);
     if ((s = resolve_scratch(c, i, dt)) != PTE_OK) return s;
   }
@@ -555,13 +555,13 @@ static pte_status init_delegates(load_ctx *c) {
     pte_fb_table dt = pte_fb_vec_table(dels, i);
     if ((s = load_processed(c, i, dt, root, &d->processed)) != PTE_OK) return s;
 
-    pte_fb_vec specs = pte_fb_get_vec(dt, PTE_S_DELEGATE_COMPILE_SPECS);
+    pte_fb_vec specs = pte_et_BackendDelegate_compile_specs(dt);
     pte_compile_spec *cs = PTE_ALLOC_ARRAY(m->method_allocator, pte_compile_spec, specs.len);
     if (!cs) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (compile specs)");
     for (uint32_t k = 0; k < specs.len; k++) {
       pte_fb_table st = pte_fb_vec_table(specs, k);
-      pte_fb_str key = pte_fb_get_str(st, PTE_S_SPEC_KEY);
-      pte_fb_vec val = pte_fb_get_vec(st, PTE_S_SPEC_VALUE);
+      pte_fb_str key = pte_et_CompileSpec_key(st);
+      pte_fb_vec val = pte_et_CompileSpec_value(st);
       if (!key.ptr || !val.present)
         return LERR(c, PTE_ERR_INVALID_PROGRAM, "delegate %u ('%s'): compile spec %u lacks key or value", (unsigned)i, id,
                     (unsigned)k);
@@ -640,8 +640,8 @@ static pte_status op_name(load_ctx *c, pte_fb_vec ops, uint32_t i, const char **
     return PTE_OK;
   }
   pte_fb_table op = pte_fb_vec_table(ops, i);
-  pte_fb_str name = pte_fb_get_str(op, PTE_S_OPERATOR_NAME);
-  pte_fb_str ovl = pte_fb_get_str(op, PTE_S_OPERATOR_OVERLOAD);
+  pte_fb_str name = pte_et_Operator_name(op);
+  pte_fb_str ovl = pte_et_Operator_overload(op);
   if (!name.ptr) return LERR(c, PTE_ERR_INVALID_PROGRAM, "operator %u has no name", (unsigned)i);
   size_t len = (size_t)name.len + (ovl.ptr && ovl.len ? 1 + (size_t)ovl.len : 0);
   char *s = PTE_ALLOC_ARRAY(m->method_allocator, char, len + 1);
@@ -683,12 +683,12 @@ static pte_status missing_ops_error(load_ctx *c, size_t n_missing_instr) {
 
 static pte_status load_chains(load_ctx *c) {
   pte_method *m = c->m;
-  pte_fb_vec chains = pte_fb_get_vec(c->plan, PTE_S_PLAN_CHAINS);
+  pte_fb_vec chains = pte_et_ExecutionPlan_chains(c->plan);
   if (!chains.present || chains.len == 0) return LERR(c, PTE_ERR_INVALID_PROGRAM, "method '%s' has no chains", m->name);
   m->n_chains = chains.len;
   m->chains = PTE_ALLOC_ARRAY(m->method_allocator, pte_chain_rt, chains.len);
   if (!m->chains) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (chains)");
-  pte_fb_vec ops = pte_fb_get_vec(c->plan, PTE_S_PLAN_OPERATORS);
+  pte_fb_vec ops = pte_et_ExecutionPlan_operators(c->plan);
   m->n_ops = ops.len;
   m->ops = PTE_ALLOC_ARRAY(m->method_allocator, pte_operator_rt, ops.len);
   if (!m->ops) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (operators)");
@@ -705,7 +705,7 @@ static pte_status load_chains(load_ctx *c) {
   } cache[16];
   for (size_t k = 0; k < 16; k++) cache[k].op = -1;
   for (uint32_t ci = 0; ci < chains.len; ci++) {
-    pte_fb_vec ins = pte_fb_get_vec(pte_fb_vec_table(chains, ci), PTE_S_CHAIN_INSTRUCTIONS);
+    pte_fb_vec ins = pte_et_Chain_instructions(pte_fb_vec_table(chains, ci));
     if (!ins.present) return LERR(c, PTE_ERR_INVALID_PROGRAM, "missing instructions in chain %u", (unsigned)ci);
     pte_chain_rt *ch = &m->chains[ci];
     ch->n = ins.len;
@@ -715,16 +715,16 @@ static pte_status load_chains(load_ctx *c) {
     for (uint32_t ii = 0; ii < ins.len; ii++) {
       pte_instr *in = &ch->instrs[ii];
       pte_fb_table it = pte_fb_vec_table(ins, ii);
-      uint8_t type = pte_fb_get_u8(it, PTE_S_INSTR_TYPE, 0);
-      pte_fb_table a = pte_fb_get_table(it, PTE_S_INSTR_ARGS);
+      uint8_t type = pte_et_Instruction_instr_args_type(it);
+      pte_fb_table a = pte_et_Instruction_instr_args(it);
       if (!pte_fb_table_present(it) || !pte_fb_table_present(a))
         return LERR(c, PTE_ERR_INVALID_PROGRAM, "null instruction %u in chain %u", (unsigned)ii, (unsigned)ci);
       in->kind = type;
       pte_status s;
       switch (type) {
-        case PTE_INSTR_KERNEL: {
-          int32_t op = pte_fb_get_i32(a, 0, 0);
-          pte_fb_vec idx = pte_fb_get_vec(a, 1);
+        case pte_et_InstructionArguments_KernelCall: {
+          int32_t op = pte_et_KernelCall_op_index(a);
+          pte_fb_vec idx = pte_et_KernelCall_args(a);
           if (!idx.present) return LERR(c, PTE_ERR_INVALID_PROGRAM, "instruction %u: KernelCall args missing", (unsigned)ii);
           if (op < 0 || (uint32_t)op >= ops.len)
             return LERR(c, PTE_ERR_INVALID_PROGRAM, "instruction %u: operator index %d out of range (%u operators)",
@@ -752,9 +752,9 @@ static pte_status load_chains(load_ctx *c) {
           }
           break;
         }
-        case PTE_INSTR_DELEGATE: {
-          int32_t di = pte_fb_get_i32(a, 0, 0);
-          pte_fb_vec idx = pte_fb_get_vec(a, 1);
+        case pte_et_InstructionArguments_DelegateCall: {
+          int32_t di = pte_et_DelegateCall_delegate_index(a);
+          pte_fb_vec idx = pte_et_DelegateCall_args(a);
           if (!idx.present) return LERR(c, PTE_ERR_INVALID_PROGRAM, "instruction %u: DelegateCall args missing", (unsigned)ii);
           if (di < 0 || (size_t)di >= m->n_delegates)
             return LERR(c, PTE_ERR_INVALID_PROGRAM, "instruction %u: delegate index %d out of range (method has %zu delegates)",
@@ -764,23 +764,23 @@ static pte_status load_chains(load_ctx *c) {
           in->a = (uint32_t)di;
           break;
         }
-        case PTE_INSTR_MOVE: {
-          int32_t from = pte_fb_get_i32(a, 0, 0), to = pte_fb_get_i32(a, 1, 0);
+        case pte_et_InstructionArguments_MoveCall: {
+          int32_t from = pte_et_MoveCall_move_from(a), to = pte_et_MoveCall_move_to(a);
           if ((s = check_value_index(c, from, ii, "MoveCall source")) != PTE_OK) return s;
           if ((s = check_value_index(c, to, ii, "MoveCall destination")) != PTE_OK) return s;
           in->a = (uint32_t)from;
           in->b = (uint32_t)to;
           break;
         }
-        case PTE_INSTR_JUMP_FALSE: {
-          int32_t cond = pte_fb_get_i32(a, 0, 0), dest = pte_fb_get_i32(a, 1, 0);
+        case pte_et_InstructionArguments_JumpFalseCall: {
+          int32_t cond = pte_et_JumpFalseCall_cond_value_index(a), dest = pte_et_JumpFalseCall_destination_instruction(a);
           if ((s = check_value_index(c, cond, ii, "JumpFalseCall condition")) != PTE_OK) return s;
           in->a = (uint32_t)cond;
           in->b = dest < 0 ? SIZE_MAX : (size_t)dest; /* out of range just ends the chain */
           break;
         }
-        case PTE_INSTR_FREE: {
-          int32_t vi = pte_fb_get_i32(a, 0, 0);
+        case pte_et_InstructionArguments_FreeCall: {
+          int32_t vi = pte_et_FreeCall_value_index(a);
           if ((s = check_value_index(c, vi, ii, "FreeCall")) != PTE_OK) return s;
           in->a = (uint32_t)vi;
           break;
@@ -841,10 +841,10 @@ static void release(pte_method *m) {
 static pte_status load_body(load_ctx *c) {
   pte_method *m = c->m;
   pte_status s;
-  c->values = pte_fb_get_vec(c->plan, PTE_S_PLAN_VALUES);
+  c->values = pte_et_ExecutionPlan_values(c->plan);
   if (!c->values.present) return LERR(c, PTE_ERR_INVALID_PROGRAM, "method '%s' has no values", m->name);
-  if ((s = parse_io(c, PTE_S_PLAN_INPUTS, &m->inputs, &m->n_inputs)) != PTE_OK) return s;
-  if ((s = parse_io(c, PTE_S_PLAN_OUTPUTS, &m->outputs, &m->n_outputs)) != PTE_OK) return s;
+  if ((s = parse_io(c, true, &m->inputs, &m->n_inputs)) != PTE_OK) return s;
+  if ((s = parse_io(c, false, &m->outputs, &m->n_outputs)) != PTE_OK) return s;
   m->input_set = PTE_ALLOC_ARRAY(m->method_allocator, bool, m->n_inputs);
   if (!m->input_set) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (input flags)");
   for (size_t i = 0; i < m->n_inputs; i++) m->input_set[i] = false;

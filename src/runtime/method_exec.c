@@ -64,7 +64,7 @@ static pte_status exec_instr(pte_method *m, size_t *next, pte_error_info *err) {
   uint64_t tok = 0;
   if (m->tracer) tok = pte_tracer_begin(m->tracer, k_scope_names[in->kind], (int32_t)m->chain_idx, (int64_t)m->instr_idx);
   switch (in->kind) {
-    case PTE_INSTR_KERNEL: {
+    case pte_et_InstructionArguments_KernelCall: {
       pte_kernel_context ctx;
       ctx.failure = PTE_OK;
       ctx.temp = m->temp;
@@ -80,7 +80,7 @@ static pte_status exec_instr(pte_method *m, size_t *next, pte_error_info *err) {
       }
       break;
     }
-    case PTE_INSTR_DELEGATE: {
+    case pte_et_InstructionArguments_DelegateCall: {
       const pte_delegate_rt *d = &m->delegates[in->a];
       pte_error_info be;
       be.status = PTE_OK;
@@ -105,16 +105,16 @@ static pte_status exec_instr(pte_method *m, size_t *next, pte_error_info *err) {
         for (size_t k = 0; k < in->nargs; k++) pte_tracer_log_evalue(m->tracer, in->args[k], PTE_EVALUE_LOG_INTERMEDIATE);
       break;
     }
-    case PTE_INSTR_MOVE:
+    case pte_et_InstructionArguments_MoveCall:
       m->values[in->b] = m->values[in->a];
       break;
-    case PTE_INSTR_JUMP_FALSE: {
+    case pte_et_InstructionArguments_JumpFalseCall: {
       bool c = true;
       st = cond_value(m, &m->values[in->a], &c, err);
       if (st == PTE_OK && !c) *next = in->b;
       break;
     }
-    case PTE_INSTR_FREE: {
+    case pte_et_InstructionArguments_FreeCall: {
       pte_evalue *v = &m->values[in->a];
       if (v->tag == PTE_TAG_TENSOR) {
         v->u.tensor->data = NULL;

@@ -8,90 +8,10 @@
 
 #include "format/flatbuf.h"
 #include "pte/method.h"
-
-/* Schema slots (schema/program.fbs). */
-enum {
-  PTE_S_PROGRAM_EXECUTION_PLAN = 1,
-  PTE_S_PROGRAM_BACKEND_DELEGATE_DATA = 3,
-  PTE_S_INLINE_DATA_DATA = 0,
-
-  PTE_S_PLAN_NAME = 0,
-  PTE_S_PLAN_VALUES = 2,
-  PTE_S_PLAN_INPUTS = 3,
-  PTE_S_PLAN_OUTPUTS = 4,
-  PTE_S_PLAN_CHAINS = 5,
-  PTE_S_PLAN_OPERATORS = 6,
-  PTE_S_PLAN_DELEGATES = 7,
-  PTE_S_PLAN_NON_CONST_BUFFER_SIZES = 8,
-
-  PTE_S_EVALUE_TYPE = 0,
-  PTE_S_EVALUE_VAL = 1,
-
-  PTE_S_TENSOR_SCALAR_TYPE = 0,
-  PTE_S_TENSOR_STORAGE_OFFSET = 1,
-  PTE_S_TENSOR_SIZES = 2,
-  PTE_S_TENSOR_DIM_ORDER = 3,
-  PTE_S_TENSOR_DATA_BUFFER_IDX = 5,
-  PTE_S_TENSOR_ALLOCATION_INFO = 6,
-  PTE_S_TENSOR_SHAPE_DYNAMISM = 8,
-  PTE_S_TENSOR_EXTRA = 9,
-
-  PTE_S_ALLOC_MEMORY_ID = 0,
-  PTE_S_ALLOC_OFFSET_LOW = 1,
-  PTE_S_ALLOC_OFFSET_HIGH = 2,
-
-  PTE_S_EXTRA_FQN = 1,
-  PTE_S_EXTRA_LOCATION = 2,
-
-  PTE_S_CHAIN_INSTRUCTIONS = 2,
-  PTE_S_INSTR_TYPE = 0,
-  PTE_S_INSTR_ARGS = 1,
-
-  PTE_S_OPERATOR_NAME = 0,
-  PTE_S_OPERATOR_OVERLOAD = 1,
-
-  PTE_S_DELEGATE_ID = 0,
-  PTE_S_DELEGATE_PROCESSED = 1,
-  PTE_S_DELEGATE_COMPILE_SPECS = 2,
-  PTE_S_DELEGATE_SCRATCH = 3,      /* pte extension: [DelegateScratch] */
-  PTE_S_DELEGATE_SHARE_HANDLE = 4, /* pte extension: bool */
-  PTE_S_SCRATCH_MEMORY_ID = 0,
-  PTE_S_SCRATCH_OFFSET = 1,
-  PTE_S_SCRATCH_SIZE = 2,
-  PTE_S_DATAREF_LOCATION = 0,
-  PTE_S_DATAREF_INDEX = 1,
-  PTE_S_SPEC_KEY = 0,
-  PTE_S_SPEC_VALUE = 1
-};
-
-/* KernelTypes union tags. */
-enum {
-  PTE_KT_NONE = 0,
-  PTE_KT_NULL = 1,
-  PTE_KT_INT = 2,
-  PTE_KT_BOOL = 3,
-  PTE_KT_DOUBLE = 4,
-  PTE_KT_TENSOR = 5,
-  PTE_KT_STRING = 6,
-  PTE_KT_INT_LIST = 7,
-  PTE_KT_DOUBLE_LIST = 8,
-  PTE_KT_BOOL_LIST = 9,
-  PTE_KT_TENSOR_LIST = 10,
-  PTE_KT_OPTIONAL_TENSOR_LIST = 11
-};
-
-/* InstructionArguments union tags. */
-enum {
-  PTE_INSTR_NONE = 0,
-  PTE_INSTR_KERNEL = 1,
-  PTE_INSTR_DELEGATE = 2,
-  PTE_INSTR_MOVE = 3,
-  PTE_INSTR_JUMP_FALSE = 4,
-  PTE_INSTR_FREE = 5
-};
+#include "pte_gen/program_gen.h"
 
 typedef struct pte_instr {
-  uint8_t kind;       /* PTE_INSTR_* */
+  uint8_t kind;       /* pte_et_InstructionArguments_* */
   uint32_t a;         /* kernel: op index; delegate: delegate index; move: from; jf: cond; free: value */
   size_t b;           /* move: to; jf: destination instruction (negative: SIZE_MAX, ends the chain) */
   pte_op_fn fn;       /* kernel function */

@@ -58,7 +58,8 @@ static inline void pte_rt_ident(const uint8_t *p, char out[5]) {
   out[4] = 0;
 }
 
-/* Key lookup in a vector of tables whose string key is at `key_slot`: index or UINT32_MAX. */
+/* Key lookup in a vector of tables whose string key is at `key_slot` (a generated <P>_<Table>_<field>_SLOT):
+ * index or UINT32_MAX. */
 uint32_t pte_rt_find_key(pte_fb_vec entries, unsigned key_slot, const char *key);
 
 #endif

@@ -17,63 +17,6 @@
 #include "pte_gen/program_gen.h"
 #include "runtime/prog_internal.h"
 
-/* ------------------------------------------------------------------ schema slots (program.fbs) */
-enum {
-  PROGRAM_VERSION = 0,
-  PROGRAM_EXECUTION_PLAN = 1,
-  PROGRAM_CONSTANT_BUFFER = 2,
-  PROGRAM_BACKEND_DELEGATE_DATA = 3,
-  PROGRAM_SEGMENTS = 4,
-  PROGRAM_CONSTANT_SEGMENT = 5,
-  PROGRAM_MUTABLE_DATA_SEGMENTS = 6,
-  PROGRAM_NAMED_DATA = 7
-};
-enum {
-  PLAN_NAME = 0,
-  PLAN_VALUES = 2,
-  PLAN_INPUTS = 3,
-  PLAN_OUTPUTS = 4,
-  PLAN_CHAINS = 5,
-  PLAN_OPERATORS = 6,
-  PLAN_DELEGATES = 7,
-  PLAN_NON_CONST_BUFFER_SIZES = 8
-};
-enum { EVALUE_TYPE = 0, EVALUE_VAL = 1 };
-enum {
-  TENSOR_SCALAR_TYPE = 0,
-  TENSOR_SIZES = 2,
-  TENSOR_DIM_ORDER = 3,
-  TENSOR_DATA_BUFFER_IDX = 5,
-  TENSOR_ALLOCATION_INFO = 6,
-  TENSOR_SHAPE_DYNAMISM = 8,
-  TENSOR_EXTRA = 9
-};
-enum { EXTRA_FQN = 1, EXTRA_LOCATION = 2 };
-enum { ALLOC_MEMORY_ID = 0, ALLOC_OFFSET_LOW = 1, ALLOC_OFFSET_HIGH = 2 };
-enum { LIST_ITEMS = 0, STRING_VAL = 0 };
-enum { CHAIN_INSTRUCTIONS = 2 };
-enum { INSTR_TYPE = 0, INSTR_ARGS = 1 };
-enum { OPERATOR_NAME = 0, OPERATOR_OVERLOAD = 1 };
-enum { DELEGATE_ID = 0, DELEGATE_PROCESSED = 1, DELEGATE_COMPILE_SPECS = 2 };
-enum { DREF_LOCATION = 0, DREF_INDEX = 1 };
-enum { SPEC_KEY = 0, SPEC_VALUE = 1 };
-enum { BUFFER_STORAGE = 0 };
-enum { SEGMENT_OFFSET = 0, SEGMENT_SIZE = 1 };
-enum { SUBSEG_INDEX = 0, SUBSEG_OFFSETS = 1 };
-enum { NAMED_KEY = 0, NAMED_SEGMENT_INDEX = 1 };
-
-/* KernelTypes union tags. */
-enum {
-  KT_NONE = 0, KT_NULL = 1, KT_INT = 2, KT_BOOL = 3, KT_DOUBLE = 4, KT_TENSOR = 5, KT_STRING = 6,
-  KT_INT_LIST = 7, KT_DOUBLE_LIST = 8, KT_BOOL_LIST = 9, KT_TENSOR_LIST = 10,
-  KT_OPTIONAL_TENSOR_LIST = 11
-};
-/* InstructionArguments union tags. */
-enum { IA_NONE = 0, IA_KERNEL = 1, IA_DELEGATE = 2, IA_MOVE = 3, IA_JUMP_FALSE = 4, IA_FREE = 5 };
-
-#define LOC_EXTERNAL 1    /* TensorDataLocation.EXTERNAL */
-#define DLOC_INLINE 0     /* DataLocation.INLINE */
-#define DLOC_SEGMENT 1    /* DataLocation.SEGMENT */
 #define MAX_UNSORTED_SEGMENTS 4096u
 
 static inline unsigned long long ull(uint64_t x) { return (unsigned long long)x; }
@@ -152,8 +95,8 @@ int pte_rt_check_shape(int dtype, pte_fb_vec sizes, pte_fb_vec dim_order, bool r
 }
 
 static inline void seg_get(pte_fb_table t, uint64_t *off, uint64_t *size) {
-  *off = pte_fb_get_u64(t, SEGMENT_OFFSET, 0);
-  *size = pte_fb_get_u64(t, SEGMENT_SIZE, 0);
+  *off = pte_et_DataSegment_offset(t);
+  *size = pte_et_DataSegment_size(t);
 }
 
 pte_status pte_rt_check_segments(pte_fb_vec segments, uint64_t limit, const char *what, pte_status bad,
@@ -218,46 +161,12 @@ uint32_t pte_rt_find_key(pte_fb_vec entries, unsigned key_slot, const char *key)
  * verifier. That keeps this pass a small fraction of the load time. All fields read here default
  * to 0 (NONE / STATIC / SEGMENT / INLINE) when absent. */
 
-static inline uint32_t vf(const uint8_t *b, uint32_t t, unsigned slot) {
-  uint32_t vt = t - (uint32_t)pte_fb_ld_i32(b + t);
-  uint32_t vo = 4u + 2u * slot;
-  if (vo + 2u > pte_fb_ld_u16(b + vt)) return 0;
-  uint32_t fo = pte_fb_ld_u16(b + vt + vo);
-  return fo ? t + fo : 0;
-}
-static inline uint32_t vref(const uint8_t *b, uint32_t p) { return p ? p + pte_fb_ld_u32(b + p) : 0; }
-static inline uint32_t vobj(const uint8_t *b, uint32_t t, unsigned slot) { return vref(b, vf(b, t, slot)); }
-static inline uint8_t vu8(const uint8_t *b, uint32_t t, unsigned slot) {
-  uint32_t p = vf(b, t, slot);
-  return p ? b[p] : 0;
-}
-static inline uint32_t vu32(const uint8_t *b, uint32_t t, unsigned slot) {
-  uint32_t p = vf(b, t, slot);
-  return p ? pte_fb_ld_u32(b + p) : 0;
-}
-static inline int32_t vi32(const uint8_t *b, uint32_t t, unsigned slot) { return (int32_t)vu32(b, t, slot); }
-static inline uint64_t vu64(const uint8_t *b, uint32_t t, unsigned slot) {
-  uint32_t p = vf(b, t, slot);
-  return p ? pte_fb_ld_u64(b + p) : 0;
-}
-
-/* A vector: element data position (0 = absent) and length. */
-typedef struct vvec {
-  uint32_t data, len;
-} vvec;
-static inline vvec vvec_of(const uint8_t *b, uint32_t t, unsigned slot) {
-  vvec v = {0, 0};
-  uint32_t p = vobj(b, t, slot);
-  if (p) {
-    v.len = pte_fb_ld_u32(b + p);
-    v.data = p + 4;
-  }
-  return v;
-}
-static inline uint32_t vtab(const uint8_t *b, vvec v, uint32_t i) { return vref(b, v.data + 4u * i); }
-static inline int32_t vvi32(const uint8_t *b, vvec v, uint32_t i) { return pte_fb_ld_i32(b + v.data + 4u * i); }
-static inline int64_t vvi64(const uint8_t *b, vvec v, uint32_t i) { return (int64_t)pte_fb_ld_u64(b + v.data + 8u * i); }
-static inline uint64_t vvu64(const uint8_t *b, vvec v, uint32_t i) { return pte_fb_ld_u64(b + v.data + 8u * i); }
+/* Unchecked reads: the generated pte_et_<Table>_<field>_at accessors (flatbuf.h pte_fb_raw_*). */
+typedef pte_fb_raw_vec vvec;
+static inline uint32_t vtab(const uint8_t *b, vvec v, uint32_t i) { return pte_fb_raw_vec_ref(b, v, i); }
+static inline int32_t vvi32(const uint8_t *b, vvec v, uint32_t i) { return pte_fb_raw_vec_i32(b, v, i); }
+static inline int64_t vvi64(const uint8_t *b, vvec v, uint32_t i) { return pte_fb_raw_vec_i64(b, v, i); }
+static inline uint64_t vvu64(const uint8_t *b, vvec v, uint32_t i) { return pte_fb_raw_vec_u64(b, v, i); }
 static inline pte_fb_vec as_fb_vec(const uint8_t *b, size_t size, vvec v) {
   pte_fb_vec r;
   r.buf = b;
@@ -319,7 +228,7 @@ typedef struct plan_ctx {
   } while (0)
 
 static inline uint8_t value_tag(const pv *c, const plan_ctx *pc, uint32_t idx) {
-  return vu8(c->b, vtab(c->b, pc->values, idx), EVALUE_TYPE);
+  return pte_et_EValue_val_type_at(c->b, vtab(c->b, pc->values, idx));
 }
 
 static bool is_method_input(const pv *c, const plan_ctx *pc, uint32_t j) {
@@ -330,15 +239,15 @@ static bool is_method_input(const pv *c, const plan_ctx *pc, uint32_t j) {
 
 static inline void vseg(const pv *c, uint32_t i, uint64_t *off, uint64_t *size) {
   uint32_t t = vtab(c->b, c->segments, i);
-  *off = vu64(c->b, t, SEGMENT_OFFSET);
-  *size = vu64(c->b, t, SEGMENT_SIZE);
+  *off = pte_et_DataSegment_offset_at(c->b, t);
+  *size = pte_et_DataSegment_size_at(c->b, t);
 }
 
 static pte_status validate_tensor(const pv *c, const plan_ctx *pc, uint32_t j, uint32_t t) {
   const uint8_t *b = c->b;
-  int dtype = (int8_t)vu8(b, t, TENSOR_SCALAR_TYPE);
-  vvec sizes = vvec_of(b, t, TENSOR_SIZES);
-  vvec dim_order = vvec_of(b, t, TENSOR_DIM_ORDER);
+  int dtype = (int8_t)pte_et_Tensor_scalar_type_at(b, t);
+  vvec sizes = pte_et_Tensor_sizes_at(b, t);
+  vvec dim_order = pte_et_Tensor_dim_order_at(b, t);
   uint64_t nbytes = 0;
   pte_error_info detail;
   detail.msg[0] = 0;
@@ -347,18 +256,18 @@ static pte_status validate_tensor(const pv *c, const plan_ctx *pc, uint32_t j, u
   bool nbytes_known = r == PTE_RT_SHAPE_OK;
   if (r == PTE_RT_SHAPE_OVERFLOW) {
     /* Forgiven for dynamic-shape method inputs (their bounds may be huge; upstream does the same). */
-    if (vu8(b, t, TENSOR_SHAPE_DYNAMISM) == 0 || !is_method_input(c, pc, j)) r = PTE_RT_SHAPE_BAD;
+    if (pte_et_Tensor_shape_dynamism_at(b, t) == 0 || !is_method_input(c, pc, j)) r = PTE_RT_SHAPE_BAD;
   }
   if (r == PTE_RT_SHAPE_BAD) VALUE_FAIL(c, pc, j, "%s", detail.msg);
 
-  uint32_t extra = vobj(b, t, TENSOR_EXTRA);
-  bool external = extra && vu8(b, extra, EXTRA_LOCATION) == LOC_EXTERNAL;
-  if (external && !vf(b, extra, EXTRA_FQN)) VALUE_FAIL(c, pc, j, "external tensor has no fully_qualified_name");
+  uint32_t extra = pte_et_Tensor_extra_tensor_info_at(b, t);
+  bool external = extra && pte_et_ExtraTensorInfo_location_at(b, extra) == pte_et_TensorDataLocation_EXTERNAL;
+  if (external && !pte_et_ExtraTensorInfo_fully_qualified_name_present_at(b, extra)) VALUE_FAIL(c, pc, j, "external tensor has no fully_qualified_name");
 
-  uint32_t alloc = vobj(b, t, TENSOR_ALLOCATION_INFO);
+  uint32_t alloc = pte_et_Tensor_allocation_info_at(b, t);
   if (alloc) {
-    uint32_t mem_id = vu32(b, alloc, ALLOC_MEMORY_ID);
-    uint64_t off = (uint64_t)vu32(b, alloc, ALLOC_OFFSET_LOW) | ((uint64_t)vu32(b, alloc, ALLOC_OFFSET_HIGH) << 32);
+    uint32_t mem_id = pte_et_AllocationDetails_memory_id_at(b, alloc);
+    uint64_t off = (uint64_t)pte_et_AllocationDetails_memory_offset_low_at(b, alloc) | ((uint64_t)pte_et_AllocationDetails_memory_offset_high_at(b, alloc) << 32);
     if (mem_id == 0 || mem_id >= pc->nbs.len)
       VALUE_FAIL(c, pc, j, "memory_id %u out of range (method has %u planned buffers)", mem_id,
                  pc->nbs.len ? pc->nbs.len - 1 : 0);
@@ -369,7 +278,7 @@ static pte_status validate_tensor(const pv *c, const plan_ctx *pc, uint32_t j, u
   }
   if (external) return PTE_OK; /* data_buffer_idx is meaningless for EXTERNAL tensors */
 
-  uint32_t idx = vu32(b, t, TENSOR_DATA_BUFFER_IDX);
+  uint32_t idx = pte_et_Tensor_data_buffer_idx_at(b, t);
   if (idx == 0) return PTE_OK;
   if (!alloc) { /* constant stored in the program */
     if (c->storage == PTE_CONSTANTS_SEGMENT) {
@@ -384,7 +293,7 @@ static pte_status validate_tensor(const pv *c, const plan_ctx *pc, uint32_t j, u
       if (idx >= c->constant_buffer.len)
         VALUE_FAIL(c, pc, j, "data_buffer_idx %u out of range (constant_buffer has %u entries)", idx,
                    c->constant_buffer.len);
-      vvec st = vvec_of(b, vtab(b, c->constant_buffer, idx), BUFFER_STORAGE);
+      vvec st = pte_et_Buffer_storage_at(b, vtab(b, c->constant_buffer, idx));
       if (nbytes_known && (uint64_t)st.len < nbytes)
         VALUE_FAIL(c, pc, j, "constant_buffer[%u] has %u bytes, tensor needs %llu", idx, st.len, ull(nbytes));
     } else {
@@ -408,43 +317,43 @@ static pte_status validate_tensor(const pv *c, const plan_ctx *pc, uint32_t j, u
 static pte_status validate_value(const pv *c, const plan_ctx *pc, uint32_t j) {
   const uint8_t *b = c->b;
   uint32_t ev = vtab(b, pc->values, j);
-  uint8_t tag = vu8(b, ev, EVALUE_TYPE);
-  uint32_t val = vobj(b, ev, EVALUE_VAL);
-  if (tag == KT_NONE) VALUE_FAIL(c, pc, j, "value has type NONE");
-  if (tag > KT_OPTIONAL_TENSOR_LIST) VALUE_FAIL(c, pc, j, "unknown value type %u", (unsigned)tag);
+  uint8_t tag = pte_et_EValue_val_type_at(b, ev);
+  uint32_t val = pte_et_EValue_val_at(b, ev);
+  if (tag == pte_et_KernelTypes_NONE) VALUE_FAIL(c, pc, j, "value has type NONE");
+  if (tag > pte_et_KernelTypes_OptionalTensorList) VALUE_FAIL(c, pc, j, "unknown value type %u", (unsigned)tag);
   if (!val) {
-    if (tag == KT_NULL) return PTE_OK;
+    if (tag == pte_et_KernelTypes_Null) return PTE_OK;
     VALUE_FAIL(c, pc, j, "value of type %u has no payload", (unsigned)tag);
   }
   switch (tag) {
-    case KT_TENSOR: return validate_tensor(c, pc, j, val);
-    case KT_STRING:
-      if (!vf(b, val, STRING_VAL)) VALUE_FAIL(c, pc, j, "String has no string_val");
+    case pte_et_KernelTypes_Tensor: return validate_tensor(c, pc, j, val);
+    case pte_et_KernelTypes_String:
+      if (!pte_et_String_string_val_present_at(b, val)) VALUE_FAIL(c, pc, j, "String has no string_val");
       return PTE_OK;
-    case KT_INT_LIST: {
-      vvec items = vvec_of(b, val, LIST_ITEMS);
+    case pte_et_KernelTypes_IntList: {
+      vvec items = pte_et_IntList_items_at(b, val);
       if (!items.data) VALUE_FAIL(c, pc, j, "IntList has no items");
       for (uint32_t k = 0; k < items.len; k++) {
         int64_t it = vvi64(b, items, k);
         if (it < 0 || it >= (int64_t)pc->values.len)
           VALUE_FAIL(c, pc, j, "IntList item %u is value index %lld, out of range (%u values)", k, (long long)it,
                      pc->values.len);
-        if (value_tag(c, pc, (uint32_t)it) != KT_INT)
+        if (value_tag(c, pc, (uint32_t)it) != pte_et_KernelTypes_Int)
           VALUE_FAIL(c, pc, j, "IntList item %u refers to value %lld, which is not an Int", k, (long long)it);
       }
       return PTE_OK;
     }
-    case KT_DOUBLE_LIST:
-      if (!vf(b, val, LIST_ITEMS)) VALUE_FAIL(c, pc, j, "DoubleList has no items");
+    case pte_et_KernelTypes_DoubleList:
+      if (!pte_et_DoubleList_items_present_at(b, val)) VALUE_FAIL(c, pc, j, "DoubleList has no items");
       return PTE_OK;
-    case KT_BOOL_LIST:
-      if (!vf(b, val, LIST_ITEMS)) VALUE_FAIL(c, pc, j, "BoolList has no items");
+    case pte_et_KernelTypes_BoolList:
+      if (!pte_et_BoolList_items_present_at(b, val)) VALUE_FAIL(c, pc, j, "BoolList has no items");
       return PTE_OK;
-    case KT_TENSOR_LIST:
-    case KT_OPTIONAL_TENSOR_LIST: {
-      bool opt = tag == KT_OPTIONAL_TENSOR_LIST;
+    case pte_et_KernelTypes_TensorList:
+    case pte_et_KernelTypes_OptionalTensorList: {
+      bool opt = tag == pte_et_KernelTypes_OptionalTensorList;
       const char *kind = opt ? "OptionalTensorList" : "TensorList";
-      vvec items = vvec_of(b, val, LIST_ITEMS);
+      vvec items = opt ? pte_et_OptionalTensorList_items_at(b, val) : pte_et_TensorList_items_at(b, val);
       if (!items.data) VALUE_FAIL(c, pc, j, "%s has no items", kind);
       for (uint32_t k = 0; k < items.len; k++) {
         int32_t it = vvi32(b, items, k);
@@ -456,7 +365,7 @@ static pte_status validate_value(const pv *c, const plan_ctx *pc, uint32_t j) {
           VALUE_FAIL(c, pc, j, "%s item %u refers to value %d, which does not come before the list", kind, k,
                      (int)it);
         uint8_t t = value_tag(c, pc, (uint32_t)it);
-        if (t != KT_TENSOR && !(opt && t == KT_NULL))
+        if (t != pte_et_KernelTypes_Tensor && !(opt && t == pte_et_KernelTypes_Null))
           VALUE_FAIL(c, pc, j, "%s item %u refers to value %d, which is not a Tensor", kind, k, (int)it);
       }
       return PTE_OK;
@@ -472,8 +381,7 @@ static pte_status check_value_index(const pv *c, const plan_ctx *pc, int32_t idx
   return PTE_OK;
 }
 
-static pte_status check_args(const pv *c, const plan_ctx *pc, uint32_t call, uint32_t ch, uint32_t k) {
-  vvec args = vvec_of(c->b, call, 1);
+static pte_status check_args(const pv *c, const plan_ctx *pc, vvec args, uint32_t ch, uint32_t k) {
   if (!args.data) INSTR_FAIL(c, pc, ch, k, "call has no args");
   for (uint32_t a = 0; a < args.len; a++) {
     int32_t v = vvi32(c->b, args, a);
@@ -487,44 +395,44 @@ static pte_status validate_instructions(const pv *c, const plan_ctx *pc, vvec ch
   const uint8_t *b = c->b;
   for (uint32_t ch = 0; ch < chains.len; ch++) {
     uint32_t chain = vtab(b, chains, ch);
-    vvec instrs = vvec_of(b, chain, CHAIN_INSTRUCTIONS);
+    vvec instrs = pte_et_Chain_instructions_at(b, chain);
     if (!instrs.data) PLAN_FAIL(c, pc, "chain %u has no instructions field", ch);
     for (uint32_t k = 0; k < instrs.len; k++) {
       uint32_t in = vtab(b, instrs, k);
-      uint8_t tag = vu8(b, in, INSTR_TYPE);
-      uint32_t a = vobj(b, in, INSTR_ARGS);
-      if (tag == IA_NONE || tag > IA_FREE) INSTR_FAIL(c, pc, ch, k, "invalid instruction type %u", (unsigned)tag);
+      uint8_t tag = pte_et_Instruction_instr_args_type_at(b, in);
+      uint32_t a = pte_et_Instruction_instr_args_at(b, in);
+      if (tag == pte_et_InstructionArguments_NONE || tag > pte_et_InstructionArguments_FreeCall) INSTR_FAIL(c, pc, ch, k, "invalid instruction type %u", (unsigned)tag);
       if (!a) INSTR_FAIL(c, pc, ch, k, "instruction of type %u has no arguments", tag);
       pte_status s = PTE_OK;
       switch (tag) {
-        case IA_KERNEL: {
-          int32_t op = vi32(b, a, 0);
+        case pte_et_InstructionArguments_KernelCall: {
+          int32_t op = pte_et_KernelCall_op_index_at(b, a);
           if (op < 0 || (uint32_t)op >= pc->n_ops)
             INSTR_FAIL(c, pc, ch, k, "KernelCall op_index %d out of range (%u operators)", (int)op, pc->n_ops);
-          s = check_args(c, pc, a, ch, k);
+          s = check_args(c, pc, pte_et_KernelCall_args_at(b, a), ch, k);
           break;
         }
-        case IA_DELEGATE: {
-          int32_t d = vi32(b, a, 0);
+        case pte_et_InstructionArguments_DelegateCall: {
+          int32_t d = pte_et_DelegateCall_delegate_index_at(b, a);
           if (d < 0 || (uint32_t)d >= pc->n_delegates)
             INSTR_FAIL(c, pc, ch, k, "DelegateCall delegate_index %d out of range (%u delegates)", (int)d,
                        pc->n_delegates);
-          s = check_args(c, pc, a, ch, k);
+          s = check_args(c, pc, pte_et_DelegateCall_args_at(b, a), ch, k);
           break;
         }
-        case IA_MOVE:
-          s = check_value_index(c, pc, vi32(b, a, 0), ch, k, "MoveCall move_from");
-          if (s == PTE_OK) s = check_value_index(c, pc, vi32(b, a, 1), ch, k, "MoveCall move_to");
+        case pte_et_InstructionArguments_MoveCall:
+          s = check_value_index(c, pc, pte_et_MoveCall_move_from_at(b, a), ch, k, "MoveCall move_from");
+          if (s == PTE_OK) s = check_value_index(c, pc, pte_et_MoveCall_move_to_at(b, a), ch, k, "MoveCall move_to");
           break;
-        case IA_JUMP_FALSE: {
-          s = check_value_index(c, pc, vi32(b, a, 0), ch, k, "JumpFalseCall cond_value_index");
-          int32_t dst = vi32(b, a, 1);
+        case pte_et_InstructionArguments_JumpFalseCall: {
+          s = check_value_index(c, pc, pte_et_JumpFalseCall_cond_value_index_at(b, a), ch, k, "JumpFalseCall cond_value_index");
+          int32_t dst = pte_et_JumpFalseCall_destination_instruction_at(b, a);
           if (s == PTE_OK && (dst < 0 || (uint32_t)dst > instrs.len))
             INSTR_FAIL(c, pc, ch, k, "JumpFalseCall destination %d out of range (%u instructions)", (int)dst,
                        instrs.len);
           break;
         }
-        case IA_FREE: s = check_value_index(c, pc, vi32(b, a, 0), ch, k, "FreeCall value_index"); break;
+        case pte_et_InstructionArguments_FreeCall: s = check_value_index(c, pc, pte_et_FreeCall_value_index_at(b, a), ch, k, "FreeCall value_index"); break;
         default: break;
       }
       if (s != PTE_OK) return s;
@@ -537,13 +445,13 @@ static pte_status validate_plan(const pv *c, uint32_t p, uint32_t i) {
   const uint8_t *b = c->b;
   plan_ctx pc;
   memset(&pc, 0, sizeof pc);
-  uint32_t name = vobj(b, p, PLAN_NAME);
+  uint32_t name = pte_et_ExecutionPlan_name_at(b, p);
   if (!name) return pte_error_set(c->err, BAD, "execution plan %u has no name", i);
   pc.name = (const char *)(b + name + 4);
-  pc.values = vvec_of(b, p, PLAN_VALUES);
+  pc.values = pte_et_ExecutionPlan_values_at(b, p);
   if (!pc.values.data) PLAN_FAIL(c, &pc, "missing values");
-  pc.inputs = vvec_of(b, p, PLAN_INPUTS);
-  vvec outputs = vvec_of(b, p, PLAN_OUTPUTS);
+  pc.inputs = pte_et_ExecutionPlan_inputs_at(b, p);
+  vvec outputs = pte_et_ExecutionPlan_outputs_at(b, p);
   if (!pc.inputs.data) PLAN_FAIL(c, &pc, "missing inputs");
   if (!outputs.data) PLAN_FAIL(c, &pc, "missing outputs");
   for (uint32_t k = 0; k < pc.inputs.len; k++) {
@@ -556,47 +464,47 @@ static pte_status validate_plan(const pv *c, uint32_t p, uint32_t i) {
     if (v < 0 || (uint32_t)v >= pc.values.len)
       PLAN_FAIL(c, &pc, "output %u is value index %d, out of range (%u values)", k, (int)v, pc.values.len);
   }
-  pc.nbs = vvec_of(b, p, PLAN_NON_CONST_BUFFER_SIZES);
+  pc.nbs = pte_et_ExecutionPlan_non_const_buffer_sizes_at(b, p);
   if (!pc.nbs.data) PLAN_FAIL(c, &pc, "missing non_const_buffer_sizes");
   for (uint32_t k = 0; k < pc.nbs.len; k++)
     if (vvi64(b, pc.nbs, k) < 0)
       PLAN_FAIL(c, &pc, "non_const_buffer_sizes[%u] is negative (%lld)", k, (long long)vvi64(b, pc.nbs, k));
 
-  vvec ops = vvec_of(b, p, PLAN_OPERATORS);
+  vvec ops = pte_et_ExecutionPlan_operators_at(b, p);
   pc.n_ops = ops.len;
   for (uint32_t k = 0; k < ops.len; k++) {
     uint32_t op = vtab(b, ops, k);
-    if (!vf(b, op, OPERATOR_NAME)) PLAN_FAIL(c, &pc, "operator %u has no name", k);
-    if (!vf(b, op, OPERATOR_OVERLOAD)) PLAN_FAIL(c, &pc, "operator %u has no overload", k);
+    if (!pte_et_Operator_name_present_at(b, op)) PLAN_FAIL(c, &pc, "operator %u has no name", k);
+    if (!pte_et_Operator_overload_present_at(b, op)) PLAN_FAIL(c, &pc, "operator %u has no overload", k);
   }
-  vvec dels = vvec_of(b, p, PLAN_DELEGATES);
+  vvec dels = pte_et_ExecutionPlan_delegates_at(b, p);
   if (!dels.data) PLAN_FAIL(c, &pc, "missing delegates");
   pc.n_delegates = dels.len;
   for (uint32_t k = 0; k < dels.len; k++) {
     uint32_t d = vtab(b, dels, k);
-    if (!vf(b, d, DELEGATE_ID)) PLAN_FAIL(c, &pc, "delegate %u has no id", k);
-    uint32_t ref = vobj(b, d, DELEGATE_PROCESSED);
+    if (!pte_et_BackendDelegate_id_present_at(b, d)) PLAN_FAIL(c, &pc, "delegate %u has no id", k);
+    uint32_t ref = pte_et_BackendDelegate_processed_at(b, d);
     if (!ref) PLAN_FAIL(c, &pc, "delegate %u has no processed data reference", k);
-    uint8_t loc = vu8(b, ref, DREF_LOCATION);
-    uint32_t idx = vu32(b, ref, DREF_INDEX);
-    if (loc == DLOC_INLINE) {
+    uint8_t loc = pte_et_BackendDelegateDataReference_location_at(b, ref);
+    uint32_t idx = pte_et_BackendDelegateDataReference_index_at(b, ref);
+    if (loc == pte_et_DataLocation_INLINE) {
       if (idx >= c->n_inline_delegates)
         PLAN_FAIL(c, &pc, "delegate %u: INLINE data index %u out of range (%u backend_delegate_data entries)", k,
                   idx, c->n_inline_delegates);
-    } else if (loc == DLOC_SEGMENT) {
+    } else if (loc == pte_et_DataLocation_SEGMENT) {
       if (idx >= c->segments.len)
         PLAN_FAIL(c, &pc, "delegate %u: segment index %u out of range (%u segments)", k, idx, c->segments.len);
     } else {
       PLAN_FAIL(c, &pc, "delegate %u: invalid data location %u", k, (unsigned)loc);
     }
-    vvec specs = vvec_of(b, d, DELEGATE_COMPILE_SPECS);
+    vvec specs = pte_et_BackendDelegate_compile_specs_at(b, d);
     for (uint32_t q = 0; q < specs.len; q++) {
       uint32_t sp = vtab(b, specs, q);
-      if (!vf(b, sp, SPEC_KEY) || !vf(b, sp, SPEC_VALUE))
+      if (!pte_et_CompileSpec_key_present_at(b, sp) || !pte_et_CompileSpec_value_present_at(b, sp))
         PLAN_FAIL(c, &pc, "delegate %u compile spec %u has no key or value", k, q);
     }
   }
-  vvec chains = vvec_of(b, p, PLAN_CHAINS);
+  vvec chains = pte_et_ExecutionPlan_chains_at(b, p);
   if (!chains.data) PLAN_FAIL(c, &pc, "missing chains");
   pte_status s = validate_instructions(c, &pc, chains);
   if (s != PTE_OK) return s;
@@ -617,13 +525,13 @@ static uint64_t segment_limit(const pte_program *p) {
 
 /* A SubsegmentOffsets table: segment index in range, every offset inside that segment. */
 static pte_status subseg_check(const pv *c, uint32_t ss, const char *what, uint32_t which) {
-  uint32_t si = vu32(c->b, ss, SUBSEG_INDEX);
+  uint32_t si = pte_et_SubsegmentOffsets_segment_index_at(c->b, ss);
   if (si >= c->segments.len)
     return pte_error_set(c->err, BAD, "%s %u: segment_index %u out of range (%u segments)", what, which, si,
                          c->segments.len);
   uint64_t off, size;
   vseg(c, si, &off, &size);
-  vvec offs = vvec_of(c->b, ss, SUBSEG_OFFSETS);
+  vvec offs = pte_et_SubsegmentOffsets_offsets_at(c->b, ss);
   for (uint32_t k = 0; k < offs.len; k++) {
     uint64_t o = vvu64(c->b, offs, k);
     if (o > size)
@@ -643,44 +551,44 @@ static pte_status validate_program(const pte_program *p, pte_error_info *err) {
   c.err = err;
   c.storage = p->constant_storage;
   uint32_t root = p->root;
-  vvec plans = vvec_of(b, root, PROGRAM_EXECUTION_PLAN);
+  vvec plans = pte_et_Program_execution_plan_at(b, root);
   if (!plans.data) return pte_error_set(err, BAD, "program has no execution_plan");
-  c.segments = vvec_of(b, root, PROGRAM_SEGMENTS);
-  c.constant_buffer = vvec_of(b, root, PROGRAM_CONSTANT_BUFFER);
-  c.n_inline_delegates = vvec_of(b, root, PROGRAM_BACKEND_DELEGATE_DATA).len;
+  c.segments = pte_et_Program_segments_at(b, root);
+  c.constant_buffer = pte_et_Program_constant_buffer_at(b, root);
+  c.n_inline_delegates = pte_et_Program_backend_delegate_data_at(b, root).len;
 
   pte_fb_table rt = pte_fb_table_at(b, c.size, root);
-  pte_status s = pte_rt_check_segments(pte_fb_get_vec(rt, PROGRAM_SEGMENTS), segment_limit(p), "program", BAD, err);
+  pte_status s = pte_rt_check_segments(pte_et_Program_segments(rt), segment_limit(p), "program", BAD, err);
   if (s != PTE_OK) return s;
 
   if (c.storage == PTE_CONSTANTS_SEGMENT) {
-    uint32_t cs = vobj(b, root, PROGRAM_CONSTANT_SEGMENT);
+    uint32_t cs = pte_et_Program_constant_segment_at(b, root);
     s = subseg_check(&c, cs, "constant_segment", 0);
     if (s != PTE_OK) return s;
-    c.cs_offsets = vvec_of(b, cs, SUBSEG_OFFSETS);
+    c.cs_offsets = pte_et_SubsegmentOffsets_offsets_at(b, cs);
     uint64_t off;
     vseg(&c, p->constant_segment_index, &off, &c.cs_size);
   }
-  vvec ms = vvec_of(b, root, PROGRAM_MUTABLE_DATA_SEGMENTS);
+  vvec ms = pte_et_Program_mutable_data_segments_at(b, root);
   for (uint32_t k = 0; k < ms.len; k++) {
     s = subseg_check(&c, vtab(b, ms, k), "mutable_data_segments", k);
     if (s != PTE_OK) return s;
   }
   if (ms.len > 0) {
     uint32_t m0 = vtab(b, ms, 0);
-    c.ms_offsets = vvec_of(b, m0, SUBSEG_OFFSETS);
+    c.ms_offsets = pte_et_SubsegmentOffsets_offsets_at(b, m0);
     if (c.ms_offsets.data) {
       uint64_t off;
       c.has_ms = true;
-      vseg(&c, vu32(b, m0, SUBSEG_INDEX), &off, &c.ms_size);
+      vseg(&c, pte_et_SubsegmentOffsets_segment_index_at(b, m0), &off, &c.ms_size);
     }
   }
-  vvec named = vvec_of(b, root, PROGRAM_NAMED_DATA);
+  vvec named = pte_et_Program_named_data_at(b, root);
   for (uint32_t k = 0; k < named.len; k++) {
     uint32_t nd = vtab(b, named, k);
-    uint32_t key = vobj(b, nd, NAMED_KEY);
+    uint32_t key = pte_et_NamedData_key_at(b, nd);
     if (!key) return pte_error_set(err, BAD, "named_data %u has no key", k);
-    uint32_t si = vu32(b, nd, NAMED_SEGMENT_INDEX);
+    uint32_t si = pte_et_NamedData_segment_index_at(b, nd);
     if (si >= c.segments.len)
       return pte_error_set(err, BAD, "named_data %u ('%s'): segment_index %u out of range (%u segments)", k,
                            (const char *)(b + key + 4), si, c.segments.len);
@@ -698,10 +606,10 @@ static pte_fb_table prog_root(const pte_program *p) { return pte_fb_table_at(p->
 
 static pte_status pdm_find(const pte_program *p, const char *key, uint32_t *seg) {
   if (!key) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec named = pte_fb_get_vec(prog_root(p), PROGRAM_NAMED_DATA);
-  uint32_t i = pte_rt_find_key(named, NAMED_KEY, key);
+  pte_fb_vec named = pte_et_Program_named_data(prog_root(p));
+  uint32_t i = pte_rt_find_key(named, pte_et_NamedData_key_SLOT, key);
   if (i == UINT32_MAX) return PTE_ERR_NOT_FOUND;
-  *seg = pte_fb_get_u32(pte_fb_vec_table(named, i), NAMED_SEGMENT_INDEX, 0);
+  *seg = pte_et_NamedData_segment_index(pte_fb_vec_table(named, i));
   return PTE_OK;
 }
 
@@ -740,7 +648,7 @@ static pte_status pdm_load_data_into(const pte_named_data_map *m, const char *ke
 static pte_status pdm_num_keys(const pte_named_data_map *m, uint32_t *out) {
   const pte_program *p = ((const pte_pte_data_map *)m)->program;
   if (!out) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec named = pte_fb_get_vec(prog_root(p), PROGRAM_NAMED_DATA);
+  pte_fb_vec named = pte_et_Program_named_data(prog_root(p));
   *out = named.present ? named.len : 0;
   return PTE_OK;
 }
@@ -748,9 +656,9 @@ static pte_status pdm_num_keys(const pte_named_data_map *m, uint32_t *out) {
 static pte_status pdm_get_key(const pte_named_data_map *m, uint32_t index, const char **out) {
   const pte_program *p = ((const pte_pte_data_map *)m)->program;
   if (!out) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec named = pte_fb_get_vec(prog_root(p), PROGRAM_NAMED_DATA);
+  pte_fb_vec named = pte_et_Program_named_data(prog_root(p));
   if (!named.present || index >= named.len) return PTE_ERR_INVALID_ARGUMENT;
-  const char *k = pte_fb_get_str(pte_fb_vec_table(named, index), NAMED_KEY).ptr;
+  const char *k = pte_et_NamedData_key(pte_fb_vec_table(named, index)).ptr;
   if (!k) return PTE_ERR_INVALID_PROGRAM;
   *out = k;
   return PTE_OK;
@@ -869,19 +777,19 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
   if (!pte_fb_table_present(rt))
     return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "root table at %u is malformed", root));
 
-  pte_fb_vec segments = pte_fb_get_vec(rt, PROGRAM_SEGMENTS);
+  pte_fb_vec segments = pte_et_Program_segments(rt);
   uint32_t n_segments = segments.present ? segments.len : 0;
-  pte_fb_vec constant_buffer = pte_fb_get_vec(rt, PROGRAM_CONSTANT_BUFFER);
+  pte_fb_vec constant_buffer = pte_et_Program_constant_buffer(rt);
 
   /* 4. Named data needs a segment table. */
-  pte_fb_vec named = pte_fb_get_vec(rt, PROGRAM_NAMED_DATA);
+  pte_fb_vec named = pte_et_Program_named_data(rt);
   if (named.present && !segments.present)
     return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_ARGUMENT,
                                       "program has named_data (%u entries) but no segments", named.len));
 
   /* 5. Where the constants live. */
-  pte_fb_table cs = pte_fb_get_table(rt, PROGRAM_CONSTANT_SEGMENT);
-  pte_fb_vec cs_offsets = pte_fb_get_vec(cs, SUBSEG_OFFSETS);
+  pte_fb_table cs = pte_et_Program_constant_segment(rt);
+  pte_fb_vec cs_offsets = pte_et_SubsegmentOffsets_offsets(cs);
   uint32_t cb_len = constant_buffer.present ? constant_buffer.len : 0;
   uint64_t cs_off = 0, cs_size = 0;
   if (cs_offsets.present && cs_offsets.len > 1) {
@@ -893,7 +801,7 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
     if (!segments.present)
       return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM,
                                         "constant_segment is used but the program has no segments"));
-    uint32_t si = pte_fb_get_u32(cs, SUBSEG_INDEX, 0);
+    uint32_t si = pte_et_SubsegmentOffsets_segment_index(cs);
     if (si >= n_segments)
       return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM,
                                         "constant segment index %u out of range (%u segments)", si, n_segments));
@@ -956,7 +864,7 @@ static pte_fb_vec plans_of(const pte_program *p) {
     memset(&v, 0, sizeof v);
     return v;
   }
-  return pte_fb_get_vec(prog_root(p), PROGRAM_EXECUTION_PLAN);
+  return pte_et_Program_execution_plan(prog_root(p));
 }
 
 size_t pte_program_num_methods(const pte_program *program) {
@@ -967,7 +875,7 @@ size_t pte_program_num_methods(const pte_program *program) {
 const char *pte_program_method_name(const pte_program *program, size_t i) {
   pte_fb_vec v = plans_of(program);
   if (!v.present || i >= v.len) return NULL;
-  return pte_fb_get_str(pte_fb_vec_table(v, (uint32_t)i), PLAN_NAME).ptr;
+  return pte_et_ExecutionPlan_name(pte_fb_vec_table(v, (uint32_t)i)).ptr;
 }
 
 pte_status pte_program_find_method(const pte_program *program, const char *name, size_t *index) {
@@ -975,7 +883,7 @@ pte_status pte_program_find_method(const pte_program *program, const char *name,
   pte_fb_vec v = plans_of(program);
   size_t n = strlen(name);
   for (uint32_t i = 0; v.present && i < v.len; i++) {
-    pte_fb_str s = pte_fb_get_str(pte_fb_vec_table(v, i), PLAN_NAME);
+    pte_fb_str s = pte_et_ExecutionPlan_name(pte_fb_vec_table(v, i));
     if (s.ptr && s.len == n && memcmp(s.ptr, name, n) == 0) {
       if (index) *index = i;
       return PTE_OK;
@@ -999,7 +907,7 @@ pte_status pte_program_constant_data(const pte_program *program, size_t idx, siz
   *out = NULL;
   pte_fb_table rt = prog_root(program);
   if (program->constant_storage == PTE_CONSTANTS_SEGMENT) {
-    pte_fb_vec offs = pte_fb_get_vec(pte_fb_get_table(rt, PROGRAM_CONSTANT_SEGMENT), SUBSEG_OFFSETS);
+    pte_fb_vec offs = pte_et_SubsegmentOffsets_offsets(pte_et_Program_constant_segment(rt));
     if (!offs.present || idx >= offs.len) return PTE_ERR_INVALID_ARGUMENT;
     uint64_t off = pte_fb_vec_u64(offs, (uint32_t)idx);
     size_t size = program->constant_segment.size;
@@ -1009,9 +917,9 @@ pte_status pte_program_constant_data(const pte_program *program, size_t idx, siz
     return PTE_OK;
   }
   if (program->constant_storage == PTE_CONSTANTS_INLINE) {
-    pte_fb_vec cb = pte_fb_get_vec(rt, PROGRAM_CONSTANT_BUFFER);
+    pte_fb_vec cb = pte_et_Program_constant_buffer(rt);
     if (!cb.present || idx >= cb.len) return PTE_ERR_INVALID_ARGUMENT;
-    pte_fb_vec st = pte_fb_get_vec(pte_fb_vec_table(cb, (uint32_t)idx), BUFFER_STORAGE);
+    pte_fb_vec st = pte_et_Buffer_storage(pte_fb_vec_table(cb, (uint32_t)idx));
     if ((uint64_t)st.len < (uint64_t)nbytes || (st.present && !pte_rt_vec_fits(st, 1)))
       return PTE_ERR_INVALID_ARGUMENT;
     *out = st.present ? (const void *)pte_fb_vec_data(st) : (const void *)pte_empty_constant;
@@ -1022,13 +930,13 @@ pte_status pte_program_constant_data(const pte_program *program, size_t idx, siz
 
 size_t pte_program_num_segments(const pte_program *program) {
   if (!program || !program->fb) return 0;
-  pte_fb_vec v = pte_fb_get_vec(prog_root(program), PROGRAM_SEGMENTS);
+  pte_fb_vec v = pte_et_Program_segments(prog_root(program));
   return v.present ? v.len : 0;
 }
 
 pte_status pte_program_segment(const pte_program *program, size_t i, uint64_t *offset, uint64_t *size) {
   if (!program || !program->fb) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec v = pte_fb_get_vec(prog_root(program), PROGRAM_SEGMENTS);
+  pte_fb_vec v = pte_et_Program_segments(prog_root(program));
   if (!v.present || i >= v.len) return PTE_ERR_NOT_FOUND;
   pte_fb_table t = pte_fb_vec_table(v, (uint32_t)i);
   if (!pte_fb_table_present(t)) return PTE_ERR_INVALID_PROGRAM;
@@ -1060,13 +968,13 @@ pte_status pte_program_load_mutable_into(const pte_program *program, size_t msi,
   uint64_t base = program->header.segment_base_offset;
   if (!program->loader || base == 0) return PTE_ERR_NOT_FOUND;
   pte_fb_table rt = prog_root(program);
-  pte_fb_vec ms = pte_fb_get_vec(rt, PROGRAM_MUTABLE_DATA_SEGMENTS);
+  pte_fb_vec ms = pte_et_Program_mutable_data_segments(rt);
   if (!ms.present || msi >= ms.len) return PTE_ERR_NOT_FOUND;
   pte_fb_table ss = pte_fb_vec_table(ms, (uint32_t)msi);
-  pte_fb_vec offs = pte_fb_get_vec(ss, SUBSEG_OFFSETS);
+  pte_fb_vec offs = pte_et_SubsegmentOffsets_offsets(ss);
   if (!offs.present || offset_index >= offs.len) return PTE_ERR_NOT_FOUND;
   uint64_t off = pte_fb_vec_u64(offs, (uint32_t)offset_index);
-  uint32_t si = pte_fb_get_u32(ss, SUBSEG_INDEX, 0);
+  uint32_t si = pte_et_SubsegmentOffsets_segment_index(ss);
   uint64_t soff, ssize;
   pte_status s = pte_program_segment(program, si, &soff, &ssize);
   if (s != PTE_OK) return s;

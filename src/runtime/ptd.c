@@ -6,12 +6,13 @@
 #include "pte/ptd.h"
 #include "pte/tensor.h"
 #include "pte_gen/flat_tensor_gen.h"
+#include "pte_gen/program_gen.h"
 #include "runtime/prog_internal.h"
 
-enum { FT_VERSION = 0, FT_SEGMENTS = 1, FT_NAMED_DATA = 2 };
-enum { ND_KEY = 0, ND_SEGMENT_INDEX = 1, ND_LAYOUT = 2 };
-enum { TL_SCALAR_TYPE = 0, TL_SIZES = 1, TL_DIM_ORDER = 2 };
-enum { DS_OFFSET = 0, DS_SIZE = 1 };
+/* The segment checks shared with .pte files (pte_rt_check_segments) read program.fbs DataSegments. */
+_Static_assert(pte_ft_DataSegment_offset_SLOT == pte_et_DataSegment_offset_SLOT &&
+                   pte_ft_DataSegment_size_SLOT == pte_et_DataSegment_size_SLOT,
+               "flat_tensor.fbs and program.fbs DataSegment layouts differ");
 
 #define BADX PTE_ERR_INVALID_EXTERNAL_DATA
 
@@ -29,22 +30,22 @@ typedef struct ptd_entry {
 static pte_status ptd_find(const pte_ptd *p, const char *key, ptd_entry *e) {
   if (!p || !p->fb || !key) return PTE_ERR_INVALID_ARGUMENT;
   pte_fb_table rt = ptd_root(p);
-  pte_fb_vec named = pte_fb_get_vec(rt, FT_NAMED_DATA);
-  uint32_t i = pte_rt_find_key(named, ND_KEY, key);
+  pte_fb_vec named = pte_ft_FlatTensor_named_data(rt);
+  uint32_t i = pte_rt_find_key(named, pte_ft_NamedData_key_SLOT, key);
   if (i == UINT32_MAX) return PTE_ERR_NOT_FOUND;
   e->nd = pte_fb_vec_table(named, i);
-  e->segment_index = pte_fb_get_u32(e->nd, ND_SEGMENT_INDEX, 0);
-  pte_fb_table seg = pte_fb_vec_table(pte_fb_get_vec(rt, FT_SEGMENTS), e->segment_index);
+  e->segment_index = pte_ft_NamedData_segment_index(e->nd);
+  pte_fb_table seg = pte_fb_vec_table(pte_ft_FlatTensor_segments(rt), e->segment_index);
   if (!pte_fb_table_present(seg)) return BADX; /* cannot happen after load-time validation */
-  e->offset = pte_fb_get_u64(seg, DS_OFFSET, 0);
-  e->size = pte_fb_get_u64(seg, DS_SIZE, 0);
+  e->offset = pte_ft_DataSegment_offset(seg);
+  e->size = pte_ft_DataSegment_size(seg);
   return PTE_OK;
 }
 
 static pte_status layout_of(pte_fb_table lt, pte_tensor_layout *out, pte_error_info *detail) {
-  int dtype = pte_fb_get_i8(lt, TL_SCALAR_TYPE, 0);
-  pte_fb_vec sizes = pte_fb_get_vec(lt, TL_SIZES);
-  pte_fb_vec dim_order = pte_fb_get_vec(lt, TL_DIM_ORDER);
+  int dtype = pte_ft_TensorLayout_scalar_type(lt);
+  pte_fb_vec sizes = pte_ft_TensorLayout_sizes(lt);
+  pte_fb_vec dim_order = pte_ft_TensorLayout_dim_order(lt);
   uint64_t nbytes;
   if (pte_rt_check_shape(dtype, sizes, dim_order, true, &nbytes, detail) != PTE_RT_SHAPE_OK) return BADX;
   if (out) {
@@ -62,7 +63,7 @@ static pte_status ptd_get_tensor_layout(const pte_named_data_map *m, const char 
   ptd_entry e;
   pte_status s = ptd_find(p, key, &e);
   if (s != PTE_OK) return s;
-  pte_fb_table lt = pte_fb_get_table(e.nd, ND_LAYOUT);
+  pte_fb_table lt = pte_ft_NamedData_tensor_layout(e.nd);
   if (!pte_fb_table_present(lt)) return BADX; /* opaque blob: no layout */
   return layout_of(lt, out, NULL);
 }
@@ -84,7 +85,7 @@ static pte_status ptd_load_data_into(const pte_named_data_map *m, const char *ke
   pte_status s = ptd_find(p, key, &e);
   if (s != PTE_OK) return s;
   uint64_t want = e.size;
-  pte_fb_table lt = pte_fb_get_table(e.nd, ND_LAYOUT);
+  pte_fb_table lt = pte_ft_NamedData_tensor_layout(e.nd);
   if (pte_fb_table_present(lt)) {
     pte_tensor_layout l;
     s = layout_of(lt, &l, NULL);
@@ -99,7 +100,7 @@ static pte_status ptd_load_data_into(const pte_named_data_map *m, const char *ke
 static pte_status ptd_num_keys(const pte_named_data_map *m, uint32_t *out) {
   const pte_ptd *p = (const pte_ptd *)m;
   if (!out || !p->fb) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec named = pte_fb_get_vec(ptd_root(p), FT_NAMED_DATA);
+  pte_fb_vec named = pte_ft_FlatTensor_named_data(ptd_root(p));
   *out = named.present ? named.len : 0;
   return PTE_OK;
 }
@@ -107,9 +108,9 @@ static pte_status ptd_num_keys(const pte_named_data_map *m, uint32_t *out) {
 static pte_status ptd_get_key(const pte_named_data_map *m, uint32_t index, const char **out) {
   const pte_ptd *p = (const pte_ptd *)m;
   if (!out || !p->fb) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec named = pte_fb_get_vec(ptd_root(p), FT_NAMED_DATA);
+  pte_fb_vec named = pte_ft_FlatTensor_named_data(ptd_root(p));
   if (!named.present || index >= named.len) return PTE_ERR_INVALID_ARGUMENT;
-  const char *k = pte_fb_get_str(pte_fb_vec_table(named, index), ND_KEY).ptr;
+  const char *k = pte_ft_NamedData_key(pte_fb_vec_table(named, index)).ptr;
   if (!k) return BADX;
   *out = k;
   return PTE_OK;
@@ -126,28 +127,28 @@ static pte_status ptd_fail(pte_ptd *p, pte_status s) {
 
 /* Checks every entry once, so lookups never meet malformed data later. */
 static pte_status validate_entries(const pte_ptd *p, pte_fb_table rt, pte_error_info *err) {
-  pte_fb_vec segs = pte_fb_get_vec(rt, FT_SEGMENTS);
-  pte_fb_vec named = pte_fb_get_vec(rt, FT_NAMED_DATA);
+  pte_fb_vec segs = pte_ft_FlatTensor_segments(rt);
+  pte_fb_vec named = pte_ft_FlatTensor_named_data(rt);
   if (!segs.present) return pte_error_set(err, BADX, ".ptd has no segments");
   if (!named.present) return pte_error_set(err, BADX, ".ptd has no named_data");
   pte_status s = pte_rt_check_segments(segs, p->header.segment_data_size, ".ptd", BADX, err);
   if (s != PTE_OK) return s;
   for (uint32_t i = 0; i < named.len; i++) {
     pte_fb_table nd = pte_fb_vec_table(named, i);
-    pte_fb_str key = pte_fb_get_str(nd, ND_KEY);
+    pte_fb_str key = pte_ft_NamedData_key(nd);
     if (!pte_fb_table_present(nd) || !key.ptr) return pte_error_set(err, BADX, ".ptd entry %u has no key", i);
-    uint32_t si = pte_fb_get_u32(nd, ND_SEGMENT_INDEX, 0);
+    uint32_t si = pte_ft_NamedData_segment_index(nd);
     if (si >= segs.len)
       return pte_error_set(err, BADX, ".ptd entry '%s': segment_index %u out of range (%u segments)", key.ptr, si,
                            segs.len);
-    pte_fb_table lt = pte_fb_get_table(nd, ND_LAYOUT);
+    pte_fb_table lt = pte_ft_NamedData_tensor_layout(nd);
     if (!pte_fb_table_present(lt)) continue; /* opaque blob */
     pte_tensor_layout l;
     pte_error_info detail;
     detail.msg[0] = 0;
     if (layout_of(lt, &l, err ? &detail : NULL) != PTE_OK)
       return pte_error_set(err, BADX, ".ptd entry '%s': %s", key.ptr, detail.msg);
-    uint64_t size = pte_fb_get_u64(pte_fb_vec_table(segs, si), DS_SIZE, 0);
+    uint64_t size = pte_ft_DataSegment_size(pte_fb_vec_table(segs, si));
     if ((uint64_t)l.nbytes > size)
       return pte_error_set(err, BADX, ".ptd entry '%s': tensor needs %llu bytes but segment %u has %llu", key.ptr,
                            ull(l.nbytes), si, ull(size));
@@ -231,22 +232,22 @@ const pte_flat_tensor_header *pte_ptd_header(const pte_ptd *ptd) { return ptd ? 
 
 uint32_t pte_ptd_version(const pte_ptd *ptd) {
   if (!ptd || !ptd->fb) return 0;
-  return pte_fb_get_u32(ptd_root(ptd), FT_VERSION, 0);
+  return pte_ft_FlatTensor_version(ptd_root(ptd));
 }
 
 size_t pte_ptd_num_segments(const pte_ptd *ptd) {
   if (!ptd || !ptd->fb) return 0;
-  pte_fb_vec v = pte_fb_get_vec(ptd_root(ptd), FT_SEGMENTS);
+  pte_fb_vec v = pte_ft_FlatTensor_segments(ptd_root(ptd));
   return v.present ? v.len : 0;
 }
 
 pte_status pte_ptd_segment(const pte_ptd *ptd, size_t i, uint64_t *offset, uint64_t *size) {
   if (!ptd || !ptd->fb) return PTE_ERR_INVALID_ARGUMENT;
-  pte_fb_vec v = pte_fb_get_vec(ptd_root(ptd), FT_SEGMENTS);
+  pte_fb_vec v = pte_ft_FlatTensor_segments(ptd_root(ptd));
   if (!v.present || i >= v.len) return PTE_ERR_NOT_FOUND;
   pte_fb_table t = pte_fb_vec_table(v, (uint32_t)i);
-  if (offset) *offset = pte_fb_get_u64(t, DS_OFFSET, 0);
-  if (size) *size = pte_fb_get_u64(t, DS_SIZE, 0);
+  if (offset) *offset = pte_ft_DataSegment_offset(t);
+  if (size) *size = pte_ft_DataSegment_size(t);
   return PTE_OK;
 }
 

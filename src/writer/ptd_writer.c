@@ -180,8 +180,8 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
   }
   for (size_t i = 0; i < n_segs; i++) {
     pte_ft_DataSegment_start(&b);
-    pte_fb_add_u64_forced(&b, 0, segs[i].offset);
-    pte_fb_add_u64_forced(&b, 1, segs[i].size);
+    pte_fb_add_u64_forced(&b, pte_ft_DataSegment_offset_SLOT, segs[i].offset);
+    pte_fb_add_u64_forced(&b, pte_ft_DataSegment_size_SLOT, segs[i].size);
     seg_refs[i] = pte_ft_DataSegment_end(&b);
   }
   pte_fb_ref segs_v = pte_ft_FlatTensor_create_segments(&b, seg_refs, n_segs);
@@ -200,7 +200,7 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
     }
     pte_ft_NamedData_start(&b);
     pte_ft_NamedData_add_key(&b, key);
-    pte_fb_add_u32_forced(&b, 1, (uint32_t)seg_of[i]);
+    pte_fb_add_u32_forced(&b, pte_ft_NamedData_segment_index_SLOT, (uint32_t)seg_of[i]);
     pte_ft_NamedData_add_tensor_layout(&b, layout);
     refs[i] = pte_ft_NamedData_end(&b);
   }

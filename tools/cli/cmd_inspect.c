@@ -73,7 +73,7 @@ static void tensor_text(pte_fb_table t, char *buf, size_t cap) {
   int8_t dyn = pte_et_Tensor_shape_dynamism(t);
   if (dyn == 1 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (dynamic, sizes are upper bounds)");
   if (dyn == 2 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (dynamic, unbound)");
-  pte_fb_table alloc = pte_fb_get_table(t, pte_et_Tensor_allocation_info_SLOT);
+  pte_fb_table alloc = pte_et_Tensor_allocation_info(t);
   if (!pte_fb_table_present(alloc) && pte_et_Tensor_data_buffer_idx(t) == 0 && n < cap)
     snprintf(buf + n, cap - n, " (unplanned)");
 }
@@ -102,7 +102,7 @@ static void json_value(out *o, pte_fb_vec values, int32_t idx) {
       for (uint32_t i = 0; i < d.len; i++) jw_int(w, pte_fb_vec_u8(d, i));
       jw_arr_end(w);
       jw_kstr(w, "dynamism", pte_et_TensorShapeDynamism_name(pte_et_Tensor_shape_dynamism(val)));
-      pte_fb_table alloc = pte_fb_get_table(val, pte_et_Tensor_allocation_info_SLOT);
+      pte_fb_table alloc = pte_et_Tensor_allocation_info(val);
       jw_kbool(w, "planned", pte_fb_table_present(alloc));
       break;
     }

@@ -1328,6 +1328,105 @@ static int n_desc(const Def *d) {
   return n;
 }
 
+/* Emits one reader accessor, `static inline RET NAME(PARAMS) { return EXPR; }` (one line, as
+ * formatted), followed by `#define NAME(P...) (EXPR)` so calls expand to the generic reader call
+ * itself: at -Os compilers keep an extra copy of the pte_fb_table argument for each inlined wrapper
+ * call, so code reading through the accessors would be larger than code calling the reader with the
+ * slot number. The function stays for anyone taking its address. */
+static void emit_acc(Buf *h, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof line) die("accessor line too long");
+  bputs(h, line);
+  const char *lp = strchr(line, '(');
+  const char *rp = lp ? strchr(lp, ')') : NULL;
+  const char *body = strstr(line, "{ return ");
+  const char *end = body ? strstr(body, "; }") : NULL;
+  if (!lp || !rp || !body || !end) die("internal: malformed accessor %s", line);
+  const char *ns = lp;
+  while (ns > line && is_ident_char((unsigned char)ns[-1])) ns--;
+  char params[8][64];
+  int np = 0;
+  for (const char *q = lp + 1; q < rp;) {
+    const char *pe = q;
+    while (pe < rp && *pe != ',') pe++;
+    const char *ie = pe;
+    while (ie > q && !is_ident_char((unsigned char)ie[-1])) ie--;
+    const char *is = ie;
+    while (is > q && is_ident_char((unsigned char)is[-1])) is--;
+    if (np == 8 || ie - is >= 64 || ie == is) die("internal: accessor parameters %s", line);
+    snprintf(params[np++], 64, "%.*s", (int)(ie - is), is);
+    q = pe < rp ? pe + 1 : rp;
+  }
+  bprintf(h, "#define %.*s(", (int)(lp - ns), ns);
+  for (int i = 0; i < np; i++) bprintf(h, "%s%s", i ? ", " : "", params[i]);
+  bputs(h, ") (");
+  for (const char *q = body + strlen("{ return "); q < end;) {
+    if (is_ident_char((unsigned char)*q) && (q == body || !is_ident_char((unsigned char)q[-1]))) {
+      const char *ie = q;
+      while (ie < end && is_ident_char((unsigned char)*ie)) ie++;
+      bool param = false;
+      for (int i = 0; i < np; i++)
+        if ((size_t)(ie - q) == strlen(params[i]) && memcmp(q, params[i], (size_t)(ie - q)) == 0) param = true;
+      if (param) bprintf(h, "(%.*s)", (int)(ie - q), q);
+      else bprintf(h, "%.*s", (int)(ie - q), q);
+      q = ie;
+    } else {
+      bprintf(h, "%c", *q);
+      q++;
+    }
+  }
+  bputs(h, ")\n");
+}
+
+/* Unchecked accessors for a verified buffer (flatbuf.h pte_fb_raw_*): <P>_<T>_<f>_at(b, t) with t the
+ * table's absolute position; scalars (not floats) read with their default, tables/strings as
+ * positions (0 = absent), vectors as pte_fb_raw_vec; <P>_<T>_<f>_present_at tests presence. */
+static void gen_field_at_h(Buf *h, Def *d, Field *f, NameSet *names) {
+  const char *cn = cname(d);
+  const Type *t = &f->type;
+  char nm[512];
+  int sb = scalar_base(t);
+  const char *args = "(const uint8_t *b, uint32_t t)";
+  if (sb != B_NONE && sb != B_F32 && sb != B_F64) {
+    char def[128];
+    default_expr(d, f, def, sizeof def);
+    const char *ct = base_ctype(sb);
+    const char *rf = "u8", *rt = "uint8_t";
+    if (sb == B_I16 || sb == B_U16) rf = "u16", rt = "uint16_t";
+    else if (sb == B_I32 || sb == B_U32) rf = "u32", rt = "uint32_t";
+    else if (sb == B_I64 || sb == B_U64) rf = "u64", rt = "uint64_t";
+    snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
+    claim(names, nm, "unchecked accessor");
+    if (sb == B_BOOL)
+      emit_acc(h, "static inline bool %s%s { return pte_fb_raw_u8(b, t, %d, (uint8_t)(%s)) != 0; }\n", nm, args, f->slot, def);
+    else
+      emit_acc(h, "static inline %s %s%s { return (%s)pte_fb_raw_%s(b, t, %d, (%s)(%s)); }\n", ct, nm, args, ct, rf, f->slot, rt,
+              def);
+  } else if (t->base == B_VECTOR) {
+    snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
+    claim(names, nm, "unchecked accessor");
+    emit_acc(h, "static inline pte_fb_raw_vec %s%s { return pte_fb_raw_vec_of(b, t, %d); }\n", nm, args, f->slot);
+  } else if (t->base == B_STRING || (t->base == B_NAMED && (t->def->kind == K_TABLE || t->def->kind == K_UNION))) {
+    if (t->base == B_NAMED && t->def->kind == K_UNION) {
+      snprintf(nm, sizeof nm, "%s_%s_type_at", cn, f->name);
+      claim(names, nm, "unchecked accessor");
+      emit_acc(h, "static inline uint8_t %s%s { return pte_fb_raw_u8(b, t, %d, 0); }\n", nm, args, f->slot - 1);
+    }
+    snprintf(nm, sizeof nm, "%s_%s_at", cn, f->name);
+    claim(names, nm, "unchecked accessor");
+    emit_acc(h, "static inline uint32_t %s%s { return pte_fb_raw_obj(b, t, %d); }\n", nm, args, f->slot);
+  } else {
+    return; /* structs and floats: no unchecked accessor */
+  }
+  snprintf(nm, sizeof nm, "%s_%s_present_at", cn, f->name);
+  claim(names, nm, "unchecked presence test");
+  emit_acc(h, "static inline bool %s%s { return pte_fb_raw_field(b, t, %d) != 0; }\n", nm, args, f->slot);
+}
+
 static void gen_table_h(Buf *h, Def *d, NameSet *names) {
   const char *cn = cname(d);
   char nm[512];
@@ -1355,28 +1454,29 @@ static void gen_table_h(Buf *h, Def *d, NameSet *names) {
     if (sb != B_NONE) {
       char def[128];
       default_expr(d, f, def, sizeof def);
-      bprintf(h, "static inline %s %s_%s(pte_fb_table t) { return pte_fb_get_%s(t, %d, %s); }\n", base_ctype(sb), cn,
+      emit_acc(h, "static inline %s %s_%s(pte_fb_table t) { return pte_fb_get_%s(t, %d, %s); }\n", base_ctype(sb), cn,
               f->name, base_fn(sb), f->slot, def);
     } else if (t->base == B_STRING) {
-      bprintf(h, "static inline pte_fb_str %s_%s(pte_fb_table t) { return pte_fb_get_str(t, %d); }\n", cn, f->name, f->slot);
+      emit_acc(h, "static inline pte_fb_str %s_%s(pte_fb_table t) { return pte_fb_get_str(t, %d); }\n", cn, f->name, f->slot);
     } else if (t->base == B_VECTOR) {
-      bprintf(h, "static inline pte_fb_vec %s_%s(pte_fb_table t) { return pte_fb_get_vec(t, %d); }\n", cn, f->name, f->slot);
+      emit_acc(h, "static inline pte_fb_vec %s_%s(pte_fb_table t) { return pte_fb_get_vec(t, %d); }\n", cn, f->name, f->slot);
     } else if (t->def->kind == K_TABLE) {
-      bprintf(h, "static inline pte_fb_table %s_%s(pte_fb_table t) { return pte_fb_get_table(t, %d); }\n", cn, f->name, f->slot);
+      emit_acc(h, "static inline pte_fb_table %s_%s(pte_fb_table t) { return pte_fb_get_table(t, %d); }\n", cn, f->name, f->slot);
     } else if (t->def->kind == K_STRUCT) {
-      bprintf(h, "static inline const uint8_t *%s_%s(pte_fb_table t) { return pte_fb_get_struct(t, %d, %u); }\n", cn, f->name,
+      emit_acc(h, "static inline const uint8_t *%s_%s(pte_fb_table t) { return pte_fb_get_struct(t, %d, %u); }\n", cn, f->name,
               f->slot, t->def->size);
     } else if (t->def->kind == K_UNION) {
       snprintf(nm, sizeof nm, "%s_%s_type", cn, f->name);
       claim(names, nm, "union type accessor");
-      bprintf(h, "static inline uint8_t %s_%s_type(pte_fb_table t) { return pte_fb_get_u8(t, %d, 0); }\n", cn, f->name,
+      emit_acc(h, "static inline uint8_t %s_%s_type(pte_fb_table t) { return pte_fb_get_u8(t, %d, 0); }\n", cn, f->name,
               f->slot - 1);
-      bprintf(h, "static inline pte_fb_table %s_%s(pte_fb_table t) { return pte_fb_get_table(t, %d); }\n", cn, f->name, f->slot);
+      emit_acc(h, "static inline pte_fb_table %s_%s(pte_fb_table t) { return pte_fb_get_table(t, %d); }\n", cn, f->name, f->slot);
     }
     snprintf(nm, sizeof nm, "%s_%s_present", cn, f->name);
     claim(names, nm, "presence test");
-    bprintf(h, "static inline bool %s_%s_present(pte_fb_table t) { return pte_fb_field_pos(t, %d) != 0; }\n", cn, f->name,
+    emit_acc(h, "static inline bool %s_%s_present(pte_fb_table t) { return pte_fb_field_pos(t, %d) != 0; }\n", cn, f->name,
             f->slot);
+    gen_field_at_h(h, d, f, names);
   }
   /* verifier, json */
   bprintf(h, "pte_status %s_verify(pte_fb_verifier *v, uint32_t pos);\n", cn);
@@ -1635,12 +1735,14 @@ int main(int argc, char **argv) {
   Buf h = {0}, c = {0}, jbuf = {0};
   Buf *j = out_json ? &jbuf : &c; /* JSON printers + descriptor tables */
   NameSet names = {0};
-  bprintf(&h, "/* %s — generated by pte_fbsgen from %s. Do not edit; edit the schema and rebuild.\n", path_base(out_h),
+  bprintf(&h, "/* %s — generated by pte_fbsgen from %s. Do not edit; edit the schema and run `make regen-schema`.\n", path_base(out_h),
           path_base(input));
   bprintf(&h, " *\n * Naming (prefix %s): <P>_<Table>_<field>(t) reads a field (schema default when absent),\n", prefix);
   bprintf(&h, " * <P>_<Table>_<field>_SLOT is its vtable slot, <P>_<Table>_verify(v, pos) verifies a table,\n");
   bprintf(&h, " * <P>_<Table>_start/add_<field>/create_<field>/end build one, <P>_<Table>_to_json(t, sink, flags)\n");
-  bprintf(&h, " * prints it like `flatc --strict-json --defaults-json`, <P>_<Enum>_<NAME> are enum values.\n */\n");
+  bprintf(&h, " * prints it like `flatc --strict-json --defaults-json`, <P>_<Enum>_<NAME> are enum values.\n");
+  bprintf(&h, " * <P>_<Table>_<field>_at(b, pos) reads a field of the table at absolute position pos of a buffer\n");
+  bprintf(&h, " * the verifier accepted, unchecked. Reader accessors are also macros of the same name.\n */\n");
   bprintf(&h, "#ifndef PTE_GEN_%s_H\n#define PTE_GEN_%s_H\n\n", guard_id, guard_id);
   bprintf(&h, "#include <math.h>\n#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
   bprintf(&h, "#include \"format/fb_json.h\"\n#include \"format/flatbuf.h\"\n");
@@ -1707,10 +1809,10 @@ int main(int argc, char **argv) {
   bprintf(&h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
 
   /* ---- .c */
-  bprintf(&c, "/* %s — generated by pte_fbsgen from %s. Do not edit. */\n", path_base(out_c), path_base(input));
+  bprintf(&c, "/* %s — generated by pte_fbsgen from %s. Do not edit (make regen-schema). */\n", path_base(out_c), path_base(input));
   bprintf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"format/fb_verify_desc.h\"\n\n", hinc);
   if (out_json) {
-    bprintf(j, "/* %s — generated by pte_fbsgen from %s (JSON printers, descriptor tables). Do not edit. */\n",
+    bprintf(j, "/* %s — generated by pte_fbsgen from %s (JSON printers, descriptor tables). Do not edit (make regen-schema). */\n",
             path_base(out_json), path_base(input));
     bprintf(j, "#include \"%s\"\n\n#include <string.h>\n\n", hinc);
   }
