@@ -9,8 +9,13 @@
  *      replaced value;
  *   3. method load time of a packing model (TestPacking, 4 layers of 2048x2048 fp32 weights in
  *      named data) before and after prepare.
- * Also prints RESULT lines (bench/bench_result.h) for all three parts.
- * Usage: bench_prepare [SIZE_MIB]   (env DIR: where the big files go, default <build>/bench-tmp)
+ *   4. the real XNNPACK hook: `pte prepare` of a `pte synth large --delegate xnnpack` model of
+ *      SIZE (4 fp32 layers: every weight packed, one at a time), durable and --no-fsync, as a
+ *      ratio to cp (+ sync) of the same file, and its peak RSS against 64 MiB + the largest
+ *      packed value (read from the prepared file).
+ * Also prints RESULT lines (bench/bench_result.h) for all four parts.
+ * Usage: bench_prepare [SIZE_MIB]   (env DIR: where the big files go, default <build>/bench-tmp;
+ * env ONLY=xnn: part 4 alone)
  * Needs 3 x SIZE free disk space; skips part 1-2 with a message otherwise (also when the env
  * PTE_BENCH_SKIP_BIG is set: bench/run.sh sets it when the disk has too little room). */
 #include <errno.h>
@@ -32,6 +37,7 @@
 #include "bench_result.h"
 #include "pte/io.h"
 #include "pte/prepare.h"
+#include "pte/program.h"
 #include "pte/writer.h"
 
 static double now_s(void) {
@@ -230,6 +236,112 @@ static void part_file(const char *dir, const char *cli, uint64_t size_mib) {
   unlink(cpf);
 }
 
+/* Largest named-data value of a .pte (0 on error). */
+static uint64_t largest_value(const char *path) {
+  pte_mmap_loader l;
+  pte_program prog;
+  uint64_t best = 0;
+  if (pte_mmap_loader_open(&l, path, PTE_MLOCK_NONE, NULL) != PTE_OK) return 0;
+  if (pte_program_load(&l.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, NULL) == PTE_OK) {
+    const pte_named_data_map *m = pte_program_named_data_map(&prog);
+    uint32_t n = 0;
+    if (m && pte_ndm_num_keys(m, &n) == PTE_OK) {
+      for (uint32_t i = 0; i < n; i++) {
+        const char *key = NULL;
+        pte_freeable_buffer b;
+        memset(&b, 0, sizeof b);
+        if (pte_ndm_get_key(m, i, &key) != PTE_OK || pte_ndm_get_data(m, key, &b) != PTE_OK) continue;
+        if (b.size > best) best = b.size;
+        pte_freeable_buffer_free(&b);
+      }
+    }
+    pte_program_destroy(&prog);
+  }
+  pte_mmap_loader_close(&l);
+  return best;
+}
+
+/* Part 4: the XNNPACK hook on a generated model of size_mib. */
+static void part_xnn(const char *dir, const char *cli, uint64_t size_mib) {
+  char in[PATH_MAX + 64], out[PATH_MAX + 64], cpf[PATH_MAX + 64], sz[32];
+  snprintf(in, sizeof in, "%s/prepare_xnn_in.pte", dir);
+  snprintf(out, sizeof out, "%s/prepare_xnn_out.pte", dir);
+  snprintf(cpf, sizeof cpf, "%s/prepare_xnn_cp.pte", dir);
+  snprintf(sz, sizeof sz, "%lluM", (unsigned long long)size_mib);
+  char c[128];
+  snprintf(c, sizeof c, "%llu MiB XNNPACK model (synth large, 4 layers)", (unsigned long long)size_mib);
+  struct statvfs sv;
+  const uint64_t need = size_mib * 3 * (1u << 20) + (512u << 20);
+  if (statvfs(dir, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < need) {
+    printf("xnnpack prepare: needs %llu MiB free in %s: skipped\n", (unsigned long long)(need >> 20), dir);
+    pte_bench_skipped("prepare", c, "xnnpack throughput / peak RSS", "skipped: not enough free disk");
+    return;
+  }
+  char *gen_argv[] = {(char *)cli, "synth", "large", "-o", in, "--size", sz, "--delegate", "xnnpack", NULL};
+  if (spawn(gen_argv, NULL, NULL) != 0) {
+    printf("xnnpack prepare: pte synth failed\n");
+    pte_bench_skipped("prepare", c, "xnnpack throughput / peak RSS", "skipped: pte synth failed");
+    return;
+  }
+  struct stat st;
+  stat(in, &st);
+  char *cp_argv[] = {"cp", in, cpf, NULL};
+  char *sync_argv[] = {"sync", cpf, NULL};
+  char *prep_argv[] = {(char *)cli, "prepare", in, "-o", out, "-q", NULL};
+  char *prep_nf_argv[] = {(char *)cli, "prepare", in, "-o", out, "-q", "--no-fsync", NULL};
+  double t_cp = 1e30, t_cps = 1e30, t_prep = 1e30, t_prep_nf = 1e30;
+  long rss = 0, rss_nf = 0, rss_cp = 0;
+  int failed = 0;
+  spawn(cp_argv, NULL, NULL); /* warm the page cache */
+  for (int rep = 0; rep < 2; rep++) {
+    double t = 0, ts = 0;
+    long r = 0;
+    unlink(cpf);
+    sync();
+    if (spawn(cp_argv, &t, &r) != 0) failed = 1;
+    spawn(sync_argv, &ts, NULL);
+    if (t < t_cp) t_cp = t;
+    if (t + ts < t_cps) t_cps = t + ts;
+    if (r > rss_cp) rss_cp = r;
+    unlink(cpf);
+    unlink(out);
+    sync();
+    if (spawn(prep_nf_argv, &t, &r) != 0) failed = 1;
+    if (t < t_prep_nf) t_prep_nf = t;
+    if (r > rss_nf) rss_nf = r;
+    unlink(out);
+    sync();
+    if (spawn(prep_argv, &t, &r) != 0) failed = 1;
+    if (t < t_prep) t_prep = t;
+    if (r > rss) rss = r;
+  }
+  const uint64_t big = failed ? 0 : largest_value(out);
+  if (failed || !big) {
+    printf("xnnpack prepare: a run failed\n");
+    pte_bench_skipped("prepare", c, "xnnpack throughput / peak RSS", "failed: cp or pte prepare failed");
+  } else {
+    const double mib = (double)st.st_size / (1 << 20), goal = 64.0 + (double)big / (1 << 20);
+    const long peak = rss > rss_nf ? rss : rss_nf;
+    printf("xnnpack prepare (%.0f MiB, best of 2): %.2f s durable (cp + sync %.2f s, ratio %.2f), %.2f s --no-fsync "
+           "(cp %.2f s, ratio %.2f)\n",
+           mib, t_prep, t_cps, t_cps / t_prep, t_prep_nf, t_cp, t_cp / t_prep_nf);
+    printf("xnnpack prepare peak RSS: %.1f MiB (--no-fsync %.1f MiB; goal <= 64 MiB + largest packed value %.1f MiB = "
+           "%.1f MiB): %s\n",
+           rss / 1024.0, rss_nf / 1024.0, (double)big / (1 << 20), goal, peak / 1024.0 <= goal ? "met" : "MISSED");
+    char g[96];
+    pte_bench_result("prepare", c, "xnnpack throughput, durable", "MiB/s", mib / t_prep, "cp + sync FILE", mib / t_cps,
+                     t_cps / t_prep, NULL, PTE_BENCH_NO_GOAL);
+    pte_bench_result("prepare", c, "xnnpack throughput, page cache (--no-fsync)", "MiB/s", mib / t_prep_nf, "cp",
+                     mib / t_cp, t_cp / t_prep_nf, NULL, PTE_BENCH_NO_GOAL);
+    snprintf(g, sizeof g, "<= %.0f MiB (64 + largest packed value)", goal);
+    pte_bench_result("prepare", c, "xnnpack peak RSS", "MiB", peak / 1024.0, "cp", rss_cp / 1024.0,
+                     peak > 0 ? (double)rss_cp / (double)peak : 0.0, g, pte_bench_check(peak / 1024.0 <= goal));
+  }
+  if (!getenv("KEEP")) unlink(in);
+  unlink(out);
+  unlink(cpf);
+}
+
 static void part_load(void) {
   if (packing_backend_register() != PTE_OK) return;
   static const packing_layer layers[4] = {{true, -1}, {true, -1}, {true, -1}, {true, -1}};
@@ -328,7 +440,13 @@ int main(int argc, char **argv) {
   } else if (access(cli, X_OK) != 0) {
     printf("pte CLI not found at %s: throughput part skipped\n", cli);
     pte_bench_skipped("prepare", "pte prepare", "throughput / peak RSS", "skipped: pte CLI not built");
-  } else part_file(bdir, cli, size_mib);
+  } else {
+    const char *only = getenv("ONLY"); /* ONLY=xnn: part 4 alone */
+    const bool xnn_only = only && strcmp(only, "xnn") == 0;
+    if (!xnn_only) part_file(bdir, cli, size_mib);
+    part_xnn(bdir, cli, size_mib);
+    if (xnn_only) return 0;
+  }
   part_load();
   return 0;
 }

@@ -1145,6 +1145,10 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   }
   d->repack_prepared = cfg->repack_prepared;
   d->blob_persistent = cfg->blob_persistent;
+  d->lazy_pack = cfg->lazy_pack;
+  d->lazy_node = cfg->pack_node;
+  d->lazy_buf = cfg->lazy_pack ? cfg->pack_buf : NULL;
+  d->lazy_buf_size = cfg->lazy_pack && cfg->pack_buf ? cfg->pack_buf_size : 0;
   cctx c;
   memset(&c, 0, sizeof c);
   c.d = d;
@@ -1172,7 +1176,7 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   for (size_t i = 0; s == PTE_OK && i < d->n_nodes; i++) s = pte_xnn_prepare_node(d, i, err);
   if (s == PTE_OK) s = check_prepared_uses(d, err);
   if (s == PTE_OK) pte_xnn_fuse(d);
-  if (s == PTE_OK) s = pte_xnn_plan(d, true, err);
+  if (s == PTE_OK && !d->lazy_pack) s = pte_xnn_plan(d, true, err);
   /* keep what execute reads unpacked; drop the rest */
   if (s == PTE_OK) {
     bool *keep = (bool *)calloc(c.n_tmp ? c.n_tmp : 1, sizeof(bool));

@@ -327,6 +327,13 @@ void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
 /* qd8: weights int8 N x K, per-channel scales[n], fp32 bias or NULL. */
 void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t row_stride,
                            size_t col_stride, const float *wscale, const float *bias, uint8_t *dst);
+/* The same, panels [p0, p1) only (the header with panel 0): packing in slices. */
+void pte_xnn_pack_qs8_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t row_stride,
+                                  size_t col_stride, const int32_t *bias, int32_t in_zp, const float *req_scale,
+                                  uint8_t *dst, size_t p0, size_t p1);
+void pte_xnn_pack_qd8_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t row_stride,
+                                  size_t col_stride, const float *wscale, const float *bias, uint8_t *dst, size_t p0,
+                                  size_t p1);
 /* depthwise: filter [1, KH, KW, C] (fp32), bias[C] or NULL. */
 pte_status pte_xnn_pack_f32_dwconv(size_t c, size_t taps, const float *w, const float *bias, pte_xnn_packed *out);
 
@@ -373,6 +380,13 @@ struct pte_xnn_delegate {
   bool repack_prepared; /* accept data prepared for another ISA / tile and re-lay it out */
   bool blob_persistent; /* the processed blob outlives the delegate (method runtime) */
   bool borrows_blob;    /* some packed weights point into the processed blob: keep it */
+  /* lazy packing (pte_xnn_init_cfg.lazy_pack; the prepare hook): fresh FC/conv weights are not
+   * packed except node lazy_node - 1; the others get packed.size (the bytes they would take),
+   * packed.bytes NULL. Such a delegate is for inspection only, never executed. */
+  bool lazy_pack;
+  size_t lazy_node;
+  uint8_t *lazy_buf; /* caller memory for node lazy_node - 1's packed weights when they fit */
+  size_t lazy_buf_size;
   /* profiling (pte_xnn_delegate_set_profiling): per-node accumulated ns and calls */
   bool profiling;
   uint64_t *prof_ns, *prof_calls;
@@ -399,6 +413,11 @@ typedef struct pte_xnn_init_cfg {
   bool repack_prepared; /* runtime spec "repack_prepared" */
   bool blob_persistent; /* the blob stays valid (and unchanged) until the delegate is destroyed:
                            prepared packed weights inside it are used in place, else copied */
+  bool lazy_pack;       /* parse and check everything, pack only node pack_node - 1 (0: none);
+                           the delegate cannot execute (pte prepare: one weight at a time) */
+  size_t pack_node;
+  uint8_t *pack_buf;    /* lazy_pack: that node's weights are packed here when they fit (the node */
+  size_t pack_buf_size; /* borrows it: valid until the caller reuses it), else into new memory */
 } pte_xnn_init_cfg;
 
 /* Compiles a blob (xnn_compile.c); the public init wraps this with option handling. */
@@ -516,6 +535,10 @@ void *pte_xnn_aligned_alloc(size_t size);
 /* Packed weights: like pte_xnn_aligned_alloc; >= 4 MiB: 2 MiB aligned + MADV_HUGEPAGE (free with
  * pte_xnn_aligned_free). */
 void *pte_xnn_packed_alloc(size_t size);
+/* Whether [p, p + n) lies in one shared or read-only file mapping, and dropping the whole pages
+ * inside such a range from this process (read back from the file when touched again). */
+bool pte_xnn_file_backed(const void *p, size_t n);
+void pte_xnn_release_pages(const void *p, size_t n);
 void pte_xnn_aligned_free(void *p);
 
 #endif

@@ -290,7 +290,16 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
   }
   n->group_stride = one;
   n->n_groups = (uint32_t)groups;
-  n->packed.bytes = (uint8_t *)pte_xnn_packed_alloc(one * groups);
+  if (d->lazy_pack && d->lazy_node != (size_t)(n - d->nodes) + 1) { /* not this one (lazy init) */
+    n->packed.size = one * groups;
+    return PTE_OK;
+  }
+  if (d->lazy_pack && one * groups <= d->lazy_buf_size) { /* the caller's reused buffer */
+    n->packed.bytes = d->lazy_buf;
+    n->packed_borrowed = true;
+  } else {
+    n->packed.bytes = (uint8_t *)pte_xnn_packed_alloc(one * groups);
+  }
   if (!n->packed.bytes) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory packing weights");
   n->packed.size = one * groups; /* the packers write every byte of each group's blob once */
   if (n->variant == PTE_XNN_V_F32) {
@@ -304,17 +313,30 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
       pj.panels = (nout + pte_xnn_f32_tile_for_n(d->k, nout).nr - 1) / pte_xnn_f32_tile_for_n(d->k, nout).nr;
       pte_xnn_pack_f32_gemm_header(d->k, nout, kdim, n->packed.bytes);
       pte_xnn_parallel(d->pool, pk_task, &pj, 16);
+    } else if (d->lazy_pack && groups == 1 && !tmp && cs == 1 && rs == kdim && pte_xnn_file_backed(w->cdata, w->csize)) {
+      /* pte prepare (one weight at a time): panels in slices of about 8 MiB of weight rows, each
+       * slice's rows dropped from the process once packed (the input is a mapped file) */
+      const size_t nr = pte_xnn_f32_tile_for_n(d->k, nout).nr, panels = (nout + nr - 1) / nr;
+      const size_t row = kdim * sizeof(float), per = row && nr ? ((size_t)8 << 20) / (row * nr) + 1 : panels;
+      pte_xnn_pack_f32_gemm_header(d->k, nout, kdim, n->packed.bytes);
+      for (size_t p0 = 0; p0 < panels; p0 += per) {
+        const size_t p1 = p0 + per < panels ? p0 + per : panels, r1 = p1 * nr < nout ? p1 * nr : nout;
+        pte_xnn_pack_f32_gemm_panels(d->k, nout, kdim, wf, rs, cs, bf, n->packed.bytes, p0, p1);
+        pte_xnn_release_pages(wf + p0 * nr * kdim, (r1 - p0 * nr) * row);
+      }
     } else {
       for (size_t g = 0; g < groups; g++)
         pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, wf + g * gstep, rs, cs, bf ? bf + g * nout : NULL,
                                    n->packed.bytes + g * one);
     }
     free(tmp);
+    if (d->lazy_pack && pte_xnn_file_backed(w->cdata, w->csize)) pte_xnn_release_pages(w->cdata, w->csize);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
     return PTE_OK;
   }
   const int8_t *wq = (const int8_t *)w->cdata;
+  const bool release = d->lazy_pack && groups == 1 && cs == 1 && rs == kdim && pte_xnn_file_backed(w->cdata, w->csize);
   float *scales = (float *)malloc((nout ? nout : 1) * sizeof(float));
   if (!scales) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
   for (size_t g = 0; g < groups; g++) {
@@ -322,16 +344,26 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
       float ws = wscale_of(w, g * nout + o);
       scales[o] = n->variant == PTE_XNN_V_QS8 ? (float)((double)in->scale * (double)ws / (double)out->scale) : ws;
     }
-    if (n->variant == PTE_XNN_V_QS8) {
-      const int32_t *bq = b ? (const int32_t *)b->cdata + g * nout : NULL;
-      pte_xnn_pack_qs8_gemm(d->k, nout, kdim, wq + g * gstep, rs, cs, bq, in->zero_point, scales,
-                            n->packed.bytes + g * one);
-    } else {
-      const float *bf = b ? (const float *)b->cdata + g * nout : NULL;
-      pte_xnn_pack_qd8_gemm(d->k, nout, kdim, wq + g * gstep, rs, cs, scales, bf, n->packed.bytes + g * one);
+    /* pte prepare (one weight at a time, from a file mapping): panels in slices of about 8 MiB
+     * of weight rows, each slice's rows dropped from the process once packed */
+    const size_t nr = d->k->i8_nr, panels = (nout + nr - 1) / nr;
+    const size_t per = release && kdim && nr ? ((size_t)8 << 20) / (kdim * nr) + 1 : panels;
+    for (size_t p0 = 0; p0 < panels || p0 == 0; p0 += per) { /* once at least: the header */
+      const size_t p1 = p0 + per < panels ? p0 + per : panels, r1 = p1 * nr < nout ? p1 * nr : nout;
+      if (n->variant == PTE_XNN_V_QS8) {
+        const int32_t *bq = b ? (const int32_t *)b->cdata + g * nout : NULL;
+        pte_xnn_pack_qs8_gemm_panels(d->k, nout, kdim, wq + g * gstep, rs, cs, bq, in->zero_point, scales,
+                                     n->packed.bytes + g * one, p0, p1);
+      } else {
+        const float *bf = b ? (const float *)b->cdata + g * nout : NULL;
+        pte_xnn_pack_qd8_gemm_panels(d->k, nout, kdim, wq + g * gstep, rs, cs, scales, bf, n->packed.bytes + g * one,
+                                     p0, p1);
+      }
+      if (release) pte_xnn_release_pages(wq + p0 * nr * kdim, (r1 - p0 * nr) * kdim);
     }
   }
   free(scales);
+  if (d->lazy_pack && pte_xnn_file_backed(w->cdata, w->csize)) pte_xnn_release_pages(w->cdata, w->csize);
   pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
   pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
   return PTE_OK;
@@ -449,6 +481,10 @@ static pte_status prepare_conv(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
         pte_xnn_packed_info want = pte_xnn_packed_expect(d->k, PTE_XNN_PACK_F32_DWCONV, c, taps);
         s = use_prepared(d, n, w, 1, &want, (size_t)want.total_size, err);
         if (s != PTE_OK) return s;
+      } else if (d->lazy_pack && d->lazy_node != ni + 1) { /* not this one (lazy init) */
+        if (c > 0xFFFFFFFFu || taps > 0xFFFFFFFFu)
+          return NERR(PTE_ERR_NOT_SUPPORTED, "xnnpack: node %zu (%s): cannot pack weights", ni, name);
+        n->packed.size = (size_t)pte_xnn_packed_expect(d->k, PTE_XNN_PACK_F32_DWCONV, c, taps).total_size;
       } else {
         const float *wf;
         float *tmp;

@@ -11,10 +11,13 @@
  *   [40..48) u64 panel stride (bytes)   [48..56) u64 total size (bytes)   [56..64) reserved (0)
  * followed by the panels, each 64-byte aligned (see xnn_internal.h for per-kind layouts). The
  * blob holds no pointers, so it can be written to a file and used in place from a mapping. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 #include "xnn_internal.h"
@@ -42,6 +45,68 @@ void *pte_xnn_packed_alloc(size_t size) {
 }
 
 void pte_xnn_aligned_free(void *p) { free(p); }
+
+/* Whether [p, p + n) lies inside one file mapping that is shared or read-only (its pages can be
+ * dropped and read back from the file unchanged), from /proc/self/maps. */
+bool pte_xnn_file_backed(const void *p, size_t n) {
+#if defined(__linux__)
+  if (!p || !n) return false;
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const uintptr_t a = (uintptr_t)p, e = a + n;
+  char buf[8192];
+  size_t have = 0;
+  bool found = false, ok = false, eof = false;
+  while (!found && !eof) {
+    ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
+    if (r <= 0) eof = true;
+    else have += (size_t)r;
+    buf[have] = 0;
+    char *line = buf, *nl;
+    while (!found && (nl = strchr(line, '\n')) != NULL) {
+      *nl = 0; /* "start-end perms offset dev inode [path]" */
+      char *q;
+      const unsigned long long lo = strtoull(line, &q, 16);
+      const unsigned long long hi = *q == '-' ? strtoull(q + 1, &q, 16) : 0;
+      if (lo <= a && e <= hi) {
+        found = true;
+        char perms[5] = {0};
+        while (*q == ' ') q++;
+        memcpy(perms, q, 4);
+        q += 4;
+        (void)strtoull(q, &q, 16); /* offset */
+        while (*q == ' ') q++;
+        while (*q && *q != ' ') q++; /* dev */
+        const unsigned long long inode = strtoull(q, &q, 10);
+        ok = inode != 0 && (perms[3] == 's' || perms[1] == '-');
+      }
+      line = nl + 1;
+    }
+    const size_t rest = have - (size_t)(line - buf);
+    memmove(buf, line, rest);
+    have = rest;
+    if (have == sizeof buf - 1) have = 0; /* a line longer than the buffer: skip it */
+  }
+  close(fd);
+  return ok;
+#else
+  (void)p;
+  (void)n;
+  return false;
+#endif
+}
+
+/* Drops the whole pages inside [p, p + n) from this process (pte prepare: input weights already
+ * packed; only for bytes pte_xnn_file_backed accepted: they are read back from the file). */
+void pte_xnn_release_pages(const void *p, size_t n) {
+#if defined(__linux__)
+  const uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  if (p && e > a) (void)madvise((void *)a, (size_t)(e - a), MADV_DONTNEED);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
 
 void pte_xnn_packed_free(pte_xnn_packed *p) {
   if (!p) return;
@@ -243,14 +308,20 @@ static void pack_i8_block(size_t nr, size_t n0, size_t n, size_t kdim, const int
 
 void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
                            const int32_t *bias, int32_t in_zp, const float *req_scale, uint8_t *dst) {
+  pte_xnn_pack_qs8_gemm_panels(k, n, kdim, w, rs, cs, bias, in_zp, req_scale, dst, 0, SIZE_MAX);
+}
+
+void pte_xnn_pack_qs8_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs,
+                                  size_t cs, const int32_t *bias, int32_t in_zp, const float *req_scale, uint8_t *dst,
+                                  size_t p0, size_t p1) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
   const size_t used = nr * 8 + ((kdim + 1) & ~(size_t)1) * nr;
   const size_t stride = align64(used);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
   int64_t sum[64];
-  write_header_kr(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
-  for (size_t p = 0; p < panels; p++) {
+  if (p0 == 0) write_header_kr(dst, PTE_XNN_PACK_QS8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
+  for (size_t p = p0; p < p1 && p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
     int32_t *pb = (int32_t *)panel;
     float *ps = (float *)(panel + nr * 4);
@@ -267,14 +338,20 @@ void pte_xnn_pack_qs8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, cons
 
 void pte_xnn_pack_qd8_gemm(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs, size_t cs,
                            const float *wscale, const float *bias, uint8_t *dst) {
+  pte_xnn_pack_qd8_gemm_panels(k, n, kdim, w, rs, cs, wscale, bias, dst, 0, SIZE_MAX);
+}
+
+void pte_xnn_pack_qd8_gemm_panels(const pte_xnn_kernels *k, size_t n, size_t kdim, const int8_t *w, size_t rs,
+                                  size_t cs, const float *wscale, const float *bias, uint8_t *dst, size_t p0,
+                                  size_t p1) {
   const size_t nr = k->i8_nr;
   const size_t panels = (n + nr - 1) / nr;
   const size_t used = nr * 12 + ((kdim + 1) & ~(size_t)1) * nr;
   const size_t stride = align64(used);
   const size_t total = PTE_XNN_PACKED_HEADER_SIZE + panels * stride;
   int64_t sum[64];
-  write_header_kr(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
-  for (size_t p = 0; p < panels; p++) {
+  if (p0 == 0) write_header_kr(dst, PTE_XNN_PACK_QD8_GEMM, (uint32_t)k->isa, (uint32_t)nr, 2, n, kdim, panels, stride, total);
+  for (size_t p = p0; p < p1 && p < panels; p++) {
     uint8_t *panel = dst + PTE_XNN_PACKED_HEADER_SIZE + p * stride;
     float *pb = (float *)panel;
     float *ps = (float *)(panel + nr * 4);

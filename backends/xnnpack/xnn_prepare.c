@@ -11,7 +11,16 @@
  *     XPB1 container: the XNNGraph flatbuffer, then every inline constant, packed when it
  *     qualifies as above (within the blob), as is otherwise.
  * The envelope names format PTE_XNN_PREPARED_FORMAT and the fingerprint of the ISA init would
- * choose with the process defaults (pte_xnnpack_set_default_options; AUTO: this CPU's best). */
+ * choose with the process defaults (pte_xnnpack_set_default_options; AUTO: this CPU's best).
+ *
+ * Memory (issue 14 item 6): the walk compiles each blob lazily (pte_xnn_init_cfg.lazy_pack:
+ * parsed and checked, nothing packed, packed sizes known); the writes then pack ONE weight at a
+ * time (lazy compile selecting that node) into one reused buffer, hand it to
+ * pte_write_named_data and move on. fp32 weights read from a file mapping are packed in slices
+ * whose input pages are dropped from the process as they are consumed (pte_xnn_release_pages),
+ * so peak RSS stays near the largest packed value. Packed bytes are compared (hash) only for a
+ * constant with two packing uses; inline constants (in the blob, in memory anyway) are packed
+ * with a full compile. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,15 +234,15 @@ typedef struct pk_key { /* a named-data key some blob of this backend reads */
   char *key;
   bool portable;        /* keep the stored value (read as a tensor, two packed forms, ...) */
   bool prepared;        /* already holds prepared data */
+  bool hashed;          /* h is known (computed only when a second use must be compared) */
   uint64_t h[2];        /* packed form */
   size_t size;
   size_t rec, node;     /* the blob record and node that pack it */
 } pk_key;
 
-typedef struct pk_rec { /* a blob whose packed weights are written at the end */
+typedef struct pk_rec { /* a blob some of whose weights are written at the end (a heap copy) */
   uint8_t *blob;
   size_t size;
-  pte_xnn_delegate *d;  /* kept compiled while within the memory budget, else NULL */
 } pk_rec;
 
 typedef struct pk_state {
@@ -244,14 +253,12 @@ typedef struct pk_state {
   size_t n_keys, cap_keys;
   pk_rec *recs;
   size_t n_recs, cap_recs;
-  size_t kept_bytes;
+  uint8_t *buf; /* the packed weights of one key at a time (write_keys), reused */
+  size_t buf_size;
 } pk_state;
 
-/* Compiled delegates kept between the walk and the writes, at most this many packed bytes. */
-#define PK_KEEP_BUDGET ((size_t)256 << 20)
-
 typedef struct slot_use {
-  bool any, other, prepared, differ;
+  bool any, other, prepared, differ, hashed;
   int node;      /* first node packing it, -1 none */
   uint64_t h[2];
   size_t size;
@@ -284,6 +291,39 @@ static pk_key *add_key(pk_state *st, const char *key, size_t len) {
   memset(e, 0, sizeof *e);
   e->key = c;
   return e;
+}
+
+/* Compiles a blob. lazy: nothing is packed except node pack_node - 1 (0: none), so that the hook
+ * holds at most one packed weight at a time (and reads only that weight's pages). */
+static pte_status compile(pk_state *st, const void *blob, size_t size, bool lazy, size_t pack_node,
+                          pte_xnn_delegate **d, pte_error_info *err) {
+  pte_xnn_init_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.threads = 1;
+  cfg.k = st->k;
+  cfg.blob_persistent = false; /* nothing may point into the blob after this call */
+  cfg.lazy_pack = lazy;
+  cfg.pack_node = pack_node;
+  cfg.pack_buf = lazy ? st->buf : NULL;
+  cfg.pack_buf_size = lazy ? st->buf_size : 0;
+  return pte_xnn_delegate_init_internal(blob, size, st->ndm, &cfg, d, err);
+}
+
+/* The fingerprint of node ni's packed weights (packs that node alone, then drops it). */
+static pte_status node_hash(pk_state *st, const uint8_t *blob, size_t size, size_t ni, uint64_t h[2], size_t *psize) {
+  pte_xnn_delegate *d = NULL;
+  pte_error_info cerr;
+  memset(&cerr, 0, sizeof cerr);
+  pte_status s = compile(st, blob, size, true, ni + 1, &d, &cerr);
+  if (s != PTE_OK) return pte_error_set(st->err, s, "xnnpack: %s", cerr.msg);
+  if (ni >= d->n_nodes || !d->nodes[ni].packed.bytes) {
+    pte_xnn_delegate_destroy(d);
+    return pte_error_set(st->err, PTE_ERR_INTERNAL, "xnnpack: node %zu packs nothing on its own", ni);
+  }
+  hash128(d->nodes[ni].packed.bytes, d->nodes[ni].packed.size, h);
+  if (psize) *psize = d->nodes[ni].packed.size;
+  pte_xnn_delegate_destroy(d);
+  return PTE_OK;
 }
 
 /* The verified XNNGraph of a (portable or XPB1) blob, copied to aligned heap memory (*copy, free
@@ -329,8 +369,10 @@ static bool is_gemm_node(unsigned t) {
          t == pte_xn_XNodeUnion_XNNDepthwiseConv2d;
 }
 
-/* Which constants of a compiled blob could be stored packed (see the top of this file). */
-static void analyse(const pte_xnn_delegate *d, slot_use *u, uint32_t n_slots) {
+/* Which constants of a (lazily) compiled blob could be stored packed (see the top of this file).
+ * Two packings of one constant are compared by packing each alone, only when there are two. */
+static pte_status analyse(pk_state *st, const uint8_t *blob, size_t size, const pte_xnn_delegate *d, slot_use *u,
+                          uint32_t n_slots) {
   for (uint32_t i = 0; i < n_slots; i++) u[i].node = -1;
   for (size_t i = 0; i < d->n_values; i++) {
     const pte_xnn_value *v = &d->values[i];
@@ -349,22 +391,28 @@ static void analyse(const pte_xnn_delegate *d, slot_use *u, uint32_t n_slots) {
       const pte_xnn_value *v = &d->values[n->in[k]];
       if (!v->is_const || !v->const_index || v->const_index >= n_slots) continue;
       slot_use *s = &u[v->const_index];
-      if (k != 1 || !is_gemm_node(n->type) || !n->packed.bytes) {
+      if (k != 1 || !is_gemm_node(n->type) || !n->packed.size) {
         s->other = true;
         continue;
       }
       if (n->packed_borrowed || v->prep) continue; /* already prepared */
-      uint64_t h[2];
-      hash128(n->packed.bytes, n->packed.size, h);
       if (s->node < 0) {
         s->node = (int)ni;
-        s->h[0] = h[0], s->h[1] = h[1];
         s->size = n->packed.size;
-      } else if (s->size != n->packed.size || s->h[0] != h[0] || s->h[1] != h[1]) {
+      } else if (!s->differ && s->size != n->packed.size) {
         s->differ = true;
+      } else if (!s->differ) {
+        uint64_t h[2];
+        pte_status e = PTE_OK;
+        if (!s->hashed) e = node_hash(st, blob, size, (size_t)s->node, s->h, NULL);
+        if (e == PTE_OK) e = node_hash(st, blob, size, ni, h, NULL);
+        if (e != PTE_OK) return e;
+        s->hashed = true;
+        if (s->h[0] != h[0] || s->h[1] != h[1]) s->differ = true;
       }
     }
   }
+  return PTE_OK;
 }
 
 static bool packable(const slot_use *s) { return s->node >= 0 && !s->other && !s->differ && !s->prepared; }
@@ -432,16 +480,18 @@ static pte_status build_xpb(const uint8_t *blob, size_t size, const pte_xnn_head
   return PTE_OK;
 }
 
-static pte_status compile(pk_state *st, const void *blob, size_t size, pte_xnn_delegate **d, pte_error_info *err) {
-  pte_xnn_init_cfg cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.threads = 1;
-  cfg.k = st->k;
-  cfg.blob_persistent = false; /* nothing may point into the blob after this call */
-  return pte_xnn_delegate_init_internal(blob, size, st->ndm, &cfg, d, err);
+/* Key k's packed fingerprint (packs it alone when not known yet). */
+static pte_status key_hash(pk_state *st, pk_key *k) {
+  if (k->hashed) return PTE_OK;
+  const pk_rec *r = &st->recs[k->rec];
+  pte_status s = node_hash(st, r->blob, r->size, k->node, k->h, NULL);
+  if (s == PTE_OK) k->hashed = true;
+  return s;
 }
 
-/* One blob: analyse it, replace it when it has packable inline constants, record its named keys. */
+/* One blob: analyse it, replace it when it has packable inline constants, record its named keys.
+ * The blob is compiled lazily (nothing packed); packed bytes are made only for the comparisons
+ * of a constant used twice and for inline constants (already in memory with the blob). */
 static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const pte_backend_data *item) {
   const uint8_t *blob = (const uint8_t *)item->processed;
   size_t size = item->processed_size;
@@ -466,21 +516,31 @@ static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const
   pte_xnn_delegate *d = NULL;
   pte_error_info cerr;
   memset(&cerr, 0, sizeof cerr);
-  pte_status cs = compile(st, blob, size, &d, &cerr);
+  pte_status cs = compile(st, blob, size, true, 0, &d, &cerr);
+  if (cs != PTE_OK && cs != PTE_ERR_NOT_FOUND)
+    return pte_error_set(err, cs, "xnnpack: delegate %u of method '%s': %s", item->delegate_index, item->method_name,
+                         cerr.msg);
   uint8_t *fbcopy = NULL;
   pte_fb_table root;
   bool is_xpb = false;
-  pte_status s = PTE_OK;
-  if (cs != PTE_OK && cs != PTE_ERR_NOT_FOUND) {
-    return pte_error_set(err, cs, "xnnpack: delegate %u of method '%s': %s", item->delegate_index, item->method_name,
-                         cerr.msg);
-  }
-  s = graph_of(blob, size, st->k, &fbcopy, &root, &is_xpb, err);
+  pte_status s = graph_of(blob, size, st->k, &fbcopy, &root, &is_xpb, err);
   pte_fb_vec cd = s == PTE_OK ? pte_xn_XNNGraph_constant_data(root) : (pte_fb_vec){0};
   const uint32_t n_slots = cd.present ? cd.len : 0;
   slot_use *u = (slot_use *)calloc(n_slots ? n_slots : 1, sizeof(slot_use));
   if (s == PTE_OK && !u) s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
-  if (s == PTE_OK && d) analyse(d, u, n_slots);
+  /* the blob's record (a copy: packed again from it at the end), dropped if no key needs it */
+  const size_t rec = st->n_recs;
+  if (s == PTE_OK && d) {
+    if (!grow((void **)&st->recs, &st->cap_recs, st->n_recs + 1, sizeof(pk_rec)) ||
+        !(st->recs[rec].blob = (uint8_t *)pte_xnn_aligned_alloc(size ? size : 1))) {
+      s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+    } else {
+      memcpy(st->recs[rec].blob, blob, size);
+      st->recs[rec].size = size;
+      st->n_recs++;
+    }
+  }
+  if (s == PTE_OK && d) s = analyse(st, st->recs[rec].blob, size, d, u, n_slots);
   /* named keys */
   bool new_keys = false;
   for (uint32_t i = 1; s == PTE_OK && i < n_slots; i++) {
@@ -506,16 +566,23 @@ static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const
       if (u[i].prepared) k->prepared = true;
       else if (!packable(&u[i])) k->portable = true;
       else {
+        k->hashed = u[i].hashed;
         k->h[0] = u[i].h[0], k->h[1] = u[i].h[1];
         k->size = u[i].size;
-        k->rec = st->n_recs;
+        k->rec = rec;
         k->node = (size_t)u[i].node;
         new_keys = true;
       }
     } else if (u[i].prepared) {
       k->prepared = true;
-    } else if (!packable(&u[i]) || k->size != u[i].size || k->h[0] != u[i].h[0] || k->h[1] != u[i].h[1]) {
+    } else if (!packable(&u[i]) || k->size != u[i].size) {
       k->portable = true; /* needed in two forms: stays portable */
+    } else if (!k->portable && !k->prepared) {
+      s = key_hash(st, k);
+      if (s == PTE_OK && !u[i].hashed) s = node_hash(st, st->recs[rec].blob, size, (size_t)u[i].node, u[i].h, NULL);
+      if (s != PTE_OK) break;
+      u[i].hashed = true;
+      if (k->h[0] != u[i].h[0] || k->h[1] != u[i].h[1]) k->portable = true;
     }
   }
   /* inline constants of a portable XH00 blob */
@@ -525,34 +592,22 @@ static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const
     if ((!key.ptr || !key.len) && packable(&u[i])) inline_packable = true;
   }
   if (s == PTE_OK && inline_packable) {
+    /* inline constants live in the blob (in memory already): compiled with everything packed */
+    pte_xnn_delegate *full = NULL;
+    memset(&cerr, 0, sizeof cerr);
+    s = compile(st, blob, size, false, 0, &full, &cerr);
+    if (s != PTE_OK) s = pte_error_set(err, s, "xnnpack: %s", cerr.msg);
     uint8_t *x = NULL;
     size_t xs = 0;
     const uint8_t *fb = blob + h.flatbuffer_offset;
-    s = build_xpb(blob, size, &h, fb, h.flatbuffer_size, root, d, u, n_slots, &x, &xs, err);
+    if (s == PTE_OK) s = build_xpb(blob, size, &h, fb, h.flatbuffer_size, root, full, u, n_slots, &x, &xs, err);
     if (s == PTE_OK) s = pte_replace_backend_data(out, item->index, x, xs);
     pte_xnn_aligned_free(x);
+    pte_xnn_delegate_destroy(full);
   }
-  if (s == PTE_OK && new_keys) {
-    if (!grow((void **)&st->recs, &st->cap_recs, st->n_recs + 1, sizeof(pk_rec))) {
-      s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
-    } else {
-      pk_rec *r = &st->recs[st->n_recs];
-      memset(r, 0, sizeof *r);
-      r->blob = (uint8_t *)pte_xnn_aligned_alloc(size);
-      if (!r->blob) {
-        s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
-      } else {
-        memcpy(r->blob, blob, size);
-        r->size = size;
-        const size_t pb = pte_xnn_delegate_packed_bytes(d);
-        if (st->kept_bytes + pb <= PK_KEEP_BUDGET) {
-          r->d = d; /* written at the end without compiling again */
-          d = NULL;
-          st->kept_bytes += pb;
-        }
-        st->n_recs++;
-      }
-    }
+  if (!new_keys && st->n_recs == rec + 1) { /* nothing to write from this blob */
+    pte_xnn_aligned_free(st->recs[rec].blob);
+    st->n_recs = rec;
   }
   free(u);
   pte_xnn_aligned_free(fbcopy);
@@ -560,35 +615,36 @@ static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const
   return s;
 }
 
-/* Writes the packed weights of every key that qualified, blob record by blob record. */
+/* Writes the packed weights of every key that qualified, one at a time: the weight's node is
+ * packed alone (lazy compile), written (the output copies it), and released. */
 static pte_status write_keys(pk_state *st, pte_backend_data_output *out) {
   pte_status s = PTE_OK;
-  for (size_t r = 0; s == PTE_OK && r < st->n_recs; r++) {
-    pk_rec *rec = &st->recs[r];
-    bool any = false;
-    for (size_t i = 0; i < st->n_keys; i++)
-      if (st->keys[i].rec == r && st->keys[i].size && !st->keys[i].portable && !st->keys[i].prepared) any = true;
-    if (!any) continue;
-    if (!rec->d) {
-      pte_error_info cerr;
-      memset(&cerr, 0, sizeof cerr);
-      s = compile(st, rec->blob, rec->size, &rec->d, &cerr);
-      if (s != PTE_OK) return pte_error_set(st->err, s, "xnnpack: %s", cerr.msg);
+  size_t most = 0;
+  for (size_t i = 0; i < st->n_keys; i++)
+    if (!st->keys[i].portable && !st->keys[i].prepared && st->keys[i].size > most) most = st->keys[i].size;
+  if (most && !(st->buf = (uint8_t *)pte_xnn_packed_alloc(most)))
+    return pte_error_set(st->err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory (%zu bytes for packing)", most);
+  st->buf_size = most;
+  for (size_t i = 0; s == PTE_OK && i < st->n_keys; i++) {
+    const pk_key *k = &st->keys[i];
+    if (!k->size || k->portable || k->prepared) continue;
+    const pk_rec *rec = &st->recs[k->rec];
+    pte_xnn_delegate *d = NULL;
+    pte_error_info cerr;
+    memset(&cerr, 0, sizeof cerr);
+    s = compile(st, rec->blob, rec->size, true, k->node + 1, &d, &cerr);
+    if (s != PTE_OK) return pte_error_set(st->err, s, "xnnpack: %s", cerr.msg);
+    const pte_xnn_node *n = k->node < d->n_nodes ? &d->nodes[k->node] : NULL;
+    uint64_t h[2] = {0, 0};
+    if (k->hashed && n && n->packed.bytes) hash128(n->packed.bytes, n->packed.size, h);
+    if (!n || !n->packed.bytes || n->packed.size != k->size || (k->hashed && (h[0] != k->h[0] || h[1] != k->h[1]))) {
+      pte_xnn_delegate_destroy(d);
+      return pte_error_set(st->err, PTE_ERR_INTERNAL, "xnnpack: packed weights of '%s' changed between passes", k->key);
     }
-    for (size_t i = 0; s == PTE_OK && i < st->n_keys; i++) {
-      const pk_key *k = &st->keys[i];
-      if (k->rec != r || !k->size || k->portable || k->prepared) continue;
-      const pte_xnn_node *n = k->node < rec->d->n_nodes ? &rec->d->nodes[k->node] : NULL;
-      uint64_t h[2] = {0, 0};
-      if (n && n->packed.bytes) hash128(n->packed.bytes, n->packed.size, h);
-      if (!n || n->packed.size != k->size || h[0] != k->h[0] || h[1] != k->h[1])
-        return pte_error_set(st->err, PTE_ERR_INTERNAL, "xnnpack: packed weights of '%s' changed between passes", k->key);
-      const char *key = k->key;
-      pte_prepared_value v = {n->packed.bytes, n->packed.size};
-      s = pte_write_named_data(out, &key, &v, 1);
-    }
-    pte_xnn_delegate_destroy(rec->d);
-    rec->d = NULL;
+    const char *key = k->key;
+    pte_prepared_value v = {n->packed.bytes, n->packed.size};
+    s = pte_write_named_data(out, &key, &v, 1);
+    pte_xnn_delegate_destroy(d);
   }
   return s;
 }
@@ -609,10 +665,8 @@ pte_status pte_xnn_initialize_backend_data(pte_backend_data_context *ctx, pte_ba
   while (s == PTE_OK && (s = pte_next_backend_data(ctx, &item)) == PTE_OK) s = prepare_blob(&st, out, &item);
   if (s == PTE_PREPARE_END_OF_INPUT) s = write_keys(&st, out);
   for (size_t i = 0; i < st.n_keys; i++) free(st.keys[i].key);
-  for (size_t i = 0; i < st.n_recs; i++) {
-    pte_xnn_delegate_destroy(st.recs[i].d);
-    pte_xnn_aligned_free(st.recs[i].blob);
-  }
+  for (size_t i = 0; i < st.n_recs; i++) pte_xnn_aligned_free(st.recs[i].blob);
+  pte_xnn_aligned_free(st.buf);
   free(st.keys);
   free(st.recs);
   return s;

@@ -1,4 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS */
 /* XnnpackBackend prepare support: initialize_backend_data stores packed weights (named-data
  * values, or the processed blob of inline-constant exports) in the prepared-data envelope; init
  * then uses them in place (no packing, no copy), refuses data prepared for another ISA with
@@ -6,6 +7,7 @@
  * Programs are built with the XNNPACK blob builder and the program writer, prepared through
  * pte_prepare_file / pte_initialize_and_save_backend_data, and run through pte_method_load from
  * an mmap'd file; outputs must be bitwise identical before and after. */
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1111,6 +1113,214 @@ TEST(shared_keys) {
   pte_xnn_blob_free(&T);
 }
 
+/* ---- one weight at a time (the prepare hook's lazy compile) --------------------------------- */
+
+static const pte_xnn_kernels *hook_kernels(void) { /* what the prepare hook packs for */
+  pte_xnnpack_options o;
+  pte_xnnpack_get_default_options(&o);
+  return pte_xnnpack_kernels_for_isa(o.isa);
+}
+
+static pte_status compile_blob(const pte_xnn_blob *b, bool lazy, size_t pack_node, uint8_t *buf, size_t buf_size,
+                               pte_xnn_delegate **d, pte_error_info *err) {
+  static pte_xnn_blob_data_map m;
+  pte_xnn_blob_data_map_init(&m, b);
+  pte_xnn_init_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.threads = 1;
+  cfg.k = hook_kernels();
+  cfg.lazy_pack = lazy;
+  cfg.pack_node = pack_node;
+  cfg.pack_buf = buf;
+  cfg.pack_buf_size = buf_size;
+  return pte_xnn_delegate_init_internal(b->data, b->size, &m.base, &cfg, d, err);
+}
+
+/* Packing node i alone (lazy compile, into new memory or a caller buffer) gives the bytes the
+ * full compile gives; a lazy compile with no node selected packs nothing but knows the sizes. */
+static void lazy_matches_full(const pte_xnn_blob *b, const char *what, unsigned *compared) {
+  pte_error_info err;
+  *compared = 0;
+  pte_xnn_delegate *full = NULL, *none = NULL;
+  CHECK_MSG(compile_blob(b, false, 0, NULL, 0, &full, &err) == PTE_OK, "%s: %s", what, err.msg);
+  if (!full) return;
+  pte_xnnpack_stats st0, st1;
+  pte_xnnpack_stats_get(&st0);
+  CHECK_MSG(compile_blob(b, true, 0, NULL, 0, &none, &err) == PTE_OK, "%s: %s", what, err.msg);
+  pte_xnnpack_stats_get(&st1);
+  CHECK_MSG(st1.packs == st0.packs, "%s: a lazy compile packed %llu weights", what,
+            (unsigned long long)(st1.packs - st0.packs));
+  for (size_t i = 0; none && i < full->n_nodes; i++) {
+    const pte_xnn_packed *want = &full->nodes[i].packed;
+    CHECK_EQ_INT(none->nodes[i].packed.size, want->size);
+    CHECK(none->nodes[i].packed.bytes == NULL);
+    if (!want->bytes) continue;
+    for (int mode = 0; mode < 3; mode++) { /* new memory, a big enough buffer, a too small one */
+      const size_t cap = mode == 0 ? 0 : mode == 1 ? want->size + 64 : want->size - 1;
+      uint8_t *buf = cap ? (uint8_t *)pte_xnn_aligned_alloc(cap) : NULL;
+      if (buf) memset(buf, 0xA5, cap);
+      pte_xnn_delegate *one = NULL;
+      CHECK_MSG(compile_blob(b, true, i + 1, buf, cap, &one, &err) == PTE_OK, "%s: %s", what, err.msg);
+      for (size_t j = 0; one && j < one->n_nodes; j++)
+        if (j != i) CHECK_MSG(one->nodes[j].packed.bytes == NULL, "%s: node %zu packed too", what, j);
+      if (one) {
+        const pte_xnn_packed *got = &one->nodes[i].packed;
+        CHECK_MSG(got->size == want->size && got->bytes && memcmp(got->bytes, want->bytes, want->size) == 0,
+                  "%s: node %zu packed alone differs", what, i);
+        if (!one->nodes[i].as_dwconv) CHECK_EQ_INT(got->bytes == buf, mode == 1); /* GEMMs use the buffer */
+      }
+      pte_xnn_delegate_destroy(one);
+      pte_xnn_aligned_free(buf);
+      (*compared)++;
+    }
+  }
+  pte_xnn_delegate_destroy(none);
+  pte_xnn_delegate_destroy(full);
+}
+
+TEST(lazy_pack_matches_full) {
+  mlp_fixture f;
+  if (!mlp_make(&f, PTE_XNN_CONSTANTS_NAMED, false, "lazy_mlp")) return;
+  unsigned cmp = 0;
+  lazy_matches_full(&f.mlp, "mlp", &cmp);
+  CHECK_EQ_INT(cmp, 3 * 3); /* 3 layers, 3 ways each */
+  lazy_matches_full(&f.lin, "linear", &cmp);
+  CHECK_EQ_INT(cmp, 3);
+  mlp_free(&f);
+  const pte_xnn_conv2d_spec specs[3] = {
+      {1, 3, 9, 11, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},  /* conv */
+      {1, 8, 9, 11, 8, 3, 3, 1, 1, 1, 1, 1, 1, 8, false}, /* depthwise, multiplier 1 */
+      {1, 4, 9, 11, 8, 3, 3, 2, 2, 1, 1, 1, 1, 4, true},  /* depthwise, multiplier 2: grouped GEMMs */
+  };
+  for (int i = 0; i < 3; i++) {
+    const pte_xnn_conv2d_spec *c = &specs[i];
+    float *w = xp_weights((size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw, 700u + (uint32_t)i, 0.5f);
+    float *b = xp_weights(c->c_out, 710u + (uint32_t)i, 0.25f);
+    pte_xnn_blob blob;
+    pte_error_info err;
+    CHECK_OK(pte_xnn_blob_build_conv2d(c, w, b, PTE_XNN_CONSTANTS_NAMED, &blob, &err));
+    lazy_matches_full(&blob, "conv", &cmp);
+    CHECK_EQ_INT(cmp, 3);
+    pte_xnn_blob_free(&blob);
+    free(w);
+    free(b);
+  }
+}
+
+/* Shared or read-only file mappings may have their pages dropped; heap, anonymous and writable
+ * private memory may not. Dropping pages never changes what the mapping reads. */
+TEST(file_backed_ranges) {
+  char path[] = "/tmp/pte_xnn_fb_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  const size_t n = (size_t)4 << 20;
+  uint8_t *data = (uint8_t *)malloc(n);
+  for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i * 131u + (i >> 12));
+  CHECK(write(fd, data, n) == (ssize_t)n);
+  uint8_t *sh = (uint8_t *)mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+  uint8_t *pr = (uint8_t *)mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  uint8_t *pw = (uint8_t *)mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  uint8_t *an = (uint8_t *)mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(sh != MAP_FAILED && pr != MAP_FAILED && pw != MAP_FAILED && an != MAP_FAILED);
+  if (sh != MAP_FAILED && pr != MAP_FAILED && pw != MAP_FAILED && an != MAP_FAILED) {
+    CHECK(pte_xnn_file_backed(sh + 100, n - 200));
+    CHECK(pte_xnn_file_backed(pr, n));
+    CHECK(!pte_xnn_file_backed(pw, n));
+    CHECK(!pte_xnn_file_backed(an, n));
+    CHECK(!pte_xnn_file_backed(data, n));
+    CHECK(!pte_xnn_file_backed(sh, n + 4096)); /* past the mapping */
+    CHECK(!pte_xnn_file_backed(NULL, 16));
+    CHECK(memcmp(sh, data, n) == 0 && memcmp(pr, data, n) == 0);
+    pte_xnn_release_pages(sh + 100, n - 200);
+    pte_xnn_release_pages(pr, n);
+    CHECK(memcmp(sh, data, n) == 0);
+    CHECK(memcmp(pr, data, n) == 0);
+  }
+  if (sh != MAP_FAILED) munmap(sh, n);
+  if (pr != MAP_FAILED) munmap(pr, n);
+  if (pw != MAP_FAILED) munmap(pw, n);
+  if (an != MAP_FAILED) munmap(an, n);
+  free(data);
+  close(fd);
+  unlink(path);
+}
+
+/* A weight large enough to be packed in several slices (its rows dropped as they are packed):
+ * the prepared value is the envelope around exactly the bytes a full compile packs, and the
+ * prepared model gives the same outputs with no packing at load. The model is run only after
+ * prepare: a packing freed just before could leave the right bytes in reused heap memory. */
+static void streamed_case(const pte_xnn_blob *blob, size_t m, size_t k, size_t n, const void *w, size_t wbytes,
+                          const char *name) {
+  pte_error_info err;
+  xp_layer L[1] = {{blob, 0, 2, {m, k}, 2, {m, n}}};
+  const char *p = xp_write(L, 1, false, name);
+  CHECK(p);
+  if (!p) return;
+  char in[256], out[300];
+  snprintf(in, sizeof in, "%s", p);
+  snprintf(out, sizeof out, "%s.prepared", p);
+  pte_xnn_delegate *full = NULL;
+  CHECK_OK(compile_blob(blob, false, 0, NULL, 0, &full, &err));
+  const pte_xnn_packed *want = NULL;
+  for (size_t i = 0; full && i < full->n_nodes; i++)
+    if (full->nodes[i].packed.bytes) want = &full->nodes[i].packed;
+  CHECK_MSG(want && want->size > ((size_t)8 << 20), "%s: packed %zu bytes", name, want ? want->size : 0);
+  xp_result before, after;
+  pte_prepare_report rep;
+  CHECK_MSG(xp_prepare(in, out, &rep, &err) == PTE_OK, "prepare: %s", err.msg);
+  CHECK_EQ_INT(rep.backends[0].named_replaced, 1);
+  char wkey[65];
+  pte_sha256_hex(w, wbytes, wkey);
+  size_t vs = 0;
+  uint8_t *v = named_value(out, wkey, &vs);
+  CHECK(v);
+  if (v && want) {
+    pte_prepared_info pi;
+    pte_error_info e2;
+    char fp[33];
+    const size_t fpn = pte_xnn_fingerprint(hook_kernels(), fp);
+    CHECK_OK(pte_prepared_envelope_check(v, vs, PTE_XNNPACK_BACKEND_ID, PTE_XNN_PREPARED_FORMAT, fp, fpn, &pi, &e2));
+    CHECK_MSG(pi.payload_size == want->size && memcmp(pi.payload, want->bytes, want->size) == 0,
+              "%s: prepared bytes differ from the full compile's", name);
+  }
+  free(v);
+  CHECK_OK(xp_run(in, NULL, 0, 77, NULL, &before, &err));
+  CHECK_OK(xp_run(out, NULL, 0, 77, NULL, &after, &err));
+  CHECK(xp_same(&before, &after));
+  CHECK_EQ_INT(after.load_stats.packs, 0);
+  CHECK_EQ_INT(after.load_stats.prepared, 1);
+  xp_result_free(&before);
+  xp_result_free(&after);
+  pte_xnn_delegate_destroy(full);
+  unlink(in);
+  unlink(out);
+}
+
+TEST(streamed_prepare_large_weight) {
+  const size_t k = 1100, n = 2048; /* 8.6 MiB of fp32 weights */
+  float *w = xp_weights(n * k, 901, 0.05f), *b = xp_weights(n, 902, 0.25f);
+  pte_xnn_blob blob;
+  pte_error_info err;
+  CHECK_OK(pte_xnn_blob_build_linear(2, k, n, w, b, PTE_XNN_CONSTANTS_NAMED, &blob, &err));
+  streamed_case(&blob, 2, k, n, w, n * k * 4, "streamed_f32");
+  pte_xnn_blob_free(&blob);
+  free(w);
+  free(b);
+  /* int8 (qdint8 input, qcint8 weights): 2048 x 4400, 8.6 MiB */
+  const size_t k8 = 4400;
+  int8_t *w8 = (int8_t *)malloc(n * k8);
+  float *sc = xp_weights(n, 903, 0.01f), *b8 = xp_weights(n, 904, 0.25f);
+  for (size_t i = 0; i < n * k8; i++) w8[i] = (int8_t)((i * 2654435761u) >> 24);
+  for (size_t i = 0; i < n; i++) sc[i] = 0.001f + (sc[i] < 0 ? -sc[i] : sc[i]);
+  CHECK_OK(qd8_blob(2, k8, n, w8, sc, b8, &blob, &err));
+  streamed_case(&blob, 2, k8, n, w8, n * k8, "streamed_qd8");
+  pte_xnn_blob_free(&blob);
+  free(w8);
+  free(sc);
+  free(b8);
+}
+
 /* Upstream exports: prepare, then the same outputs bit for bit and no packing at load. */
 static void corpus_case(const char *name, const int32_t *shape0, unsigned want_prepared) {
   const char *in = test_corpus_path(name);
@@ -1170,6 +1380,9 @@ int main(void) {
   RUN(conv_inline);
   RUN(int8_weights);
   RUN(shared_keys);
+  RUN(lazy_pack_matches_full);
+  RUN(file_backed_ranges);
+  RUN(streamed_prepare_large_weight);
   RUN(corpus_djl_spike_lin129);
   RUN(corpus_djl_spike_lin129_planned);
   RUN(corpus_djl_spike_conv);
