@@ -269,6 +269,12 @@ typedef struct pte_xnn_vec_kernels {
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_scalar(void);
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx2(void);   /* NULL if not compiled */
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx512(void); /* NULL if not compiled */
+/* Quantized global average pooling step (xnn_pool.c): acc[c] += (double)((float)(q - zp) * scale)
+ * over `rows` pixels (row stride C bytes, int8 or uint8 when u8) and channels [0, cn), pixels in
+ * order; the version for an elementwise table's ISA (every one bit-identical to the scalar one). */
+typedef void (*pte_xnn_gavg_q8_fn)(const uint8_t *p, bool u8, size_t C, size_t rows, size_t cn, int32_t zp,
+                                   float scale, double *acc);
+pte_xnn_gavg_q8_fn pte_xnn_gavg_q8_for(const pte_xnn_vec_kernels *vec);
 /* The elementwise table matching a GEMM kernel table's ISA (never NULL). */
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_for(const pte_xnn_kernels *k);
 

@@ -117,11 +117,80 @@ pte_status pte_xnn_run_pool(pte_xnn_exec *x, const pte_xnn_node *n) {
   return PTE_OK;
 }
 
+/* Quantized global average pooling, one block of pixels (pte_xnn_gavg_q8_fn). The vector versions
+ * do the same float multiply and the same double additions in the same order per channel, so they
+ * give the scalar result bit for bit. */
+static void gavg_q8_scalar(const uint8_t *p, bool u8, size_t C, size_t rows, size_t cn, int32_t zp, float scale,
+                           double *acc) {
+  for (size_t i = 0; i < rows; i++, p += C)
+    for (size_t c = 0; c < cn; c++) {
+      const int32_t q = u8 ? (int32_t)p[c] : (int32_t)(int8_t)p[c];
+      acc[c] += (double)((float)(q - zp) * scale);
+    }
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) static void gavg_q8_avx2(const uint8_t *p, bool u8, size_t C, size_t rows,
+                                                          size_t cn, int32_t zp, float scale, double *acc) {
+  const __m256i vzp = _mm256_set1_epi32(zp);
+  const __m256 vs = _mm256_set1_ps(scale);
+  size_t c = 0;
+  for (; c + 8 <= cn; c += 8) {
+    __m256d lo = _mm256_loadu_pd(acc + c), hi = _mm256_loadu_pd(acc + c + 4);
+    const uint8_t *r = p + c;
+    for (size_t i = 0; i < rows; i++, r += C) {
+      const __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)r);
+      const __m256i q = u8 ? _mm256_cvtepu8_epi32(b) : _mm256_cvtepi8_epi32(b);
+      const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(q, vzp)), vs);
+      lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+      hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+    }
+    _mm256_storeu_pd(acc + c, lo);
+    _mm256_storeu_pd(acc + c + 4, hi);
+  }
+  if (c < cn) gavg_q8_scalar(p + c, u8, C, rows, cn - c, zp, scale, acc + c);
+}
+
+__attribute__((target("avx512f"))) static void gavg_q8_avx512(const uint8_t *p, bool u8, size_t C, size_t rows,
+                                                               size_t cn, int32_t zp, float scale, double *acc) {
+  const __m512i vzp = _mm512_set1_epi32(zp);
+  const __m512 vs = _mm512_set1_ps(scale);
+  size_t c = 0;
+  for (; c + 16 <= cn; c += 16) {
+    __m512d lo = _mm512_loadu_pd(acc + c), hi = _mm512_loadu_pd(acc + c + 8);
+    const uint8_t *r = p + c;
+    for (size_t i = 0; i < rows; i++, r += C) {
+      const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)r);
+      const __m512i q = u8 ? _mm512_cvtepu8_epi32(b) : _mm512_cvtepi8_epi32(b);
+      const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(q, vzp)), vs);
+      lo = _mm512_add_pd(lo, _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
+      hi = _mm512_add_pd(hi, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
+    }
+    _mm512_storeu_pd(acc + c, lo);
+    _mm512_storeu_pd(acc + c + 8, hi);
+  }
+  if (c < cn) gavg_q8_avx2(p + c, u8, C, rows, cn - c, zp, scale, acc + c);
+}
+#endif
+
+/* scalar unless vec is one of the x86 vector tables */
+pte_xnn_gavg_q8_fn pte_xnn_gavg_q8_for(const pte_xnn_vec_kernels *vec) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  if (vec && vec == pte_xnn_vec_kernels_avx512()) return gavg_q8_avx512;
+  if (vec && vec == pte_xnn_vec_kernels_avx2()) return gavg_q8_avx2;
+#endif
+  (void)vec;
+  return gavg_q8_scalar;
+}
+
 pte_status pte_xnn_run_global_avg(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;
   const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
   const size_t N = a->shape[0], HW = a->shape[1] * a->shape[2], C = a->shape[3];
   const bool q = !xo_f32(a);
+  const pte_xnn_gavg_q8_fn gq = pte_xnn_gavg_q8_for(x->vec);
   double acc[256]; /* channels in blocks of 256: no allocation at execute */
   float part[256];
   for (size_t b = 0; b < N; b++)
@@ -138,8 +207,8 @@ pte_status pte_xnn_run_global_avg(pte_xnn_exec *x, const pte_xnn_node *n) {
                                                          -INFINITY, INFINITY);
           for (size_t c = 0; c < cn; c++) acc[c] += (double)part[c];
         } else {
-          for (size_t i = i0; i < i1; i++)
-            for (size_t c = 0; c < cn; c++) acc[c] += (double)xo_load_q(a, a->data, (b * HW + i) * C + c0 + c);
+          gq(a->data + (b * HW + i0) * C + c0, a->dtype == PTE_XD_QUINT8, C, i1 - i0, cn, a->zero_point, a->scale,
+             acc);
         }
       }
       for (size_t c = 0; c < cn; c++) {
