@@ -31,6 +31,7 @@
 
 #define DWQ_CB 16
 #define DWQ_HDR 64
+#define DWQ_KH_MAX 16 /* kernel rows whose input row is looked up once per output row */
 enum { DWQ_B16 = 1, DWQ_P32 = 2 };
 
 typedef struct dwq_hdr {
@@ -419,13 +420,37 @@ static void dwq_rows(void *ctx, size_t item, int tid) {
     memset(zr, (int)(int8_t)qr.zero_point, C + 64);
     zrow = zr;
   }
+  /* the input row of every kernel row (NULL: above or below the image), then per pixel the tap
+   * pointers: a run of kw steps of dw * C bytes when all its columns are inside */
+  const int8_t *rows[DWQ_KH_MAX];
+  const size_t kh = p->kh <= DWQ_KH_MAX ? p->kh : 0, kw = p->kw, step = p->dw * C;
+  for (size_t ky = 0; ky < kh; ky++) {
+    const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
+    rows[ky] = iy >= 0 && iy < (long)j->H ? src + (size_t)iy * j->W * C : NULL;
+  }
   for (size_t ox = 0; ox < j->OW; ox++) {
     const int8_t **pi = ind + ox * ts;
-    for (size_t ky = 0; ky < p->kh; ky++) {
+    const long ix0 = (long)(ox * p->sw) - (long)n->rt_pl;
+    const bool inside = ix0 >= 0 && ix0 + (long)((kw ? kw - 1 : 0) * p->dw) < (long)j->W;
+    for (size_t ky = 0; ky < kh; ky++) {
+      const int8_t *r = rows[ky];
+      if (!r) {
+        for (size_t kx = 0; kx < kw; kx++) *pi++ = zrow;
+      } else if (inside) {
+        const int8_t *q = r + (size_t)ix0 * C;
+        for (size_t kx = 0; kx < kw; kx++, q += step) *pi++ = q;
+      } else {
+        for (size_t kx = 0; kx < kw; kx++) {
+          const long ix = ix0 + (long)(kx * p->dw);
+          *pi++ = ix >= 0 && ix < (long)j->W ? r + (size_t)ix * C : zrow;
+        }
+      }
+    }
+    for (size_t ky = kh; ky < p->kh; ky++) { /* kernels taller than DWQ_KH_MAX: tap by tap */
       const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
       const bool rok = iy >= 0 && iy < (long)j->H;
-      for (size_t kx = 0; kx < p->kw; kx++) {
-        const long ix = (long)(ox * p->sw + kx * p->dw) - (long)n->rt_pl;
+      for (size_t kx = 0; kx < kw; kx++) {
+        const long ix = ix0 + (long)(kx * p->dw);
         *pi++ = rok && ix >= 0 && ix < (long)j->W ? src + ((size_t)iy * j->W + (size_t)ix) * C : zrow;
       }
     }
