@@ -94,6 +94,23 @@ typedef struct conv_job {
   bool direct; /* 1x1, stride 1, no padding, one group: the input is the GEMM A matrix */
 } conv_job;
 
+/* len bytes; short runs (a kernel row of a few one-channel taps) without a library call */
+static inline void im2col_copy(uint8_t *dst, const uint8_t *src, size_t len) {
+  if (len > 16) {
+    memcpy(dst, src, len);
+    return;
+  }
+  if (len >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + len - 8, src + len - 8, 8);
+  } else if (len >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + len - 4, src + len - 4, 4);
+  } else {
+    for (size_t i = 0; i < len; i++) dst[i] = src[i];
+  }
+}
+
 /* One im2col row: the kh x kw x gin input values output pixel m reads (padding -> pad_q). */
 static void im2col_pixel(const conv_job *j, size_t m, uint8_t *row, int32_t pad_q, size_t cin_off) {
   const pte_xnn_node *n = j->n;
@@ -105,24 +122,32 @@ static void im2col_pixel(const conv_job *j, size_t m, uint8_t *row, int32_t pad_
   const long ix0 = (long)(ox * p->sw) - (long)n->rt_pl;
   /* with unit dilation and one group, the taps of a kernel row are adjacent input pixels */
   const bool run = p->dw == 1 && j->gin == j->Cin && ix0 >= 0 && ix0 + (long)p->kw <= (long)j->W;
+  const int pad_byte = es == 4 ? 0 : (int)(int8_t)pad_q;
+  const size_t krow = p->kw * j->gin; /* values per kernel row */
   for (size_t ky = 0; ky < p->kh; ky++) {
     const long iy = (long)(oy * p->sh + ky * p->dh) - (long)n->rt_pt;
-    if (run && iy >= 0 && iy < (long)j->H) {
-      const size_t src = ((b * j->H + (size_t)iy) * j->W + (size_t)ix0) * j->Cin;
-      memcpy(row + col * es, j->a->data + src * es, p->kw * j->gin * es);
-      col += p->kw * j->gin;
+    if (iy < 0 || iy >= (long)j->H) { /* the whole kernel row is padding */
+      memset(row + col * es, pad_byte, krow * es);
+      col += krow;
+      continue;
+    }
+    const uint8_t *in_row = j->a->data + (b * j->H + (size_t)iy) * j->W * j->Cin * es;
+    if (run) {
+      im2col_copy(row + col * es, in_row + (size_t)ix0 * j->Cin * es, krow * es);
+      col += krow;
       continue;
     }
     for (size_t kx = 0; kx < p->kw; kx++) {
       const long ix = ix0 + (long)(kx * p->dw);
       uint8_t *dst = row + col * es;
-      if (iy < 0 || iy >= (long)j->H || ix < 0 || ix >= (long)j->W) {
-        if (es == 4) memset(dst, 0, j->gin * 4);
-        else memset(dst, (int)(int8_t)pad_q, j->gin);
+      if (ix < 0 || ix >= (long)j->W) {
+        if (es == 1 && j->gin == 1) dst[0] = (uint8_t)pad_byte;
+        else memset(dst, pad_byte, j->gin * es);
       } else {
-        const size_t src = ((b * j->H + (size_t)iy) * j->W + (size_t)ix) * j->Cin + cin_off;
-        if (es == 4 && j->gin == 1) ((float *)dst)[0] = ((const float *)j->a->data)[src];
-        else memcpy(dst, j->a->data + src * es, j->gin * es);
+        const uint8_t *src = in_row + ((size_t)ix * j->Cin + cin_off) * es;
+        if (j->gin == 1 && es == 1) dst[0] = src[0];
+        else if (j->gin == 1) memcpy(dst, src, 4);
+        else memcpy(dst, src, j->gin * es);
       }
       col += j->gin;
     }
