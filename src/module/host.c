@@ -248,8 +248,8 @@ pte_status pte_host_bind_outputs(pte_host_memory *mem, pte_method *m, pte_error_
 }
 
 /* ------------------------------------------------------------------ layouts */
-static void host_copy_strided(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
-                              const int32_t *sizes, int32_t dim, size_t es) {
+void pte_host_copy_strided(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                           const int32_t *sizes, int32_t dim, size_t es) {
   size_t numel = 1;
   for (int32_t d = 0; d < dim; d++) numel *= (size_t)(sizes[d] > 0 ? sizes[d] : 0);
   if (!numel) return;
@@ -297,7 +297,7 @@ void pte_host_contiguous_to_layout(void *dst, const void *src, const int32_t *si
   size_t n = host_numel(sizes, dim) * es;
   if (!n) return;
   if (!host_strides(sizes, dim_order, dim, cs, ls)) memcpy(dst, src, n);
-  else host_copy_strided(dst, ls, src, cs, sizes, dim, es);
+  else pte_host_copy_strided(dst, ls, src, cs, sizes, dim, es);
 }
 
 void pte_host_layout_to_contiguous(void *dst, const void *src, const int32_t *sizes, const uint8_t *dim_order,
@@ -306,5 +306,5 @@ void pte_host_layout_to_contiguous(void *dst, const void *src, const int32_t *si
   size_t n = host_numel(sizes, dim) * es;
   if (!n) return;
   if (!host_strides(sizes, dim_order, dim, cs, ls)) memcpy(dst, src, n);
-  else host_copy_strided(dst, cs, src, ls, sizes, dim, es);
+  else pte_host_copy_strided(dst, cs, src, ls, sizes, dim, es);
 }

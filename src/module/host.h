@@ -85,4 +85,8 @@ void pte_host_contiguous_to_layout(void *dst, const void *src, const int32_t *si
 void pte_host_layout_to_contiguous(void *dst, const void *src, const int32_t *sizes, const uint8_t *dim_order,
                                    int32_t dim, size_t es);
 
+/* Copies `sizes` elements of es bytes between two strided layouts (strides in elements). */
+void pte_host_copy_strided(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                           const int32_t *sizes, int32_t dim, size_t es);
+
 #endif

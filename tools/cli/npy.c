@@ -1,6 +1,7 @@
 /* numpy .npy reading and writing for the CLI (see npy.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "npy.h"
+#include "module/host.h"
 #include "pte/data_writer.h"
 
 #include <errno.h>
@@ -122,25 +123,7 @@ uint16_t pte_npy_f32_to_f16(float f) {
 
 void pte_npy_copy_strided(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
                           const int32_t *sizes, int32_t dim, size_t es) {
-  size_t numel = 1;
-  for (int32_t d = 0; d < dim; d++) numel *= (size_t)(sizes[d] > 0 ? sizes[d] : 0);
-  if (!numel) return;
-  int32_t idx[PTE_MAX_RANK] = {0};
-  int64_t so = 0, doff = 0;
-  uint8_t *D = dst;
-  const uint8_t *S = src;
-  for (size_t n = 0; n < numel; n++) {
-    memcpy(D + (size_t)doff * es, S + (size_t)so * es, es);
-    for (int32_t d = dim - 1; d >= 0; d--) {
-      idx[d]++;
-      so += src_strides[d];
-      doff += dst_strides[d];
-      if (idx[d] < sizes[d]) break;
-      so -= src_strides[d] * sizes[d];
-      doff -= dst_strides[d] * sizes[d];
-      idx[d] = 0;
-    }
-  }
+  pte_host_copy_strided(dst, dst_strides, src, src_strides, sizes, dim, es);
 }
 
 static void *alloc64(size_t n) {
