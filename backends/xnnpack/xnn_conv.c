@@ -112,12 +112,11 @@ static inline void im2col_copy(uint8_t *dst, const uint8_t *src, size_t len) {
 }
 
 /* One im2col row: the kh x kw x gin input values output pixel m reads (padding -> pad_q). */
-static void im2col_pixel(const conv_job *j, size_t m, uint8_t *row, int32_t pad_q, size_t cin_off) {
+static void im2col_at(const conv_job *j, size_t b, size_t oy, size_t ox, uint8_t *row, int32_t pad_q,
+                      size_t cin_off) {
   const pte_xnn_node *n = j->n;
   const pte_xnn_conv_params *p = &n->p.conv;
   const size_t es = n->variant == PTE_XNN_V_F32 ? 4 : 1;
-  const size_t OHW = j->OH * j->OW;
-  const size_t b = m / OHW, rem = m % OHW, oy = rem / j->OW, ox = rem % j->OW;
   size_t col = 0;
   const long ix0 = (long)(ox * p->sw) - (long)n->rt_pl;
   /* with unit dilation and one group, the taps of a kernel row are adjacent input pixels */
@@ -152,6 +151,12 @@ static void im2col_pixel(const conv_job *j, size_t m, uint8_t *row, int32_t pad_
       col += j->gin;
     }
   }
+}
+
+/* the same for output pixel m (m = (b * OH + oy) * OW + ox) */
+static void im2col_pixel(const conv_job *j, size_t m, uint8_t *row, int32_t pad_q, size_t cin_off) {
+  const size_t OHW = j->OH * j->OW, rem = m % OHW;
+  im2col_at(j, m / OHW, rem / j->OW, rem % j->OW, row, pad_q, cin_off);
 }
 
 /* fp32, one group, unit horizontal dilation: output row (b, oy) without copying. For pixels whose
@@ -309,11 +314,17 @@ static void conv_tile(void *ctx, size_t item, int tid) {
     if (rdiv == 0) rdiv = 1;
   }
   /* im2col rows m0..m1 into buf (row = kh x kw x gin values) */
+  const size_t OHW = j->OH * j->OW;
+  size_t pb = m0 / OHW, py = m0 % OHW / j->OW, px = m0 % j->OW; /* pixel m, stepped without divisions */
   for (size_t m = m0; m < m1; m++) {
     int32_t pad_q = 0;
     if (n->variant == PTE_XNN_V_QS8) pad_q = j->a->zero_point;
     if (n->variant == PTE_XNN_V_QD8) pad_q = qrows[m / rdiv].zero_point;
-    im2col_pixel(j, m, buf + (m - m0) * j->kdim * es, pad_q, cin_off);
+    im2col_at(j, pb, py, px, buf + (m - m0) * j->kdim * es, pad_q, cin_off);
+    if (++px == j->OW) {
+      px = 0;
+      if (++py == j->OH) py = 0, pb++;
+    }
   }
   const size_t rows = m1 - m0;
   if (n->variant == PTE_XNN_V_F32) {
