@@ -347,7 +347,7 @@ static void channels_last(bool planned) {
   pte_writer *w;
   CHECK_OK(pte_writer_create(NULL, &w, &err));
   uint32_t m, chain, op;
-  int32_t x, y;
+  int32_t x = -1, y = -1;
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
