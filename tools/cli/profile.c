@@ -11,6 +11,7 @@
 
 #include "format/flatbuf.h"
 #include "pte/backend_xnnpack.h"
+#include "pte/io.h"
 #include "pte_gen/etdump_gen.h"
 #include "pte_gen/program_gen.h"
 
@@ -257,21 +258,11 @@ void pte_cli_profile_json(const pte_cli_profile *p, jsonw *w) {
 
 /* ------------------------------------------------------------------ ETDump */
 
-static void *heap_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
-  (void)ctx;
-  (void)old_size;
-  if (new_size == 0) {
-    free(ptr);
-    return NULL;
-  }
-  return realloc(ptr, new_size);
-}
-
 pte_status pte_cli_profile_write_etdump(const pte_cli_profile *p, const char *method, const char *path,
                                         pte_error_info *err) {
   if (p->oom) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "out of memory while recording events");
   pte_fb_builder b;
-  pte_fb_builder_init(&b, heap_realloc, NULL);
+  pte_fb_builder_init(&b, pte_heap_realloc, NULL);
   const uint32_t runs = p->runs ? p->runs : 1;
   pte_fb_ref *run_refs = (pte_fb_ref *)calloc(runs, sizeof *run_refs);
   pte_fb_ref *ev_refs = (pte_fb_ref *)calloc(p->n_events + 1, sizeof *ev_refs);
