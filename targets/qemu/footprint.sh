@@ -3,12 +3,13 @@
 # Reads the cross builds targets/qemu/run.sh left in MCU_OUT/<core>/ and its run logs:
 #   1. .text/.rodata/.data/.bss of each archive (core runtime, portable/cortex_m/quantized kernels);
 #   2. what the runner images link: the core's share of .text/.rodata (from the linker map) and the
-#      whole image per section;
+#      whole image per section; pte_mcu_core_only is the runner with no kernels (the core alone);
 #   3. each model's RAM need: method pool + planned buffers (static arenas, printed by the board
 #      before it runs), the measured stack high-water mark (stack painting) and instructions per
 #      inference (SysTick under -icount shift=0, calibrated);
-#   4. the budget: linked core .text <= PTE_MCU_CORE_TEXT_BUDGET (default 32768 = 32 KiB), checked
-#      on every core given. PASS / FAIL printed; exit 1 on FAIL or missing builds.
+#   4. the budget: core .text linked in pte_mcu_core_only <= PTE_MCU_CORE_TEXT_BUDGET (default 32768 = 32 KiB), checked
+#      on every core given. PASS / FAIL printed; exit 1 on FAIL or missing builds (with
+#      PTE_MCU_BUDGET=report an over-budget core is printed as FAIL but does not fail the script).
 set -eu
 OUT=${1:?usage: footprint.sh MCU_OUT [m4 m55 ...]}
 shift
@@ -61,15 +62,22 @@ for c in $CORES; do
     set -- "$@" $(linked_from "$B/$n.map" libpte_core.a)
     printf '  %-28s %9d %9d %7d %7d %7d %12d %12d\n' "$n" "$1" "$2" "$3" "$4" "${st:-0}" "$5" "$6"
   done
-  core_text=$(linked_from "$B/pte_mcu_kws.map" libpte_core.a | awk '{print $1}')
+  # the budget: the core alone (pte_mcu_core_only: the runner without kernels, as the host's
+  # size_test); the runners above also link what kernels call into the core
+  [ -f "$B/pte_mcu_core_only.map" ] || { echo "FAIL: $B/pte_mcu_core_only.map missing" >&2; fail=1; continue; }
+  core_text=$(linked_from "$B/pte_mcu_core_only.map" libpte_core.a | awk '{print $1}')
   if [ "${core_text:-0}" -lt 4096 ]; then
     echo "FAIL: linked core .text ${core_text:-0} is implausibly small (map parsing broken?)" >&2
     fail=1
   elif [ "$core_text" -gt "$BUDGET" ]; then
-    echo "FAIL: $c linked core runtime .text $core_text > budget $BUDGET bytes" >&2
-    fail=1
+    echo "FAIL: $c core runtime alone (pte_mcu_core_only) .text $core_text > budget $BUDGET bytes" >&2
+    if [ "${PTE_MCU_BUDGET:-check}" = report ]; then
+      echo "  (PTE_MCU_BUDGET=report: over budget reported, not enforced)"
+    else
+      fail=1
+    fi
   else
-    echo "== $c: linked core runtime .text $core_text bytes ($(awk -v n="$core_text" 'BEGIN {printf "%.1f", n / 1024}') KiB) <= budget $BUDGET: PASS"
+    echo "== $c: core runtime alone (pte_mcu_core_only) .text $core_text bytes ($(awk -v n="$core_text" 'BEGIN {printf "%.1f", n / 1024}') KiB) <= budget $BUDGET: PASS"
   fi
   echo "== $c: model RAM need and cost (board output under QEMU)"
   printf '  %-12s %11s %9s %11s %12s %13s %14s\n' model method-pool planned pool-used stack-hw "RAM total" instructions

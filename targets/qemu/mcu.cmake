@@ -84,3 +84,11 @@ add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/kws.pte ${CMAKE_CURRENT_BI
   DEPENDS ${PTE_MCU_HOST_TOOL}
   COMMENT "pte_mcu_host kws")
 pte_mcu_image(kws ${CMAKE_CURRENT_BINARY_DIR}/kws.pte ${CMAKE_CURRENT_BINARY_DIR}/kws.input.bin)
+
+# The core alone, for the footprint (targets/qemu/footprint.sh): the same runner with no kernel
+# library registered or linked (like tests/footprint/size_test.c on the host). Built, not run.
+if(TARGET pte_mcu_arduino_add)
+  pte_mcu_image(core_only ${PTE_MCU_ARDUINO} ${PTE_CORPUS_DIR}/io/arduino_AddModel.input0.float32.bin)
+  target_compile_definitions(pte_mcu_core_only PRIVATE PTE_MCU_NO_KERNELS=1)
+  set_property(TARGET pte_mcu_core_only PROPERTY LINK_LIBRARIES pte_core m c gcc)
+endif()

@@ -111,10 +111,15 @@ int pte_mcu_run(const pte_mcu_job *job) {
   pte_error_info err;
   memset(&err, 0, sizeof err);
   pte_mcu_line l = {{0}, 0};
+#ifndef PTE_MCU_NO_KERNELS
   pte_status s = pte_register_portable_kernels();
   if (s == PTE_OK) s = pte_register_cortex_m_kernels();
   if (s == PTE_OK) s = pte_register_quantized_kernels();
   if (s != PTE_OK) return mcu_fail(job, 10, "register kernels", s, NULL);
+#else
+  /* the core alone (footprint): programs with operators fail to load with OperatorMissing */
+  pte_status s = PTE_OK;
+#endif
 
   pte_buffer_loader bl;
   pte_buffer_loader_init(&bl, job->model, job->model_size);
