@@ -52,6 +52,16 @@ for c in $CPUS; do
     fail=1
     continue
   fi
+  # the exit status really comes from the board: the core alone (no kernels) must fail to load the
+  # Arduino program with OperatorMissing, and QEMU must exit with the runner's step code 14
+  rc=0
+  timeout "$TIMEOUT" qemu-system-arm -M "$board" -nographic -monitor none -serial none -icount shift=0 \
+    -semihosting-config enable=on,target=native -kernel "$B/pte_mcu_core_only.elf" >"$OUT/$c.core_only.board.txt" 2>&1 </dev/null || rc=$?
+  if [ "$rc" != 14 ] || ! grep -q "^error: method load: OperatorMissing" "$OUT/$c.core_only.board.txt"; then
+    echo "FAIL: pte_mcu_core_only on $board exited $rc (expected 14, method load: OperatorMissing):" >&2
+    tail -n 5 "$OUT/$c.core_only.board.txt" >&2
+    fail=1
+  fi
   for m in arduino_add kws; do
     case $m in
       arduino_add) pte=$CORPUS/arduino_AddModel.pte; in=$CORPUS/io/arduino_AddModel.input0.float32.bin ;;
