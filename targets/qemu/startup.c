@@ -61,6 +61,8 @@ void pte_mcu_default(void) {
 void pte_mcu_systick(void) { pte_mcu_systick_wraps++; }
 
 typedef void (*pte_mcu_vector)(void);
+#define PTE_MCU_IRQ4 pte_mcu_default, pte_mcu_default, pte_mcu_default, pte_mcu_default
+#define PTE_MCU_IRQ32 PTE_MCU_IRQ4, PTE_MCU_IRQ4, PTE_MCU_IRQ4, PTE_MCU_IRQ4, PTE_MCU_IRQ4, PTE_MCU_IRQ4, PTE_MCU_IRQ4, PTE_MCU_IRQ4
 __attribute__((section(".vectors"), used)) const pte_mcu_vector pte_mcu_vectors[16 + 32] = {
     (pte_mcu_vector)(uintptr_t)__stack_top,
     pte_mcu_reset,
@@ -76,5 +78,5 @@ __attribute__((section(".vectors"), used)) const pte_mcu_vector pte_mcu_vectors[
     0,
     pte_mcu_default, /* PendSV */
     pte_mcu_systick, /* SysTick */
-    [16 ... 47] = pte_mcu_default,
+    PTE_MCU_IRQ32, /* external interrupts 0..31: none is enabled */
 };
