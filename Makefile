@@ -9,7 +9,7 @@ BUILD_TYPE ?= RelWithDebInfo
 PREFIX     ?= /usr/local
 BUILD_FOOTPRINT ?= build-footprint
 
-.PHONY: regen-schema all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean install footprint
+.PHONY: amalgamation regen-schema all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean install footprint
 
 # Quiet by default: one line, the build log shown only on failure (V=1 shows everything).
 V ?= 0
@@ -60,6 +60,11 @@ demo: configure
 	@echo "building the pte CLI into $(BUILD) ($(BUILD_TYPE))..."
 	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target pte_cli >$(BUILD)/demo-build.log 2>&1 || { cat $(BUILD)/demo-build.log; exit 1; }
 	@sh tools/demo.sh $(BUILD)
+
+# The core runtime as one translation unit for embedded builds: $(BUILD)/amalgamation/pte.h, pte.c
+# and pte_kernels.c (the portable kernels); tools/amalgamate.py, README "Embedded".
+amalgamation:
+	@python3 tools/amalgamate.py --out $(BUILD)/amalgamation
 
 bench: all
 	@sh bench/run.sh $(BUILD)

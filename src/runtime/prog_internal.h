@@ -17,6 +17,9 @@
  * what upstream requires). */
 #define PTE_RT_BUFFER_ALIGN 16
 
+/* A uint64_t as the type printf's %llu wants. */
+static inline unsigned long long pte_rt_ull(uint64_t x) { return (unsigned long long)x; }
+
 /* True when vector v really holds v.len elements of elem_size bytes inside its buffer. */
 static inline bool pte_rt_vec_fits(pte_fb_vec v, size_t elem_size) {
   if (!v.present) return false;

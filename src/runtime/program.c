@@ -19,7 +19,6 @@
 
 #define MAX_UNSORTED_SEGMENTS 4096u
 
-static inline unsigned long long ull(uint64_t x) { return (unsigned long long)x; }
 
 /* ================================================================== shared helpers */
 
@@ -110,12 +109,12 @@ pte_status pte_rt_check_segments(pte_fb_vec segments, uint64_t limit, const char
     uint64_t off, size;
     seg_get(t, &off, &size);
     if (size > UINT64_MAX - off)
-      return pte_error_set(err, bad, "%s segment %u: offset %llu + size %llu overflows", what, i, ull(off),
-                           ull(size));
+      return pte_error_set(err, bad, "%s segment %u: offset %llu + size %llu overflows", what, i, pte_rt_ull(off),
+                           pte_rt_ull(size));
     if (off + size > limit)
       return pte_error_set(err, bad,
                            "%s segment %u (offset %llu, size %llu) lies outside the segment data (%llu bytes)",
-                           what, i, ull(off), ull(size), ull(limit));
+                           what, i, pte_rt_ull(off), pte_rt_ull(size), pte_rt_ull(limit));
     if (size == 0) continue;
     if (off < prev_end) sorted = false;
     else prev_end = off + size;
@@ -137,7 +136,7 @@ pte_status pte_rt_check_segments(pte_fb_vec segments, uint64_t limit, const char
       if (oi < oj + sj && oj < oi + si)
         return pte_error_set(err, bad,
                              "%s segments %u (offset %llu, size %llu) and %u (offset %llu, size %llu) overlap",
-                             what, i, ull(oi), ull(si), j, ull(oj), ull(sj));
+                             what, i, pte_rt_ull(oi), pte_rt_ull(si), j, pte_rt_ull(oj), pte_rt_ull(sj));
     }
   }
   return PTE_OK;
@@ -274,7 +273,7 @@ static pte_status validate_tensor(const pv *c, const plan_ctx *pc, uint32_t j, u
     uint64_t bsize = (uint64_t)vvi64(b, pc->nbs, mem_id);
     if (nbytes_known && (off > bsize || nbytes > bsize - off))
       VALUE_FAIL(c, pc, j, "planned at offset %llu with %llu bytes, past the end of buffer %u (%llu bytes)",
-                 ull(off), ull(nbytes), mem_id, ull(bsize));
+                 pte_rt_ull(off), pte_rt_ull(nbytes), mem_id, pte_rt_ull(bsize));
   }
   if (external) return PTE_OK; /* data_buffer_idx is meaningless for EXTERNAL tensors */
 
@@ -288,14 +287,14 @@ static pte_status validate_tensor(const pv *c, const plan_ctx *pc, uint32_t j, u
       uint64_t off = vvu64(b, c->cs_offsets, idx);
       if (nbytes_known && nbytes > c->cs_size - off) /* off <= cs_size checked by validate_program */
         VALUE_FAIL(c, pc, j, "constant at offset %llu with %llu bytes runs past the constant segment (%llu bytes)",
-                   ull(off), ull(nbytes), ull(c->cs_size));
+                   pte_rt_ull(off), pte_rt_ull(nbytes), pte_rt_ull(c->cs_size));
     } else if (c->storage == PTE_CONSTANTS_INLINE) {
       if (idx >= c->constant_buffer.len)
         VALUE_FAIL(c, pc, j, "data_buffer_idx %u out of range (constant_buffer has %u entries)", idx,
                    c->constant_buffer.len);
       vvec st = pte_et_Buffer_storage_at(b, vtab(b, c->constant_buffer, idx));
       if (nbytes_known && (uint64_t)st.len < nbytes)
-        VALUE_FAIL(c, pc, j, "constant_buffer[%u] has %u bytes, tensor needs %llu", idx, st.len, ull(nbytes));
+        VALUE_FAIL(c, pc, j, "constant_buffer[%u] has %u bytes, tensor needs %llu", idx, st.len, pte_rt_ull(nbytes));
     } else {
       VALUE_FAIL(c, pc, j, "data_buffer_idx %u but the program stores no constants", idx);
     }
@@ -309,7 +308,7 @@ static pte_status validate_tensor(const pv *c, const plan_ctx *pc, uint32_t j, u
     uint64_t off = vvu64(b, c->ms_offsets, idx);
     if (nbytes_known && nbytes > c->ms_size - off)
       VALUE_FAIL(c, pc, j, "initial data at offset %llu with %llu bytes runs past the mutable segment (%llu bytes)",
-                 ull(off), ull(nbytes), ull(c->ms_size));
+                 pte_rt_ull(off), pte_rt_ull(nbytes), pte_rt_ull(c->ms_size));
   }
   return PTE_OK;
 }
@@ -374,7 +373,7 @@ static pte_status validate_value(const pv *c, const plan_ctx *pc, uint32_t j) {
   }
 }
 
-static pte_status check_value_index(const pv *c, const plan_ctx *pc, int32_t idx, uint32_t ch, uint32_t k,
+static pte_status validate_value_index(const pv *c, const plan_ctx *pc, int32_t idx, uint32_t ch, uint32_t k,
                                     const char *what) {
   if (idx < 0 || (uint32_t)idx >= pc->values.len)
     INSTR_FAIL(c, pc, ch, k, "%s value index %d out of range (%u values)", what, (int)idx, pc->values.len);
@@ -421,18 +420,18 @@ static pte_status validate_instructions(const pv *c, const plan_ctx *pc, vvec ch
           break;
         }
         case pte_et_InstructionArguments_MoveCall:
-          s = check_value_index(c, pc, pte_et_MoveCall_move_from_at(b, a), ch, k, "MoveCall move_from");
-          if (s == PTE_OK) s = check_value_index(c, pc, pte_et_MoveCall_move_to_at(b, a), ch, k, "MoveCall move_to");
+          s = validate_value_index(c, pc, pte_et_MoveCall_move_from_at(b, a), ch, k, "MoveCall move_from");
+          if (s == PTE_OK) s = validate_value_index(c, pc, pte_et_MoveCall_move_to_at(b, a), ch, k, "MoveCall move_to");
           break;
         case pte_et_InstructionArguments_JumpFalseCall: {
-          s = check_value_index(c, pc, pte_et_JumpFalseCall_cond_value_index_at(b, a), ch, k, "JumpFalseCall cond_value_index");
+          s = validate_value_index(c, pc, pte_et_JumpFalseCall_cond_value_index_at(b, a), ch, k, "JumpFalseCall cond_value_index");
           int32_t dst = pte_et_JumpFalseCall_destination_instruction_at(b, a);
           if (s == PTE_OK && (dst < 0 || (uint32_t)dst > instrs.len))
             INSTR_FAIL(c, pc, ch, k, "JumpFalseCall destination %d out of range (%u instructions)", (int)dst,
                        instrs.len);
           break;
         }
-        case pte_et_InstructionArguments_FreeCall: s = check_value_index(c, pc, pte_et_FreeCall_value_index_at(b, a), ch, k, "FreeCall value_index"); break;
+        case pte_et_InstructionArguments_FreeCall: s = validate_value_index(c, pc, pte_et_FreeCall_value_index_at(b, a), ch, k, "FreeCall value_index"); break;
         default: break;
       }
       if (s != PTE_OK) return s;
@@ -536,7 +535,7 @@ static pte_status subseg_check(const pv *c, uint32_t ss, const char *what, uint3
     uint64_t o = vvu64(c->b, offs, k);
     if (o > size)
       return pte_error_set(c->err, BAD, "%s %u: offset %u (%llu) is past the end of segment %u (%llu bytes)", what,
-                           which, k, ull(o), si, ull(size));
+                           which, k, pte_rt_ull(o), si, pte_rt_ull(size));
   }
   return PTE_OK;
 }
@@ -700,11 +699,11 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
   p->file_size = file_size;
   if (limits && limits->max_file_size && file_size > limits->max_file_size)
     return fail_free(p, pte_error_set(err, PTE_ERR_OUT_OF_RESOURCES, "program file is %llu bytes, over the limit of %llu",
-                                      ull(file_size), ull(limits->max_file_size)));
+                                      pte_rt_ull(file_size), pte_rt_ull(limits->max_file_size)));
   if (file_size < PTE_HEAD_BYTES)
     return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM,
                                       "program file is %llu bytes, too small (at least %d needed); file may be truncated",
-                                      ull(file_size), PTE_HEAD_BYTES));
+                                      pte_rt_ull(file_size), PTE_HEAD_BYTES));
   pte_segment_info prog_info = {PTE_SEGMENT_PROGRAM, 0, NULL};
   pte_freeable_buffer head;
   s = pte_loader_load(loader, 0, PTE_HEAD_BYTES, &prog_info, &head);
@@ -734,24 +733,24 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
   }
   if (program_size < 8)
     return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "program_size %llu is too small for a flatbuffer",
-                                      ull(program_size)));
+                                      pte_rt_ull(program_size)));
   if (program_size > 0x7FFFFFFFull || program_size > (uint64_t)SIZE_MAX)
     return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM,
                                       "program flatbuffer of %llu bytes exceeds the 2 GiB FlatBuffers limit",
-                                      ull(program_size)));
+                                      pte_rt_ull(program_size)));
 
   /* 2. The flatbuffer region. */
   s = pte_loader_load(loader, 0, (size_t)program_size, &prog_info, &p->program_data);
   if (s != PTE_OK)
     return fail_free(p, pte_error_set(err, s, "program load: cannot load the program data (%llu bytes)",
-                                      ull(program_size)));
+                                      pte_rt_ull(program_size)));
   if (!p->program_data.data || p->program_data.size < (size_t)program_size)
     return fail_free(p, pte_error_set(err, PTE_ERR_ACCESS_FAILED, "program load: loader returned a short buffer"));
   p->fb = (const uint8_t *)p->program_data.data;
   p->fb_size = (size_t)program_size;
   if ((uintptr_t)p->fb % PTE_RT_BUFFER_ALIGN != 0)
     return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "program data at 0x%llx must be aligned to %d bytes",
-                                      ull((uint64_t)(uintptr_t)p->fb), PTE_RT_BUFFER_ALIGN));
+                                      pte_rt_ull((uint64_t)(uintptr_t)p->fb), PTE_RT_BUFFER_ALIGN));
   if (memcmp(p->fb + 4, "ET12", 4) != 0) {
     char id[5];
     pte_rt_ident(p->fb + 4, id);
@@ -767,7 +766,7 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
   if (root < 8 || (uint64_t)root > (uint64_t)p->fb_size - 4)
     return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM,
                                       "root table offset %u out of range [8, %llu]; data may be truncated or corrupt",
-                                      root, ull(p->fb_size - 4)));
+                                      root, pte_rt_ull(p->fb_size - 4)));
   p->root = root;
   if (verification == PTE_VERIFY_INTERNAL_CONSISTENCY) {
     s = pte_et_verify_root(p->fb, p->fb_size, err);
@@ -809,7 +808,7 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
     if (cs_size > 0 && p->header.segment_base_offset == 0)
       return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM,
                                         "constant segment %u has %llu bytes but the file has no segment data", si,
-                                        ull(cs_size)));
+                                        pte_rt_ull(cs_size)));
     if (cs_off > UINT64_MAX - p->header.segment_base_offset || cs_size > (uint64_t)SIZE_MAX)
       return fail_free(p, pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "constant segment %u offset/size overflow", si));
     p->constant_storage = PTE_CONSTANTS_SEGMENT;
@@ -837,8 +836,8 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
     s = pte_loader_load(loader, p->header.segment_base_offset + cs_off, (size_t)cs_size, &ci, &p->constant_segment);
     if (s != PTE_OK)
       return fail_free(p, pte_error_set(err, s, "cannot load constant segment %u (offset %llu, %llu bytes)",
-                                        p->constant_segment_index, ull(p->header.segment_base_offset + cs_off),
-                                        ull(cs_size)));
+                                        p->constant_segment_index, pte_rt_ull(p->header.segment_base_offset + cs_off),
+                                        pte_rt_ull(cs_size)));
     if (p->constant_segment.size < (size_t)cs_size || !p->constant_segment.data)
       return fail_free(p, pte_error_set(err, PTE_ERR_ACCESS_FAILED, "loader returned a short constant segment"));
   }
