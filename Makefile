@@ -100,6 +100,6 @@ clean:
 HOST_CC ?= cc
 regen-schema:
 	@mkdir -p $(BUILD)/host
-	@$(HOST_CC) -std=c11 -O1 -o $(BUILD)/host/pte_fbsgen tools/fbsgen/fbsgen.c -lm
+	@$(HOST_CC) -std=c11 -O1 -o $(BUILD)/host/pte_fbsgen tools/fbsgen/*.c -lm
 	@sh tools/fbsgen/regen.sh $(BUILD)/host/pte_fbsgen schema generated
 	@echo "regenerated generated/pte_gen/ from schema/*.fbs"
