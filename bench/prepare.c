@@ -245,12 +245,12 @@ static uint64_t largest_value(const char *path) {
   if (pte_program_load(&l.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, NULL) == PTE_OK) {
     const pte_named_data_map *m = pte_program_named_data_map(&prog);
     uint32_t n = 0;
-    if (m && pte_ndm_num_keys(m, &n) == PTE_OK) {
+    if (m && pte_named_data_map_num_keys(m, &n) == PTE_OK) {
       for (uint32_t i = 0; i < n; i++) {
         const char *key = NULL;
         pte_freeable_buffer b;
         memset(&b, 0, sizeof b);
-        if (pte_ndm_get_key(m, i, &key) != PTE_OK || pte_ndm_get_data(m, key, &b) != PTE_OK) continue;
+        if (pte_named_data_map_get_key(m, i, &key) != PTE_OK || pte_named_data_map_get_data(m, key, &b) != PTE_OK) continue;
         if (b.size > best) best = b.size;
         pte_freeable_buffer_free(&b);
       }

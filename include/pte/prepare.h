@@ -88,7 +88,7 @@
  *     while (s == PTE_OK && (s = pte_next_backend_data(ctx, &item)) == PTE_OK) {
  *       const char *key = my_weight_key(item.processed, item.processed_size);  // parse the blob
  *       pte_freeable_buffer w;
- *       if ((s = pte_ndm_get_data(ctx->named_data_map, key, &w)) != PTE_OK) break;
+ *       if ((s = pte_named_data_map_get_data(ctx->named_data_map, key, &w)) != PTE_OK) break;
  *       size_t n = my_packed_size(w.size);
  *       void *packed = pte_allocator_alloc(ctx->temp_allocator, n, 64);  // reset per blob
  *       if (!packed) { pte_freeable_buffer_free(&w); s = PTE_ERR_MEMORY_ALLOCATION_FAILED; break; }
@@ -101,7 +101,7 @@
  *   }
  *
  *   static pte_status my_init(pte_backend_init_context *ctx, pte_freeable_buffer *processed, ...) {
- *     ... pte_ndm_get_data(ctx->named_data_map, key, &w) ...
+ *     ... pte_named_data_map_get_data(ctx->named_data_map, key, &w) ...
  *     pte_prepared_info pi;
  *     const char *fp = my_fingerprint();
  *     pte_status s = pte_prepared_envelope_check(w.data, w.size, "MyBackend", MY_FORMAT, fp,

@@ -99,7 +99,7 @@ static pte_status out_copy(pp_out *o, uint64_t src, uint64_t n, const pp_patch *
     size_t chunk = o->cap - o->fill;
     if (chunk > n) chunk = (size_t)n;
     uint8_t *dst = o->buf + o->fill;
-    pte_status s = pte_loader_load_into(o->st->copy_loader, src, chunk, NULL, dst);
+    pte_status s = pte_data_loader_load_into(o->st->copy_loader, src, chunk, NULL, dst);
     if (s != PTE_OK)
       return pte_error_set(o->st->err, s, "prepare: cannot read %zu bytes at offset %llu of the input: %s", chunk,
                            (unsigned long long)src, pte_status_name(s));

@@ -74,7 +74,7 @@ pte_status pte_initialize_and_save_backend_data_ex(const pte_data_loader *loader
   st.loader = loader;
   st.copy_loader = opt.copy_loader ? opt.copy_loader : loader;
 
-  pte_status s = pte_loader_size(loader, &st.file_size);
+  pte_status s = pte_data_loader_size(loader, &st.file_size);
   if (s != PTE_OK) {
     pte_error_set(err, s, "prepare: cannot get the input size");
     goto done;

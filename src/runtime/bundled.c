@@ -103,7 +103,7 @@ pte_status pte_bundled_program_load(const pte_data_loader *loader, pte_bundled_p
   if (!loader || !loader->vt) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "bundled program load: NULL loader");
   bp->loader = loader;
   uint64_t file_size = 0;
-  pte_status s = pte_loader_size(loader, &file_size);
+  pte_status s = pte_data_loader_size(loader, &file_size);
   if (s != PTE_OK) return bp_fail(bp, pte_error_set(err, s, "bundled program load: cannot get the data size"));
   if (file_size < 8)
     return bp_fail(bp, pte_error_set(err, BAD, "bundled program file is %llu bytes, too small", pte_rt_ull(file_size)));
@@ -111,7 +111,7 @@ pte_status pte_bundled_program_load(const pte_data_loader *loader, pte_bundled_p
     return bp_fail(bp, pte_error_set(err, BAD, "bundled program of %llu bytes exceeds the 2 GiB FlatBuffers limit",
                                      pte_rt_ull(file_size)));
   pte_segment_info info = {PTE_SEGMENT_PROGRAM, 0, NULL};
-  s = pte_loader_load(loader, 0, (size_t)file_size, &info, &bp->data);
+  s = pte_data_loader_load(loader, 0, (size_t)file_size, &info, &bp->data);
   if (s != PTE_OK) return bp_fail(bp, pte_error_set(err, s, "bundled program load: cannot load %llu bytes", pte_rt_ull(file_size)));
   if (!bp->data.data || bp->data.size < (size_t)file_size)
     return bp_fail(bp, pte_error_set(err, PTE_ERR_ACCESS_FAILED, "bundled program load: loader returned a short buffer"));

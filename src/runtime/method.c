@@ -122,7 +122,7 @@ static pte_status external_constant(load_ctx *c, size_t vi, const char *fqn, con
     return PTE_OK;
   }
   pte_tensor_layout layout;
-  pte_status s = pte_ndm_get_tensor_layout(c->external, fqn, &layout);
+  pte_status s = pte_named_data_map_get_tensor_layout(c->external, fqn, &layout);
   if (s != PTE_OK)
     return LERR(c, s, "external tensor '%s' (value %zu): %s in the external data map", fqn, vi,
                 s == PTE_ERR_NOT_FOUND ? "not found" : pte_status_name(s));
@@ -130,7 +130,7 @@ static pte_status external_constant(load_ctx *c, size_t vi, const char *fqn, con
   pte_external_const *e = PTE_ALLOC(m->method_allocator, pte_external_const);
   if (!e) return LERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "method allocator exhausted (external constants)");
   memset(e, 0, sizeof *e);
-  s = pte_ndm_get_data(c->external, fqn, &e->buf);
+  s = pte_named_data_map_get_data(c->external, fqn, &e->buf);
   if (s != PTE_OK)
     return LERR(c, PTE_ERR_INVALID_EXTERNAL_DATA, "external tensor '%s': get_data failed (%s)", fqn, pte_status_name(s));
   e->key = fqn;
@@ -189,13 +189,13 @@ static pte_status parse_tensor(load_ctx *c, size_t vi, pte_fb_table t, pte_tenso
       return LERR(c, PTE_ERR_INVALID_EXTERNAL_DATA,
                   "cannot load external tensor '%s' (value %zu): the external data map is null (no .ptd file given)", fqn, vi);
     pte_tensor_layout layout;
-    s = pte_ndm_get_tensor_layout(c->external, fqn, &layout);
+    s = pte_named_data_map_get_tensor_layout(c->external, fqn, &layout);
     if (s != PTE_OK)
       return LERR(c, s, "external tensor '%s' (value %zu): %s in the external data map", fqn, vi,
                   s == PTE_ERR_NOT_FOUND ? "not found" : pte_status_name(s));
     if ((s = check_layout(c, vi, fqn, &info, &layout)) != PTE_OK) return s;
     if ((s = planned_ptr(c, vi, fb.alloc, info.nbytes, &out->data)) != PTE_OK) return s;
-    s = pte_ndm_load_data_into(c->external, fqn, out->data, info.nbytes);
+    s = pte_named_data_map_load_data_into(c->external, fqn, out->data, info.nbytes);
     if (s != PTE_OK) return LERR(c, s, "external tensor '%s': load_data_into failed (%s)", fqn, pte_status_name(s));
     out->flags = PTE_TENSOR_PLANNED;
     return PTE_OK;

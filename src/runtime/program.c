@@ -47,7 +47,7 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
 
   /* 1. Size, limits, head bytes and the extended header. */
   uint64_t file_size = 0;
-  pte_status s = pte_loader_size(loader, &file_size);
+  pte_status s = pte_data_loader_size(loader, &file_size);
   if (s != PTE_OK) return fail_free(p, pte_error_set(err, s, "program load: cannot get the data size"));
   p->file_size = file_size;
   if (limits && limits->max_file_size && file_size > limits->max_file_size)
@@ -59,7 +59,7 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
                                       pte_rt_ull(file_size), PTE_HEAD_BYTES));
   pte_segment_info prog_info = {PTE_SEGMENT_PROGRAM, 0, NULL};
   pte_freeable_buffer head;
-  s = pte_loader_load(loader, 0, PTE_HEAD_BYTES, &prog_info, &head);
+  s = pte_data_loader_load(loader, 0, PTE_HEAD_BYTES, &prog_info, &head);
   if (s != PTE_OK) return fail_free(p, pte_error_set(err, s, "program load: cannot load the first %d bytes", PTE_HEAD_BYTES));
   if (!head.data || head.size < PTE_HEAD_BYTES) {
     pte_freeable_buffer_free(&head);
@@ -93,7 +93,7 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
                                       pte_rt_ull(program_size)));
 
   /* 2. The flatbuffer region. */
-  s = pte_loader_load(loader, 0, (size_t)program_size, &prog_info, &p->program_data);
+  s = pte_data_loader_load(loader, 0, (size_t)program_size, &prog_info, &p->program_data);
   if (s != PTE_OK)
     return fail_free(p, pte_error_set(err, s, "program load: cannot load the program data (%llu bytes)",
                                       pte_rt_ull(program_size)));
@@ -186,7 +186,7 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
   }
   if (p->constant_storage == PTE_CONSTANTS_SEGMENT && cs_size > 0) {
     pte_segment_info ci = {PTE_SEGMENT_CONSTANT, p->constant_segment_index, NULL};
-    s = pte_loader_load(loader, p->header.segment_base_offset + cs_off, (size_t)cs_size, &ci, &p->constant_segment);
+    s = pte_data_loader_load(loader, p->header.segment_base_offset + cs_off, (size_t)cs_size, &ci, &p->constant_segment);
     if (s != PTE_OK)
       return fail_free(p, pte_error_set(err, s, "cannot load constant segment %u (offset %llu, %llu bytes)",
                                         p->constant_segment_index, pte_rt_ull(p->header.segment_base_offset + cs_off),
@@ -311,7 +311,7 @@ pte_status pte_program_load_segment(const pte_program *program, size_t i, const 
   if (off > UINT64_MAX - base || size > (uint64_t)SIZE_MAX || size > UINT64_MAX - (base + off))
     return PTE_ERR_INVALID_PROGRAM;
   pte_segment_info def = {PTE_SEGMENT_BACKEND, i, NULL};
-  return pte_loader_load(program->loader, base + off, (size_t)size, info ? info : &def, out);
+  return pte_data_loader_load(program->loader, base + off, (size_t)size, info ? info : &def, out);
 }
 
 pte_status pte_program_load_mutable_into(const pte_program *program, size_t msi, size_t offset_index, size_t size,
@@ -333,7 +333,7 @@ pte_status pte_program_load_mutable_into(const pte_program *program, size_t msi,
   if (off > ssize || (uint64_t)size > ssize - off) return PTE_ERR_INVALID_ARGUMENT;
   if (soff > UINT64_MAX - base || off > UINT64_MAX - (base + soff)) return PTE_ERR_INVALID_PROGRAM;
   pte_segment_info info = {PTE_SEGMENT_MUTABLE, si, NULL};
-  return pte_loader_load_into(program->loader, base + soff + off, size, &info, dst);
+  return pte_data_loader_load_into(program->loader, base + soff + off, size, &info, dst);
 }
 
 const pte_named_data_map *pte_program_named_data_map(const pte_program *program) {

@@ -27,7 +27,7 @@ static pte_status pdm_get_tensor_layout(const pte_named_data_map *m, const char 
 }
 
 static pte_status pdm_get_data(const pte_named_data_map *m, const char *key, pte_freeable_buffer *out) {
-  const pte_program *p = ((const pte_pte_data_map *)m)->program;
+  const pte_program *p = ((const pte_program_data_map *)m)->program;
   if (!out) return PTE_ERR_INVALID_ARGUMENT;
   uint32_t seg;
   pte_status s = pdm_find(p, key, &seg);
@@ -37,7 +37,7 @@ static pte_status pdm_get_data(const pte_named_data_map *m, const char *key, pte
 }
 
 static pte_status pdm_load_data_into(const pte_named_data_map *m, const char *key, void *buf, size_t size) {
-  const pte_program *p = ((const pte_pte_data_map *)m)->program;
+  const pte_program *p = ((const pte_program_data_map *)m)->program;
   uint32_t seg;
   pte_status s = pdm_find(p, key, &seg);
   if (s != PTE_OK) return s;
@@ -48,11 +48,11 @@ static pte_status pdm_load_data_into(const pte_named_data_map *m, const char *ke
   if (p->header.segment_base_offset == 0) return PTE_ERR_NOT_FOUND;
   if (off > UINT64_MAX - p->header.segment_base_offset) return PTE_ERR_INVALID_PROGRAM;
   pte_segment_info info = {PTE_SEGMENT_MUTABLE, seg, NULL};
-  return pte_loader_load_into(p->loader, p->header.segment_base_offset + off, size, &info, buf);
+  return pte_data_loader_load_into(p->loader, p->header.segment_base_offset + off, size, &info, buf);
 }
 
 static pte_status pdm_num_keys(const pte_named_data_map *m, uint32_t *out) {
-  const pte_program *p = ((const pte_pte_data_map *)m)->program;
+  const pte_program *p = ((const pte_program_data_map *)m)->program;
   if (!out) return PTE_ERR_INVALID_ARGUMENT;
   pte_fb_vec named = pte_et_Program_named_data(pte_rt_program_root(p));
   *out = named.present ? named.len : 0;
@@ -60,7 +60,7 @@ static pte_status pdm_num_keys(const pte_named_data_map *m, uint32_t *out) {
 }
 
 static pte_status pdm_get_key(const pte_named_data_map *m, uint32_t index, const char **out) {
-  const pte_program *p = ((const pte_pte_data_map *)m)->program;
+  const pte_program *p = ((const pte_program_data_map *)m)->program;
   if (!out) return PTE_ERR_INVALID_ARGUMENT;
   pte_fb_vec named = pte_et_Program_named_data(pte_rt_program_root(p));
   if (!named.present || index >= named.len) return PTE_ERR_INVALID_ARGUMENT;

@@ -75,7 +75,7 @@ static pte_status ptd_get_data(const pte_named_data_map *m, const char *key, pte
   pte_status s = ptd_find(p, key, &e);
   if (s != PTE_OK) return s;
   pte_segment_info info = {PTE_SEGMENT_CONSTANT, e.segment_index, NULL};
-  return pte_loader_load(p->loader, p->header.segment_base_offset + e.offset, (size_t)e.size, &info, out);
+  return pte_data_loader_load(p->loader, p->header.segment_base_offset + e.offset, (size_t)e.size, &info, out);
 }
 
 static pte_status ptd_load_data_into(const pte_named_data_map *m, const char *key, void *buf, size_t size) {
@@ -93,7 +93,7 @@ static pte_status ptd_load_data_into(const pte_named_data_map *m, const char *ke
   }
   if ((uint64_t)size != want || (!buf && size)) return PTE_ERR_INVALID_ARGUMENT;
   pte_segment_info info = {PTE_SEGMENT_MUTABLE, e.segment_index, NULL};
-  return pte_loader_load_into(p->loader, p->header.segment_base_offset + e.offset, size, &info, buf);
+  return pte_data_loader_load_into(p->loader, p->header.segment_base_offset + e.offset, size, &info, buf);
 }
 
 static pte_status ptd_num_keys(const pte_named_data_map *m, uint32_t *out) {
@@ -162,7 +162,7 @@ pte_status pte_ptd_load(const pte_data_loader *loader, pte_ptd *out, pte_error_i
   pte_ptd *p = out;
   p->loader = loader;
   uint64_t file_size = 0;
-  pte_status s = pte_loader_size(loader, &file_size);
+  pte_status s = pte_data_loader_size(loader, &file_size);
   if (s != PTE_OK) return ptd_fail(p, pte_error_set(err, s, ".ptd load: cannot get the data size"));
   p->file_size = file_size;
   if (file_size < PTE_HEAD_BYTES)
@@ -170,7 +170,7 @@ pte_status pte_ptd_load(const pte_data_loader *loader, pte_ptd *out, pte_error_i
                                      pte_rt_ull(file_size), PTE_HEAD_BYTES));
   pte_segment_info prog_info = {PTE_SEGMENT_PROGRAM, 0, NULL};
   pte_freeable_buffer head;
-  s = pte_loader_load(loader, 0, PTE_HEAD_BYTES, &prog_info, &head);
+  s = pte_data_loader_load(loader, 0, PTE_HEAD_BYTES, &prog_info, &head);
   if (s != PTE_OK) return ptd_fail(p, pte_error_set(err, s, ".ptd load: cannot load the first %d bytes", PTE_HEAD_BYTES));
   if (!head.data || head.size < PTE_HEAD_BYTES) {
     pte_freeable_buffer_free(&head);
@@ -189,7 +189,7 @@ pte_status pte_ptd_load(const pte_data_loader *loader, pte_ptd *out, pte_error_i
                                      pte_rt_ull(p->header.segment_base_offset), pte_rt_ull(region)));
   if (region < 8 || region > 0x7FFFFFFFull || region > (uint64_t)SIZE_MAX)
     return ptd_fail(p, pte_error_set(err, BADX, ".ptd flatbuffer region of %llu bytes is invalid", pte_rt_ull(region)));
-  s = pte_loader_load(loader, 0, (size_t)region, &prog_info, &p->fb_data);
+  s = pte_data_loader_load(loader, 0, (size_t)region, &prog_info, &p->fb_data);
   if (s != PTE_OK)
     return ptd_fail(p, pte_error_set(err, s, ".ptd load: cannot load the flatbuffer (%llu bytes)", pte_rt_ull(region)));
   if (!p->fb_data.data || p->fb_data.size < (size_t)region)
