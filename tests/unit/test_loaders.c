@@ -9,6 +9,8 @@
 
 #include "pte/data_loader.h"
 #include "pte/io.h"
+#include "pte/named_data_map.h"
+#include "pte/program.h"
 #include "test.h"
 
 static const char *const kFiles[] = {"arduino_AddModel.pte", "upstream_android_xor.pte",
@@ -598,6 +600,37 @@ TEST(heap_realloc_grows_keeps_and_frees) {
   CHECK(pte_heap_realloc(NULL, NULL, 0, 0) == NULL);
 }
 
+/* The names before the prefix alignment (pte_loader_*, pte_ndm_*, pte_pte_data_map) still compile
+ * and reach the same functions. */
+TEST(deprecated_names_still_work) {
+  static const uint8_t bytes[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  pte_buffer_loader bl;
+  pte_buffer_loader_init(&bl, bytes, sizeof bytes);
+  uint64_t n = 0;
+  CHECK_OK(pte_loader_size(&bl.base, &n));
+  CHECK_EQ_INT(n, 10);
+  uint8_t got[4] = {0};
+  CHECK_OK(pte_loader_load_into(&bl.base, 3, 4, NULL, got));
+  CHECK_EQ_INT(got[0], 3);
+  CHECK_EQ_INT(got[3], 6);
+  pte_freeable_buffer fb;
+  CHECK_OK(pte_loader_load(&bl.base, 8, 2, NULL, &fb));
+  CHECK_EQ_INT(fb.size, 2);
+  CHECK_EQ_INT(((const uint8_t *)fb.data)[1], 9);
+  pte_freeable_buffer_free(&fb);
+  uint32_t keys = 99;
+  CHECK_STATUS(pte_ndm_num_keys(NULL, &keys), PTE_ERR_NOT_FOUND); /* documented: a NULL map */
+  pte_merged_data_map mm;
+  pte_merged_data_map_init(&mm, NULL, NULL);
+  CHECK_OK(pte_ndm_num_keys(&mm.base, &keys));
+  CHECK_EQ_INT(keys, 0);
+  CHECK_STATUS(pte_ndm_get_data(&mm.base, "w", &fb), PTE_ERR_NOT_FOUND);
+  pte_program_data_map pdm;
+  memset(&pdm, 0, sizeof pdm);
+  pte_pte_data_map *old = &pdm;
+  CHECK(old->program == NULL);
+}
+
 int main(void) {
   RUN(file_loader_matches_plain_read);
   RUN(file_loader_ranges_at_and_past_end);
@@ -612,5 +645,6 @@ int main(void) {
   RUN(mmap_loader_lock_modes);
   RUN(window_loader_over_every_loader);
   RUN(heap_realloc_grows_keeps_and_frees);
+  RUN(deprecated_names_still_work);
   return test_summary();
 }
