@@ -104,8 +104,6 @@ static bool fb_prep_ok(pte_fb_builder *b, size_t align, size_t len) {
   return fb_pad(b, pad);
 }
 
-void pte_fb_prep(pte_fb_builder *b, size_t align, size_t len) { (void)fb_prep_ok(b, align, len); }
-
 static bool fb_not_nested(pte_fb_builder *b) {
   if (b->status != PTE_OK) return false;
   if (b->in_table) return fb_fail(b, PTE_ERR_INVALID_STATE);
