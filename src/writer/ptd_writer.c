@@ -6,7 +6,7 @@
 #include "pte_gen/flat_tensor_gen.h"
 #include "writer/writer_internal.h"
 
-#define OOM(err) pte_error_set((err), PTE_ERR_MEMORY_ALLOCATION_FAILED, "ptd writer: out of memory")
+#define PTD_OOM(err) pte_error_set((err), PTE_ERR_MEMORY_ALLOCATION_FAILED, "ptd writer: out of memory")
 #define PTD_HEADER_PAD 16 /* the FH01 header (40 bytes) is padded to 16 -> 48 */
 
 typedef struct ptd_entry {
@@ -51,7 +51,7 @@ pte_status pte_ptd_writer_create(const pte_ptd_writer_options *opt, pte_ptd_writ
   pte_ptd_writer *w = (pte_ptd_writer *)pte_wr_alloc(&a, sizeof *w);
   if (!w) {
     pte_wr_arena_free(&a);
-    return OOM(err);
+    return PTD_OOM(err);
   }
   w->arena = a;
   pte_wr_arena_init(&w->out_arena, o.realloc_fn, o.realloc_ctx);
@@ -76,11 +76,11 @@ static pte_status add_entry(pte_ptd_writer *w, const char *key, const pte_source
   pte_status s = pte_wr_source_check(src, key, err);
   if (s != PTE_OK) return s;
   ptd_entry *e = (ptd_entry *)pte_wr_vec_push(&w->arena, &w->entries, sizeof *e);
-  if (!e) return OOM(err);
+  if (!e) return PTD_OOM(err);
   e->key = pte_wr_strdup(&w->arena, key);
   if (!e->key) {
     w->entries.n--;
-    return OOM(err);
+    return PTD_OOM(err);
   }
   s = pte_wr_source_copy(&w->arena, src, &e->src, err);
   if (s != PTE_OK) {
@@ -107,7 +107,7 @@ pte_status pte_ptd_writer_add_tensor(pte_ptd_writer *w, const char *key, int dty
   e->dim = dim;
   e->sizes = (int32_t *)pte_wr_memdup(&w->arena, sizes, dim * sizeof(int32_t));
   e->dim_order = (uint8_t *)pte_wr_alloc(&w->arena, dim ? dim : 1);
-  if (!e->sizes || !e->dim_order) return OOM(err);
+  if (!e->sizes || !e->dim_order) return PTD_OOM(err);
   for (size_t i = 0; i < dim; i++) e->dim_order[i] = dim_order ? dim_order[i] : (uint8_t)i;
   e->align = w->opt.tensor_alignment;
   return PTE_OK;
@@ -140,7 +140,7 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
   const pte_source **srcs = (const pte_source **)pte_wr_alloc(a, (n ? n : 1) * sizeof(*srcs));
   ptd_seg *segs = (ptd_seg *)pte_wr_alloc(a, (n ? n : 1) * sizeof(ptd_seg));
   pte_fb_ref *refs = (pte_fb_ref *)pte_wr_alloc(a, (n ? n : 1) * sizeof(pte_fb_ref));
-  if (!canon || !seg_of || !srcs || !segs || !refs) return OOM(err);
+  if (!canon || !seg_of || !srcs || !segs || !refs) return PTD_OOM(err);
   for (size_t i = 0; i < n; i++) {
     srcs[i] = &PTE_WR_AT(w->entries, ptd_entry, i).src;
     seg_of[i] = -1;
@@ -176,7 +176,7 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
   pte_fb_ref *seg_refs = (pte_fb_ref *)pte_wr_alloc(a, (n_segs ? n_segs : 1) * sizeof(pte_fb_ref));
   if (!seg_refs) {
     pte_fb_builder_free(&b);
-    return OOM(err);
+    return PTD_OOM(err);
   }
   for (size_t i = 0; i < n_segs; i++) {
     pte_ft_DataSegment_start(&b);
