@@ -52,7 +52,7 @@ static uint64_t max_tensor_bytes(cp_state *c, uint32_t idx, bool planned, bool *
 
 /* Entry sizes for a SubsegmentOffsets over a segment of seg_size bytes: the tensors' byte size when
  * known, else the gap to the next larger offset. */
-static pte_status entry_size(cp_state *c, pte_fb_vec offs, uint32_t i, uint64_t seg_size, bool planned, uint64_t *out,
+static pte_status cp_entry_size(cp_state *c, pte_fb_vec offs, uint32_t i, uint64_t seg_size, bool planned, uint64_t *out,
                              pte_error_info *err) {
   uint64_t off = pte_fb_vec_u64(offs, i);
   if (off > seg_size)
@@ -97,7 +97,7 @@ static pte_status copy_constants(cp_state *c, pte_error_info *err) {
   if (s != PTE_OK) return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "copy: constant segment missing");
   for (uint32_t i = 1; i < offs.len; i++) {
     uint64_t n = 0;
-    s = entry_size(c, offs, i, seg_size, false, &n, err);
+    s = cp_entry_size(c, offs, i, seg_size, false, &n, err);
     if (s != PTE_OK) return s;
     const void *ptr = NULL;
     s = pte_program_constant_data(c->p, i, (size_t)n, &ptr);
@@ -122,7 +122,7 @@ static pte_status copy_mutables(cp_state *c, pte_error_info *err) {
   if (s != PTE_OK) return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "copy: mutable data segment missing");
   for (uint32_t i = 1; i < offs.len; i++) {
     uint64_t n = 0;
-    s = entry_size(c, offs, i, seg_size, true, &n, err);
+    s = cp_entry_size(c, offs, i, seg_size, true, &n, err);
     if (s != PTE_OK) return s;
     pte_source src = pte_source_loader(c->p->loader, c->base + seg_off + pte_fb_vec_u64(offs, i), n);
     s = pte_writer_add_mutable(c->w, &src, NULL, err);
