@@ -20,26 +20,11 @@
 #include <time.h>
 
 #include "bench_result.h"
+#include "bench_time.h"
 #include "pte/cortex_m_kernels.h"
 #include "pte/evalue.h"
 #include "pte/kernel.h"
 #include "pte/tensor.h"
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static uint32_t g_seed = 99u;
 static int rnd(int lo, int hi) {
@@ -214,7 +199,7 @@ static double baseline_us(double macs, int iters) {
   for (int i = 0; i < K * rows; i++) b[i] = (int8_t)rnd(-128, 127);
   double *t = (double *)malloc(sizeof(double) * (size_t)iters);
   for (int it = 0; it < iters; it++) {
-    const double t0 = now_us();
+    const double t0 = pte_bench_now_us();
     int32_t total = 0;
     for (int r = 0; r < rows; r++) {
       const int8_t *br = b + (size_t)r * (size_t)K;
@@ -223,9 +208,9 @@ static double baseline_us(double macs, int iters) {
       total ^= acc;
     }
     g_sink = total;
-    t[it] = now_us() - t0;
+    t[it] = pte_bench_now_us() - t0;
   }
-  const double med = median(t, iters) * (macs / ((double)rows * K));
+  const double med = pte_bench_median(t, iters) * (macs / ((double)rows * K));
   free(a);
   free(b);
   free(t);
@@ -317,11 +302,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < g_n_ops; i++) {
     op *o = &g_ops[i];
     for (int it = 0; it < iters; it++) {
-      const double t0 = now_us();
+      const double t0 = pte_bench_now_us();
       run_op(o);
-      t[it] = now_us() - t0;
+      t[it] = pte_bench_now_us() - t0;
     }
-    const double med = median(t, iters);
+    const double med = pte_bench_median(t, iters);
     total_us += med;
     total_macs += o->macs;
     if (o->macs > 0) {

@@ -88,7 +88,7 @@
  *     while (s == PTE_OK && (s = pte_next_backend_data(ctx, &item)) == PTE_OK) {
  *       const char *key = my_weight_key(item.processed, item.processed_size);  // parse the blob
  *       pte_freeable_buffer w;
- *       if ((s = pte_ndm_get_data(ctx->named_data_map, key, &w)) != PTE_OK) break;
+ *       if ((s = pte_named_data_map_get_data(ctx->named_data_map, key, &w)) != PTE_OK) break;
  *       size_t n = my_packed_size(w.size);
  *       void *packed = pte_allocator_alloc(ctx->temp_allocator, n, 64);  // reset per blob
  *       if (!packed) { pte_freeable_buffer_free(&w); s = PTE_ERR_MEMORY_ALLOCATION_FAILED; break; }
@@ -101,7 +101,7 @@
  *   }
  *
  *   static pte_status my_init(pte_backend_init_context *ctx, pte_freeable_buffer *processed, ...) {
- *     ... pte_ndm_get_data(ctx->named_data_map, key, &w) ...
+ *     ... pte_named_data_map_get_data(ctx->named_data_map, key, &w) ...
  *     pte_prepared_info pi;
  *     const char *fp = my_fingerprint();
  *     pte_status s = pte_prepared_envelope_check(w.data, w.size, "MyBackend", MY_FORMAT, fp,
@@ -567,7 +567,7 @@ pte_status pte_prepared_describe(const void *head, size_t head_size, uint64_t to
 const char *pte_prepared_describe_text(const void *head, size_t head_size, uint64_t total_size, char *buf,
                                        size_t buf_size);
 
-/* ---- Helpers for tests and benchmarks -------------------------------------------------------- */
+/* ---- The pass-through preparer ---------------------------------------------------------------- */
 
 /* A "pass-through" preparer: a backend table whose initialize_backend_data re-stores every blob
  * it is given, unchanged, as its prepared payload (format version 1, fingerprint "passthrough").
@@ -575,25 +575,6 @@ const char *pte_prepared_describe_text(const void *head, size_t head_size, uint6
  * of a backend whose files you want to push through the full replace path (bench, tests,
  * `pte prepare --passthrough ID`). */
 const pte_backend *pte_prepare_passthrough_backend(void);
-
-/* A pte_data_writer that forwards to `inner` and fails on purpose: the fail_at-th operation
- * (1-based, counting every write, set_size, reserve and publish call) returns
- * PTE_ERR_ACCESS_FAILED ("injected failure at operation N (write)") without reaching `inner`;
- * 0 never fails.
- * before_publish (may be NULL) runs just before the inner publish (e.g. to make the rename fail
- * for real). destroy() destroys `inner` too. ops counts the operations seen. */
-typedef struct pte_fault_writer {
-  pte_data_writer base;
-  pte_data_writer *inner;
-  uint64_t fail_at;
-  uint64_t ops;
-  uint64_t writes, set_sizes, reserves, publishes;
-  const char *failed_op;            /* "write" / "set_size" / "reserve" / "publish" once failed */
-  void (*before_publish)(void *ctx);
-  void *before_publish_ctx;
-} pte_fault_writer;
-
-void pte_fault_writer_init(pte_fault_writer *w, pte_data_writer *inner, uint64_t fail_at);
 
 #ifdef __cplusplus
 }

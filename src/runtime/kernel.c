@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "pte/kernel.h"
+#include "base/vformat.h"
 
-size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
 
 static pte_kernel g_kernels[PTE_MAX_KERNELS];
 static size_t g_num_kernels;
