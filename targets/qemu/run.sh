@@ -62,6 +62,19 @@ for c in $CPUS; do
     tail -n 5 "$OUT/$c.core_only.board.txt" >&2
     fail=1
   fi
+  # every kernel registered (the footprint's "before selective registration" images) does not fit
+  # the MCU's registry (PTE_MAX_KERNELS): registration must fail with RegistrationExceedingMaxKernels,
+  # QEMU exiting with the runner's step code 10
+  for m in arduino_add_all kws_all; do
+    rc=0
+    timeout "$TIMEOUT" qemu-system-arm -M "$board" -nographic -monitor none -serial none -icount shift=0 \
+      -semihosting-config enable=on,target=native -kernel "$B/pte_mcu_$m.elf" >"$OUT/$c.$m.board.txt" 2>&1 </dev/null || rc=$?
+    if [ "$rc" != 10 ] || ! grep -q "^error: register kernels: RegistrationExceedingMaxKernels: .*capacity" "$OUT/$c.$m.board.txt"; then
+      echo "FAIL: pte_mcu_$m on $board exited $rc (expected 10, register kernels: RegistrationExceedingMaxKernels):" >&2
+      tail -n 5 "$OUT/$c.$m.board.txt" >&2
+      fail=1
+    fi
+  done
   for m in arduino_add kws; do
     case $m in
       arduino_add) pte=$CORPUS/arduino_AddModel.pte; in=$CORPUS/io/arduino_AddModel.input0.float32.bin ;;
