@@ -34,6 +34,24 @@ CORPUS=$(cd "$CORPUS" && pwd)
 JOBS=${JOBS:-2}
 mkdir -p "$OUT"
 fail=0
+# selective registration (mcu_select.c) on the host: the Arduino program (one operator,
+# aten::add.out, a portable binary op: kernels/portable/op_binary.c) registers that family alone;
+# a registry too small for it is a build-time error naming PTE_MAX_KERNELS
+sel=$OUT/select_arduino.c
+if ! "$HOST" kernels "$CORPUS/arduino_AddModel.pte" "$sel" 64 >"$OUT/select.log" 2>&1 ||
+   [ "$(grep -c 'pte_register_kernels_ex(' "$sel")" != 1 ] ||
+   ! grep -q 'pte_register_kernels_ex(pte_portable_binary_kernels, pte_portable_binary_kernels_count, err); /\* aten::add.out \*/' "$sel" ||
+   grep -q 'pte_register_prim_ops' "$sel"; then
+  echo "FAIL: pte_mcu_host kernels on arduino_AddModel.pte did not select exactly the portable binary family:" >&2
+  cat "$OUT/select.log" "$sel" >&2
+  fail=1
+fi
+rc=0
+"$HOST" kernels "$CORPUS/arduino_AddModel.pte" "$OUT/select_small.c" 1 >"$OUT/select_small.log" 2>&1 || rc=$?
+if [ "$rc" != 1 ] || ! grep -q "registry holds 1 (raise PTE_MAX_KERNELS)" "$OUT/select_small.log"; then
+  echo "FAIL: pte_mcu_host kernels with a 1-kernel registry exited $rc: $(cat "$OUT/select_small.log")" >&2
+  fail=1
+fi
 printf '%-5s %-11s %-12s %-6s %10s %10s %8s %12s\n' core board model result ram-need stack-hw pool-use instructions
 for c in $CPUS; do
   case $c in
