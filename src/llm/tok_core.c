@@ -140,7 +140,7 @@ static pte_status tc_load(const void *data, size_t size, const char *name, const
   pte_status s;
   if (size == 0) {
     s = pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "%s: empty file (not a tokenizer)", t->name);
-  } else if (i < size && d[i] == '{') {
+  } else if (i < size && (d[i] == '{' || d[i] == '[')) {
     t->kind = PTE_TOKENIZER_HF_BPE;
     s = tok_load_hf_json(t, d, size, err);
   } else if (force_tiktoken || tc_looks_tiktoken(d, size)) {
