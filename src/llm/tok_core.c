@@ -91,13 +91,6 @@ int tok_specials_next(const tok_specials *s, const char *text, size_t len, size_
 }
 
 /* ---- helpers ---- */
-size_t tok_line_of(const char *data, size_t size, size_t off) {
-  size_t line = 1;
-  for (size_t i = 0; i < off && i < size; i++)
-    if (data[i] == '\n') line++;
-  return line;
-}
-
 pte_status tok_oom(const pte_tokenizer *t, pte_error_info *err) {
   return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "%s: out of memory", t->name);
 }

@@ -85,6 +85,10 @@ TEST(hf_json_errors) {
               "{\"Regex\": \"\\\\w+\"}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", "
               "\"use_regex\": false}]},\n" HF_MODEL("BPE", HF_VOCAB, "[]"),
       PTE_ERR_NOT_SUPPORTED, "Split pattern is not one of");
+  BAD(HF_HEAD "\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"'s|'t|'re|'ve|'m|'ll|'d| ?\\\\p{L}+| "
+              "?\\\\p{N}+| ?[^\\\\s\\\\p{L}\\\\p{N}]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"MergedWithPrevious\", "
+              "\"invert\": false},\n" HF_MODEL("BPE", HF_VOCAB, "[]"),
+      PTE_ERR_NOT_SUPPORTED, "line 4", "Split other than behavior Isolated");
   BAD(HF_HEAD "\"pre_tokenizer\": null,\n" HF_MODEL("BPE", HF_VOCAB, "[]"), PTE_ERR_NOT_SUPPORTED, "no pre_tokenizer");
   BAD("{\n\"normalizer\": {\"type\": \"Lowercase\"},\n" HF_PRE HF_MODEL("BPE", HF_VOCAB, "[]"), PTE_ERR_NOT_SUPPORTED,
       "normalizer");
