@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* libFuzzer target: tokenizer files (pte/tokenizer.h) of any format from untrusted bytes, then
  * encode/decode with the loaded tokenizer, and the pre-tokenizer patterns on arbitrary text.
  * First input byte: bit 0 = load as a tiktoken file with caller options, bits 1-2 = the pattern
@@ -36,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s = pte_tokenizer_load_bytes(buf, n, "fuzz", &t, &err);
   }
   if (s == PTE_OK) {
-    static const char *const texts[] = {"Hello world", " \xC2\x85" "0 'S 'll\n\n  x", "<s>a</s><|endoftext|>",
+    static const char *const texts[] = {"Hello world", " \302\2050 'S 'll\n\n  x", "<s>a</s><|endoftext|>",
                                         "\xF0\x9F\x91\x8D\xE2\x82", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 0000000000"};
     int32_t ids[512];
     for (size_t i = 0; i < sizeof texts / sizeof *texts + 1; i++) {

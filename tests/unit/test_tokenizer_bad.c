@@ -133,6 +133,19 @@ TEST(spm_bin_errors) {
   memcpy(buf, spm_ok, n);
   memcpy(buf + 4, "\0\0\xc0\x7f", 4); /* NaN score */
   BADN(buf, n, PTE_ERR_INVALID_ARGUMENT, "offset 4", "NaN");
+  /* empty pieces are legal (found by fuzz_tokenizer: a file whose first piece is empty) */
+  static const char empty_first[] = "\x08\0\0\0" "\0\0\0\0\0\0\0\0" "\0\0\0\0\x01\0\0\0a";
+  pte_tokenizer *t = NULL;
+  CHECK_OK(pte_tokenizer_load_bytes(empty_first, sizeof empty_first - 1, "empty_first.bin", &t, &e));
+  int32_t ids[4];
+  size_t m = 0;
+  CHECK_OK(pte_tokenizer_encode(t, "a", 1, 0, ids, 4, &m, &e));
+  CHECK(m == 1 && ids[0] == 1);
+  const char *p;
+  size_t pl;
+  CHECK_OK(pte_tokenizer_decode(t, -1, 0, &p, &pl, &e));
+  CHECK_EQ_INT(pl, 0);
+  pte_tokenizer_free(t);
 }
 
 TEST(tiktoken_errors) {
