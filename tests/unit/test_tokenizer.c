@@ -576,6 +576,55 @@ TEST(cap_and_arguments) {
   CHECK_CONTAINS(err.msg, "/nonexistent/tokenizer.json");
 }
 
+/* pte_tokenizer_load recognises the tiktoken encodings by their rank count and adds their special
+ * tokens (ids after the ranks, as tiktoken's cl100k_base / o200k_base / gpt2 and Llama 3's
+ * tokenizer.model define them). Synthetic rank files of those sizes: the 256 bytes, then distinct
+ * 4-byte tokens. */
+static char *synthetic_ranks(size_t nranks, size_t *len) {
+  sbuf s = {0};
+  char line[64], enc[16];
+  for (size_t r = 0; r < nranks; r++) {
+    uint8_t tok[4] = {(uint8_t)r, 0, 0, 0};
+    size_t tl = 1;
+    if (r >= 256) tok[0] = 1, tok[1] = (uint8_t)(r >> 16), tok[2] = (uint8_t)(r >> 8), tok[3] = (uint8_t)r, tl = 4;
+    b64(tok, tl, enc);
+    snprintf(line, sizeof line, "%s %zu\n", enc, r);
+    sb_str(&s, line);
+  }
+  *len = s.n;
+  return s.p;
+}
+
+TEST(tiktoken_known_encodings_by_rank_count) {
+  static const struct {
+    size_t nranks;
+    int32_t bos, eos, vocab, special_id;
+    const char *special;
+  } k[] = {{100256, -1, 100257, 100277, 100276, "<|endofprompt|>"},
+           {199998, -1, 199999, 200019, 200018, "<|endofprompt|>"},
+           {128000, 128000, 128001, 128256, 128009, "<|eot_id|>"},
+           {50256, -1, 50256, 50257, 50256, "<|endoftext|>"}};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    size_t len;
+    char *file = synthetic_ranks(k[i].nranks, &len);
+    pte_tokenizer *t = NULL;
+    pte_error_info err = {0};
+    pte_status s = pte_tokenizer_load_bytes(file, len, "ranks", &t, &err);
+    free(file);
+    CHECK_MSG(s == PTE_OK, "%zu ranks: %s", k[i].nranks, err.msg);
+    int ok = pte_tokenizer_kind_of(t) == PTE_TOKENIZER_TIKTOKEN && pte_tokenizer_bos_id(t) == k[i].bos &&
+             pte_tokenizer_eos_id(t) == k[i].eos && pte_tokenizer_vocab_size(t) == (size_t)k[i].vocab;
+    int32_t ids[8];
+    size_t n = 0;
+    char text[64];
+    snprintf(text, sizeof text, "a%s", k[i].special);
+    ok = ok && pte_tokenizer_encode(t, text, strlen(text), 0, ids, 8, &n, &err) == PTE_OK && n == 2 && ids[0] == 'a' &&
+         ids[1] == k[i].special_id;
+    pte_tokenizer_free(t);
+    CHECK_MSG(ok, "%zu ranks: bos/eos/vocab/special not those of the encoding (%s)", k[i].nranks, err.msg);
+  }
+}
+
 /* The file path API gives the same as the bytes API. */
 TEST(load_from_file) {
   size_t len;
@@ -602,5 +651,6 @@ int main(void) {
   RUN(long_inputs);
   RUN(cap_and_arguments);
   RUN(load_from_file);
+  RUN(tiktoken_known_encodings_by_rank_count);
   return test_summary();
 }
