@@ -11,7 +11,10 @@
  *     a decode step; ratio = read time / ours, 1.0 would be bandwidth-bound).
  * Every variant's output is compared with the naive one before timing.
  *
- * Usage: bench_llm_sdpa [--quick]
+ * Times are this thread's CPU time (best of 5 batches), so that time the thread spends
+ * descheduled on a busy machine does not count.
+ *
+ * Usage: bench_llm_sdpa [--quick] [--ctx N (only this context, no prefill)]
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +31,7 @@ enum { HQ = 32, HKV = 8, D = 128, LMAX = 2048 };
 
 static double now_s(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -156,7 +159,19 @@ static double max_diff(int S) {
 }
 
 int main(int argc, char **argv) {
-  const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  int quick = 0, only = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--ctx") && i + 1 < argc) only = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: bench_llm_sdpa [--quick] [--ctx N]\n");
+      return 2;
+    }
+  }
+  if (only < 0 || only > LMAX) {
+    fprintf(stderr, "--ctx must be 1..%d\n", LMAX);
+    return 2;
+  }
   const double secs = quick ? 0.05 : 0.5;
   const size_t ncache = (size_t)LMAX * HKV * D, nq = (size_t)128 * HQ * D;
   g_q = malloc(nq * sizeof(float)), g_out = malloc(nq * sizeof(float)), g_ref = malloc(nq * sizeof(float));
@@ -191,7 +206,8 @@ int main(int argc, char **argv) {
   const int ctxs[] = {1, 16, 128, 512, 1024, 2048};
   int failed = 0;
   for (size_t ci = 0; ci < sizeof ctxs / sizeof ctxs[0]; ci++) {
-    const int n = ctxs[ci], start = n - 1;
+    const int n = only ? only : ctxs[ci], start = n - 1;
+    if (only && ci) break;
     bctx b = {&c, 1, start};
     call_setup(&c, 1, start);
     naive(1, start);
@@ -224,7 +240,7 @@ int main(int argc, char **argv) {
                        t_read * 1e6, t_read / t_ours, NULL, PTE_BENCH_NO_GOAL);
   }
   /* prefill: 128 tokens at position 0 */
-  {
+  if (!only) {
     const int S = 128;
     bctx b = {&c, S, 0};
     call_setup(&c, S, 0);
