@@ -39,7 +39,7 @@
  * built; query heads sharing a kv head are processed together so each K/V row is read once per
  * group and block of positions. Scratch comes from the kernel context's temp allocator, once per
  * call: 4 x (2 R D + 256 R / Hkv + 3 R) bytes with R = Hq x min(S, max(1, 256 / Hq)) query rows
- * (Llama-3-8B shapes, Hq 32 / Hkv 8 / D 128: 37 KiB per decode step, 323 KiB for a prefill of 8 or
+ * (Llama-3-8B shapes, Hq 32 / Hkv 8 / D 128: 37 KiB per decode step, 291 KiB for a prefill of 8 or
  * more tokens); PTE_ERR_MEMORY_ALLOCATION_FAILED names the byte count when there is none or too
  * little. Inner loops are AVX-512F, AVX2+FMA or portable scalar C, chosen once from
  * the CPU (see pte_llm_kernels_set_isa). Failures go through pte_kernel_fail() with
