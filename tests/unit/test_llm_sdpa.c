@@ -351,6 +351,12 @@ TEST(update_cache_rows_and_dtypes) {
                       ktest_ev_tensor(c8), ktest_ev_int(2), eo};
   CHECK_OK(ktest_run(fn, a8, 4));
   CHECK(ktest_expect(c8, (double[]){0, 0, 0, 0, 0, 0, 0, 0, -1, 2, -3, 4}, 12, 0));
+  /* out aliasing the cache (an exporter may reuse the mutated buffer as the out): still written */
+  pte_evalue *ec = ktest_ev_tensor(c8);
+  pte_evalue *aa[] = {ktest_ev_tensor(ktest_tensor(PTE_DTYPE_CHAR, 4, sv8, NULL, (double[]){7, 8, 9, 10})), ec,
+                      ktest_ev_int(0), ec, ec};
+  CHECK_OK(ktest_run(fn, aa, 5));
+  CHECK(ktest_expect(c8, (double[]){7, 8, 9, 10, 0, 0, 0, 0, -1, 2, -3, 4}, 12, 0));
   ktest_free_all();
 }
 
@@ -510,7 +516,8 @@ TEST(registration) {
  *   (out [1,<=4,4,8], k_cache [1,8,2,8], v_cache [1,8,2,8]):
  *   start_pos = input_pos.item(); update_cache(k, k_cache, start_pos); update_cache(v, v_cache,
  *   start_pos); out = custom_sdpa(q, k_cache, v_cache, start_pos, None, 0.0, True, None)
- * Caches are planned at explicit offsets with a zero initial value (mutable data). */
+ * Caches are planned (one at an explicit offset, one by the writer's planner) with a zero initial
+ * value (mutable data). */
 enum { PG_HQ = 4, PG_HKV = 2, PG_D = 8, PG_L = 8, PG_SMAX = 4 };
 
 static uint8_t *build_kv_program(size_t *size, pte_error_info *err) {
@@ -543,8 +550,10 @@ static uint8_t *build_kv_program(size_t *size, pte_error_info *err) {
       break;
     }
     memset(&t, 0, sizeof t);
-    t.dtype = PTE_DTYPE_FLOAT, t.dim = 4, t.sizes = sc, t.plan = PTE_WR_PLAN_EXPLICIT, t.mem_id = 1;
-    t.mem_offset = (uint64_t)i * 4096u, t.mutable_init = init;
+    /* the key cache at an explicit offset, the value cache placed by the writer's planner (which
+     * keeps a mutable-initialised tensor alive for the whole method) */
+    t.dtype = PTE_DTYPE_FLOAT, t.dim = 4, t.sizes = sc, t.plan = i == 0 ? PTE_WR_PLAN_EXPLICIT : PTE_WR_PLAN_AUTO;
+    t.mem_id = 1, t.mem_offset = 0, t.mutable_init = init;
     if (pte_writer_add_tensor(b.w, b.m, &t, &vals[5 + i], &b.err) != PTE_OK) b.ok = false;
   }
   vals[7] = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 1, s1, NULL, NULL, 0); /* update_cache placeholders */
