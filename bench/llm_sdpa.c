@@ -4,7 +4,8 @@
  * 32 query heads, 8 kv heads, head_dim 128, float32, one thread.
  *
  * Peers measured in the same run:
- *   - the same kernel with the portable scalar inner loops (ratio = scalar time / ours);
+ *   - the same kernel with the portable scalar inner loops (ratio = scalar time / ours), and with
+ *     the AVX2 ones when the best is AVX-512 (time only);
  *   - a naive attention in plain C (one score buffer of start_pos + 1 floats per head, two-pass
  *     softmax, then the weighted sum: the textbook loop; ratio = naive time / ours);
  *   - the time to stream the same K/V bytes once with a vector sum (the memory-read roofline of
@@ -15,6 +16,7 @@
  * descheduled on a busy machine does not count.
  *
  * Usage: bench_llm_sdpa [--quick] [--ctx N (only this context, no prefill)]
+ *                       [--profile N: only our kernel at context N, for 2 s (for perf record)]
  */
 #include <math.h>
 #include <stdio.h>
@@ -163,12 +165,15 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--ctx") && i + 1 < argc) only = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--profile") && i + 1 < argc) only = -atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: bench_llm_sdpa [--quick] [--ctx N]\n");
       return 2;
     }
   }
-  if (only < 0 || only > LMAX) {
+  const int profile = only < 0;
+  if (profile) only = -only;
+  if (only < 0 || only > LMAX || (profile && only == 0)) {
     fprintf(stderr, "--ctx must be 1..%d\n", LMAX);
     return 2;
   }
@@ -199,10 +204,18 @@ int main(int argc, char **argv) {
   if (!c.fn) return 1;
   pte_llm_kernels_set_isa(PTE_LLM_ISA_AUTO);
   const pte_llm_isa best = pte_llm_kernels_isa();
+  if (profile) {
+    bctx b = {&c, 1, only - 1};
+    call_setup(&c, 1, only - 1);
+    const double t = time_it(b_sdpa, &b, 2.0);
+    printf("context %d: %.2f us per decode step (%s)\n", only, t * 1e6, pte_llm_isa_name(best));
+    return 0;
+  }
   printf("llm_sdpa: custom_sdpa decode step, 1 layer, %d q heads / %d kv heads, head_dim %d, fp32, 1 thread, "
          "ISA %s\n", HQ, HKV, D, pte_llm_isa_name(best));
-  printf("%8s %12s %12s %12s %12s %9s %9s %9s %10s\n", "context", "ours", "scalar", "naive", "kv read",
-         "x scalar", "x naive", "of read", "GB/s");
+  const int has_avx2 = best == PTE_LLM_ISA_AVX512 && pte_llm_isa_supported(PTE_LLM_ISA_AVX2);
+  printf("%8s %12s %12s %12s %12s %12s %9s %9s %9s %10s\n", "context", "ours", "avx2", "scalar", "naive",
+         "kv read", "x scalar", "x naive", "of read", "GB/s");
   const int ctxs[] = {1, 16, 128, 512, 1024, 2048};
   int failed = 0;
   for (size_t ci = 0; ci < sizeof ctxs / sizeof ctxs[0]; ci++) {
@@ -225,11 +238,18 @@ int main(int argc, char **argv) {
     pte_llm_kernels_set_isa(PTE_LLM_ISA_SCALAR);
     const double t_scalar = time_it(b_sdpa, &b, secs);
     pte_llm_kernels_set_isa(best);
+    double t_avx2 = NAN;
+    if (has_avx2) {
+      pte_llm_kernels_set_isa(PTE_LLM_ISA_AVX2);
+      t_avx2 = time_it(b_sdpa, &b, secs);
+    }
+    pte_llm_kernels_set_isa(best);
     const double t_ours = time_it(b_sdpa, &b, secs);
     const double t_naive = time_it(b_naive, &b, secs);
     const double t_read = time_it(b_stream, &b, secs);
     const double bytes = 2.0 * n * HKV * D * sizeof(float);
-    printf("%8d %9.2f us %9.2f us %9.2f us %9.2f us %9.2f %9.2f %9.2f %10.1f\n", n, t_ours * 1e6, t_scalar * 1e6,
+    printf("%8d %9.2f us %9.2f us %9.2f us %9.2f us %9.2f us %9.2f %9.2f %9.2f %10.1f\n", n, t_ours * 1e6,
+           t_avx2 * 1e6, t_scalar * 1e6,
            t_naive * 1e6, t_read * 1e6, t_scalar / t_ours, t_naive / t_ours, t_read / t_ours, bytes / t_ours * 1e-9);
     char cname[64];
     snprintf(cname, sizeof cname, "decode, context %d (32/8 heads, D 128)", n);

@@ -4,9 +4,9 @@
  * Flash-style tiling: the query rows of a block of positions (every query head, up to SDPA_ROWS
  * rows, at least one position) are copied once, pre-multiplied by the scale and grouped by kv
  * head (grouped-query attention: the heads sharing a kv head read each K/V row once); keys are
- * walked in tiles of SDPA_KEYS, each tile for every kv head in turn (the cache rows hold all
- * heads side by side, so a tile's memory is used completely while it is cached), with a running
- * maximum m, running sum l and an unnormalised accumulator per row:
+ * walked in tiles of SDPA_KEYS (the inner loops take each cache row, all kv heads side by side,
+ * in memory order), with a running maximum m, running sum l and an unnormalised accumulator per
+ * row:
  *   s = q . k_j (+ mask), m' = max(m, max_j s), alpha = exp(m - m'), p_j = exp(s_j - m'),
  *   l = l alpha + sum p_j, acc = acc alpha + sum p_j v_j,
  * and out = acc / l at the end. Memory is O(rows x (keys + head_dim)) whatever the sequence
@@ -53,12 +53,12 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
   /* positions per block: every query head of P positions (at least one position) */
   const int64_t P0 = SDPA_ROWS / Hq > 1 ? SDPA_ROWS / Hq : 1;
   const int64_t P = P0 < S ? P0 : S;
-  const size_t Rall = (size_t)(P * Hq), Rg_max = (size_t)(P * G);
+  const size_t Rall = (size_t)(P * Hq);
   const size_t T = (size_t)(kv_len < SDPA_KEYS ? kv_len : SDPA_KEYS);
   const size_t Dz = (size_t)D;
 
-  /* scratch: qbuf [Rall x D], acc [Rall x D], scores [Rg_max x T], m, l, alpha [Rall] */
-  const size_t nfloats = 2 * Rall * Dz + Rg_max * T + 3 * Rall;
+  /* scratch: qbuf [Rall x D], acc [Rall x D], scores [Rall x T], m, l, alpha [Rall] */
+  const size_t nfloats = 2 * Rall * Dz + Rall * T + 3 * Rall;
   float *buf = pte_kernel_alloc_temp(ctx, nfloats * sizeof(float), 64);
   if (!buf) {
     pte_kernel_fail(ctx, PTE_ERR_MEMORY_ALLOCATION_FAILED,
@@ -66,7 +66,7 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
                     ctx->temp ? "the temp allocator is too small" : "no temp allocator");
     return false;
   }
-  float *qbuf = buf, *acc = qbuf + Rall * Dz, *sc = acc + Rall * Dz, *mrow = sc + Rg_max * T, *lrow = mrow + Rall,
+  float *qbuf = buf, *acc = qbuf + Rall * Dz, *sc = acc + Rall * Dz, *mrow = sc + Rall * T, *lrow = mrow + Rall,
         *alpha = lrow + Rall;
 
   const llm_attn_isa *isa = pte_llm_attn_current();
@@ -92,41 +92,34 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
       for (size_t i = 0; i < Rn; i++) mrow[i] = -INFINITY, lrow[i] = 0.0f;
       memset(acc, 0, Rn * Dz * sizeof(float));
       const int64_t nkeys = p->causal && p->start_pos + s0 + Pn < kv_len ? p->start_pos + s0 + Pn : kv_len;
-      /* one key tile for every kv head before the next tile: the tile's cache rows (all heads
-       * side by side in memory) are consumed while they are in cache and in the TLB */
       for (int64_t j0 = 0; j0 < nkeys; j0 += (int64_t)T) {
         const size_t Tn = (size_t)(nkeys - j0 < (int64_t)T ? nkeys - j0 : (int64_t)T);
-        for (int64_t g = 0; g < Hkv; g++) {
-          const size_t base = (size_t)g * Rg;
-          isa->qk(Rg, Tn, Dz, qbuf + base * Dz, kbat + g * kc->strides[2] + (size_t)j0 * ks, ks, sc, T);
-          for (size_t i = 0; i < Rg; i++) {
-            float *row = sc + i * T;
-            const int64_t s = s0 + (int64_t)i / G;
-            if (md) {
-              const float *mr = md + s * mstride + j0;
-              for (size_t t = 0; t < Tn; t++) row[t] += mr[t];
-            }
-            size_t valid = Tn;
-            if (p->causal) {
-              const int64_t lim = p->start_pos + s + 1 - j0;
-              valid = lim <= 0 ? 0 : (lim < (int64_t)Tn ? (size_t)lim : Tn);
-              for (size_t t = valid; t < Tn; t++) row[t] = -INFINITY;
-            }
-            float *m = mrow + base + i, *l = lrow + base + i, *al = alpha + base + i;
-            const float tmax = valid ? isa->rowmax(valid, row) : -INFINITY;
-            const float mnew = tmax > *m ? tmax : *m;
-            if (mnew == -INFINITY) { /* nothing visible yet: contributes nothing */
-              *al = 1.0f;
-              memset(row, 0, Tn * sizeof(float));
-              continue;
-            }
-            *al = expf(*m - mnew);
-            *l = *l * *al + isa->expsum(Tn, row, mnew);
-            *m = mnew;
+        isa->qk((size_t)Hkv, Rg, Tn, Dz, qbuf, kbat + (size_t)j0 * ks, ks, (size_t)kc->strides[2], sc, T);
+        for (size_t r = 0; r < Rn; r++) {
+          float *row = sc + r * T;
+          const int64_t s = s0 + (int64_t)(r % Rg) / G;
+          if (md) {
+            const float *mr = md + s * mstride + j0;
+            for (size_t t = 0; t < Tn; t++) row[t] += mr[t];
           }
-          isa->pv(Rg, Tn, Dz, sc, T, vbat + g * vc->strides[2] + (size_t)j0 * vs, vs, alpha + base,
-                  acc + base * Dz);
+          size_t valid = Tn;
+          if (p->causal) {
+            const int64_t lim = p->start_pos + s + 1 - j0;
+            valid = lim <= 0 ? 0 : (lim < (int64_t)Tn ? (size_t)lim : Tn);
+            for (size_t t = valid; t < Tn; t++) row[t] = -INFINITY;
+          }
+          const float tmax = valid ? isa->rowmax(valid, row) : -INFINITY;
+          const float mnew = tmax > mrow[r] ? tmax : mrow[r];
+          if (mnew == -INFINITY) { /* nothing visible yet: contributes nothing */
+            alpha[r] = 1.0f;
+            memset(row, 0, Tn * sizeof(float));
+            continue;
+          }
+          alpha[r] = expf(mrow[r] - mnew);
+          lrow[r] = lrow[r] * alpha[r] + isa->expsum(Tn, row, mnew);
+          mrow[r] = mnew;
         }
+        isa->pv((size_t)Hkv, Rg, Tn, Dz, sc, T, vbat + (size_t)j0 * vs, vs, (size_t)vc->strides[2], alpha, acc);
       }
       for (int64_t g = 0; g < Hkv; g++)
         for (size_t i = 0; i < Rg; i++) {

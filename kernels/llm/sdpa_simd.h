@@ -34,94 +34,109 @@ VFNI static VT VNAME(llm_vexp)(VT x) {
  * apart), which hardware prefetchers follow poorly once the cache is in DRAM: the rows
  * LLM_PF_AHEAD ahead are prefetched explicitly. */
 #ifndef LLM_PF_AHEAD
-#define LLM_PF_AHEAD 8
+#define LLM_PF_AHEAD 16
 #endif
 VFNI static void VNAME(llm_prefetch_row)(const float *p, size_t D) {
   for (size_t i = 0; i < D; i += 16) _mm_prefetch((const char *)(p + i), _MM_HINT_T0);
 }
 
-/* Scores of 4 rows against keys t and t + 1 (8 independent accumulations, 2 key loads and 4
- * query loads per 8 FMAs), reduced 4 at a time by VHSUM4. */
-VFN static void VNAME(llm_qk)(size_t R, size_t T, size_t D, const float *q, const float *k, size_t kstride,
-                               float *s, size_t ss) {
+/* Scores of R rows against keys t (k0) and t + 1 (k1): 4 rows at a time with 8 independent
+ * accumulations (2 key loads and 4 query loads per 8 FMAs), reduced 4 at a time by VHSUM4. */
+VFNI static void VNAME(llm_qk2)(size_t R, size_t D, const float *q, const float *k0, const float *k1, float *s,
+                                size_t ss, size_t t) {
   const size_t Dv = D / VN * VN;
   const VM tm = VMASKN(D - Dv);
   float h[4];
+  size_t r = 0;
+  for (; r + 4 <= R; r += 4) {
+    const float *q0 = q + r * D, *q1 = q0 + D, *q2 = q1 + D, *q3 = q2 + D;
+    VT a00 = VZERO, a10 = VZERO, a20 = VZERO, a30 = VZERO, a01 = VZERO, a11 = VZERO, a21 = VZERO, a31 = VZERO;
+    size_t d = 0;
+    for (; d < Dv; d += VN) {
+      const VT kv0 = VLOAD(k0 + d), kv1 = VLOAD(k1 + d);
+      VT qv = VLOAD(q0 + d);
+      a00 = VFMA(qv, kv0, a00), a01 = VFMA(qv, kv1, a01);
+      qv = VLOAD(q1 + d);
+      a10 = VFMA(qv, kv0, a10), a11 = VFMA(qv, kv1, a11);
+      qv = VLOAD(q2 + d);
+      a20 = VFMA(qv, kv0, a20), a21 = VFMA(qv, kv1, a21);
+      qv = VLOAD(q3 + d);
+      a30 = VFMA(qv, kv0, a30), a31 = VFMA(qv, kv1, a31);
+    }
+    if (d < D) {
+      const VT kv0 = VLOADM(k0 + d, tm), kv1 = VLOADM(k1 + d, tm);
+      VT qv = VLOADM(q0 + d, tm);
+      a00 = VFMA(qv, kv0, a00), a01 = VFMA(qv, kv1, a01);
+      qv = VLOADM(q1 + d, tm);
+      a10 = VFMA(qv, kv0, a10), a11 = VFMA(qv, kv1, a11);
+      qv = VLOADM(q2 + d, tm);
+      a20 = VFMA(qv, kv0, a20), a21 = VFMA(qv, kv1, a21);
+      qv = VLOADM(q3 + d, tm);
+      a30 = VFMA(qv, kv0, a30), a31 = VFMA(qv, kv1, a31);
+    }
+    _mm_storeu_ps(h, VHSUM4(a00, a10, a20, a30));
+    for (int i = 0; i < 4; i++) s[(r + (size_t)i) * ss + t] = h[i];
+    _mm_storeu_ps(h, VHSUM4(a01, a11, a21, a31));
+    for (int i = 0; i < 4; i++) s[(r + (size_t)i) * ss + t + 1] = h[i];
+  }
+  for (; r < R; r++) {
+    const float *q0 = q + r * D;
+    VT a0 = VZERO, a1 = VZERO, b0 = VZERO, b1 = VZERO;
+    size_t d = 0;
+    for (; d + 2 * VN <= Dv; d += 2 * VN) {
+      const VT qa = VLOAD(q0 + d), qb = VLOAD(q0 + d + VN);
+      a0 = VFMA(qa, VLOAD(k0 + d), a0), a1 = VFMA(qb, VLOAD(k0 + d + VN), a1);
+      b0 = VFMA(qa, VLOAD(k1 + d), b0), b1 = VFMA(qb, VLOAD(k1 + d + VN), b1);
+    }
+    for (; d < Dv; d += VN) {
+      const VT qa = VLOAD(q0 + d);
+      a0 = VFMA(qa, VLOAD(k0 + d), a0), b0 = VFMA(qa, VLOAD(k1 + d), b0);
+    }
+    if (d < D) {
+      const VT qa = VLOADM(q0 + d, tm);
+      a1 = VFMA(qa, VLOADM(k0 + d, tm), a1), b1 = VFMA(qa, VLOADM(k1 + d, tm), b1);
+    }
+    s[r * ss + t] = VHSUM(VADD(a0, a1));
+    s[r * ss + t + 1] = VHSUM(VADD(b0, b1));
+  }
+}
+
+/* Scores of R rows against key t. */
+VFNI static void VNAME(llm_qk1)(size_t R, size_t D, const float *q, const float *kt, float *s, size_t ss, size_t t) {
+  const size_t Dv = D / VN * VN;
+  const VM tm = VMASKN(D - Dv);
+  for (size_t r = 0; r < R; r++) {
+    const float *q0 = q + r * D;
+    VT a0 = VZERO, a1 = VZERO;
+    size_t d = 0;
+    for (; d + 2 * VN <= Dv; d += 2 * VN) {
+      a0 = VFMA(VLOAD(q0 + d), VLOAD(kt + d), a0);
+      a1 = VFMA(VLOAD(q0 + d + VN), VLOAD(kt + d + VN), a1);
+    }
+    for (; d < Dv; d += VN) a0 = VFMA(VLOAD(q0 + d), VLOAD(kt + d), a0);
+    if (d < D) a1 = VFMA(VLOADM(q0 + d, tm), VLOADM(kt + d, tm), a1);
+    s[r * ss + t] = VHSUM(VADD(a0, a1));
+  }
+}
+
+/* Key rows in pairs, each pair for every kv head before the next: the cache is read in memory
+ * order, whole rows at a time. */
+VFN static void VNAME(llm_qk)(size_t H, size_t R, size_t T, size_t D, const float *q, const float *k, size_t kstride,
+                               size_t khs, float *s, size_t ss) {
   size_t t = 0;
   for (; t + 2 <= T; t += 2) {
-    const float *k0 = k + t * kstride, *k1 = k0 + kstride;
-    if (t + LLM_PF_AHEAD + 1 < T) {
-      VNAME(llm_prefetch_row)(k0 + LLM_PF_AHEAD * kstride, D);
-      VNAME(llm_prefetch_row)(k1 + LLM_PF_AHEAD * kstride, D);
-    }
-    size_t r = 0;
-    for (; r + 4 <= R; r += 4) {
-      const float *q0 = q + r * D, *q1 = q0 + D, *q2 = q1 + D, *q3 = q2 + D;
-      VT a00 = VZERO, a10 = VZERO, a20 = VZERO, a30 = VZERO, a01 = VZERO, a11 = VZERO, a21 = VZERO, a31 = VZERO;
-      size_t d = 0;
-      for (; d < Dv; d += VN) {
-        const VT kv0 = VLOAD(k0 + d), kv1 = VLOAD(k1 + d);
-        VT qv = VLOAD(q0 + d);
-        a00 = VFMA(qv, kv0, a00), a01 = VFMA(qv, kv1, a01);
-        qv = VLOAD(q1 + d);
-        a10 = VFMA(qv, kv0, a10), a11 = VFMA(qv, kv1, a11);
-        qv = VLOAD(q2 + d);
-        a20 = VFMA(qv, kv0, a20), a21 = VFMA(qv, kv1, a21);
-        qv = VLOAD(q3 + d);
-        a30 = VFMA(qv, kv0, a30), a31 = VFMA(qv, kv1, a31);
+    if (t + LLM_PF_AHEAD + 1 < T)
+      for (size_t g = 0; g < H; g++) {
+        VNAME(llm_prefetch_row)(k + (t + LLM_PF_AHEAD) * kstride + g * khs, D);
+        VNAME(llm_prefetch_row)(k + (t + LLM_PF_AHEAD + 1) * kstride + g * khs, D);
       }
-      if (d < D) {
-        const VT kv0 = VLOADM(k0 + d, tm), kv1 = VLOADM(k1 + d, tm);
-        VT qv = VLOADM(q0 + d, tm);
-        a00 = VFMA(qv, kv0, a00), a01 = VFMA(qv, kv1, a01);
-        qv = VLOADM(q1 + d, tm);
-        a10 = VFMA(qv, kv0, a10), a11 = VFMA(qv, kv1, a11);
-        qv = VLOADM(q2 + d, tm);
-        a20 = VFMA(qv, kv0, a20), a21 = VFMA(qv, kv1, a21);
-        qv = VLOADM(q3 + d, tm);
-        a30 = VFMA(qv, kv0, a30), a31 = VFMA(qv, kv1, a31);
-      }
-      _mm_storeu_ps(h, VHSUM4(a00, a10, a20, a30));
-      for (int i = 0; i < 4; i++) s[(r + (size_t)i) * ss + t] = h[i];
-      _mm_storeu_ps(h, VHSUM4(a01, a11, a21, a31));
-      for (int i = 0; i < 4; i++) s[(r + (size_t)i) * ss + t + 1] = h[i];
-    }
-    for (; r < R; r++) {
-      const float *q0 = q + r * D;
-      VT a0 = VZERO, a1 = VZERO, b0 = VZERO, b1 = VZERO;
-      size_t d = 0;
-      for (; d + 2 * VN <= Dv; d += 2 * VN) {
-        const VT qa = VLOAD(q0 + d), qb = VLOAD(q0 + d + VN);
-        a0 = VFMA(qa, VLOAD(k0 + d), a0), a1 = VFMA(qb, VLOAD(k0 + d + VN), a1);
-        b0 = VFMA(qa, VLOAD(k1 + d), b0), b1 = VFMA(qb, VLOAD(k1 + d + VN), b1);
-      }
-      for (; d < Dv; d += VN) {
-        const VT qa = VLOAD(q0 + d);
-        a0 = VFMA(qa, VLOAD(k0 + d), a0), b0 = VFMA(qa, VLOAD(k1 + d), b0);
-      }
-      if (d < D) {
-        const VT qa = VLOADM(q0 + d, tm);
-        a1 = VFMA(qa, VLOADM(k0 + d, tm), a1), b1 = VFMA(qa, VLOADM(k1 + d, tm), b1);
-      }
-      s[r * ss + t] = VHSUM(VADD(a0, a1));
-      s[r * ss + t + 1] = VHSUM(VADD(b0, b1));
+    for (size_t g = 0; g < H; g++) {
+      const float *k0 = k + t * kstride + g * khs;
+      VNAME(llm_qk2)(R, D, q + g * R * D, k0, k0 + kstride, s + g * R * ss, ss, t);
     }
   }
-  for (; t < T; t++) {
-    const float *kt = k + t * kstride;
-    for (size_t r = 0; r < R; r++) {
-      const float *q0 = q + r * D;
-      VT a0 = VZERO, a1 = VZERO;
-      size_t d = 0;
-      for (; d + 2 * VN <= Dv; d += 2 * VN) {
-        a0 = VFMA(VLOAD(q0 + d), VLOAD(kt + d), a0);
-        a1 = VFMA(VLOAD(q0 + d + VN), VLOAD(kt + d + VN), a1);
-      }
-      for (; d < Dv; d += VN) a0 = VFMA(VLOAD(q0 + d), VLOAD(kt + d), a0);
-      if (d < D) a1 = VFMA(VLOADM(q0 + d, tm), VLOADM(kt + d, tm), a1);
-      s[r * ss + t] = VHSUM(VADD(a0, a1));
-    }
-  }
+  for (; t < T; t++)
+    for (size_t g = 0; g < H; g++) VNAME(llm_qk1)(R, D, q + g * R * D, k + t * kstride + g * khs, s + g * R * ss, ss, t);
 }
 
 VFN static float VNAME(llm_rowmax)(size_t n, const float *x) {
@@ -236,18 +251,25 @@ VFNI static void VNAME(llm_pv1)(size_t t0, size_t t1, size_t D, const float *p0,
   }
 }
 
-/* Value rows in blocks of LLM_PV_BLOCK; the next block's rows are prefetched. */
+/* Value rows in blocks of LLM_PV_BLOCK, each block for every kv head before the next (memory
+ * order); the next block's rows are prefetched. */
 #ifndef LLM_PV_BLOCK
 #define LLM_PV_BLOCK 8
 #endif
-VFN static void VNAME(llm_pv)(size_t R, size_t T, size_t D, const float *p, size_t ps, const float *v,
-                               size_t vstride, const float *alpha, float *acc) {
+VFN static void VNAME(llm_pv)(size_t H, size_t R, size_t T, size_t D, const float *p, size_t ps, const float *v,
+                               size_t vstride, size_t vhs, const float *alpha, float *acc) {
   for (size_t t0 = 0; t0 < T; t0 += LLM_PV_BLOCK) {
     const size_t t1 = T - t0 < LLM_PV_BLOCK ? T : t0 + LLM_PV_BLOCK;
-    for (size_t t = t1; t < T && t < t1 + LLM_PV_BLOCK; t++) VNAME(llm_prefetch_row)(v + t * vstride, D);
-    size_t r = 0;
-    for (; r + 4 <= R; r += 4) VNAME(llm_pv4)(t0, t1, D, p + r * ps, ps, v, vstride, alpha + r, t0 == 0, acc + r * D);
-    for (; r < R; r++) VNAME(llm_pv1)(t0, t1, D, p + r * ps, v, vstride, alpha[r], t0 == 0, acc + r * D);
+    for (size_t t = t1; t < T && t < t1 + LLM_PV_BLOCK; t++)
+      for (size_t g = 0; g < H; g++) VNAME(llm_prefetch_row)(v + t * vstride + g * vhs, D);
+    for (size_t g = 0; g < H; g++) {
+      const float *vg = v + g * vhs;
+      size_t r = g * R;
+      const size_t re = r + R;
+      for (; r + 4 <= re; r += 4)
+        VNAME(llm_pv4)(t0, t1, D, p + r * ps, ps, vg, vstride, alpha + r, t0 == 0, acc + r * D);
+      for (; r < re; r++) VNAME(llm_pv1)(t0, t1, D, p + r * ps, vg, vstride, alpha[r], t0 == 0, acc + r * D);
+    }
   }
 }
 

@@ -442,8 +442,8 @@ TEST(bad_arguments) {
   CHECK_STATUS(bad_sdpa(q, kc, vc, 0, NULL, true, false), PTE_ERR_MEMORY_ALLOCATION_FAILED);
   CHECK_CONTAINS(ktest_last_msg(), "bytes of temp memory for its tiles (no temp allocator)");
   {
-    /* a temp allocator smaller than the tiles: R = 8 rows, 2 keys, D 8 -> (2*8*8 + 4*2 + 3*8)
-     * floats = 640 bytes */
+    /* a temp allocator smaller than the tiles: R = 8 rows, 2 keys, D 8 -> (2*8*8 + 8*2 + 3*8)
+     * floats = 672 bytes */
     static uint8_t small[512];
     pte_allocator ta;
     pte_allocator_init(&ta, small, sizeof small);
@@ -456,7 +456,7 @@ TEST(bad_arguments) {
                         ktest_ev_none(), ktest_ev_double(0), ktest_ev_bool(true), ktest_ev_none(), eo2, eo2};
     llm_fn("llama::custom_sdpa.out")(&ctx, a2, 10);
     CHECK_STATUS(ctx.failure, PTE_ERR_MEMORY_ALLOCATION_FAILED);
-    CHECK_CONTAINS(ctx.msg, "llama::custom_sdpa: needs 640 bytes of temp memory for its tiles (the temp allocator is too small)");
+    CHECK_CONTAINS(ctx.msg, "llama::custom_sdpa: needs 672 bytes of temp memory for its tiles (the temp allocator is too small)");
   }
   /* wrong tags / counts */
   pte_evalue *few[] = {ktest_ev_tensor(q), ktest_ev_tensor(kc)};
