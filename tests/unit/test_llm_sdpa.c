@@ -238,6 +238,33 @@ TEST(long_tiles_and_blocks) {
   CHECK(run_all_isas(&d, "decode at 699, D 67"));
 }
 
+/* Many small random shapes (head_dim 1..40 for every vector tail, row counts that are not
+ * multiples of 4, odd key counts, masks, both entry points) on every ISA. */
+TEST(random_shapes_sweep) {
+  uint32_t st = 31337u;
+  for (int it = 0; it < 60; it++) {
+#define PICK(n) ((int)((st = st * 1664525u + 1013904223u) >> 16) % (n))
+    attn_case c;
+    c.B = 1 + PICK(2);
+    c.Hkv = 1 + PICK(3);
+    c.Hq = c.Hkv * (1 + PICK(5));
+    c.D = 1 + PICK(40);
+    c.S = 1 + PICK(9);
+    c.start = PICK(3) == 0 ? 0 : PICK(30);
+    c.L = c.start + c.S + PICK(4);
+    c.mask = PICK(4) == 0;
+    c.causal = !c.mask && PICK(3) != 0;
+    c.scale = PICK(4) == 0;
+    c.with_cache = PICK(2) == 0;
+#undef PICK
+    char label[160];
+    snprintf(label, sizeof label, "sweep %d: B %d S %d Hq %d Hkv %d D %d L %d start %d%s%s%s%s", it, c.B, c.S, c.Hq,
+             c.Hkv, c.D, c.L, c.start, c.causal ? " causal" : "", c.mask ? " mask" : "", c.scale ? " scale" : "",
+             c.with_cache ? " with_kv_cache" : " custom_sdpa");
+    CHECK(run_all_isas(&c, label));
+  }
+}
+
 /* Prefill 5 then decode steps of one token at 5..9 through sdpa_with_kv_cache on the SAME caches;
  * each output checked against the reference over the whole history. */
 TEST(prefill_then_decode_steps) {
@@ -651,6 +678,7 @@ int main(void) {
   RUN(noncausal_prefill_at_offset);
   RUN(explicit_mask);
   RUN(long_tiles_and_blocks);
+  RUN(random_shapes_sweep);
   RUN(prefill_then_decode_steps);
   RUN(update_cache_rows_and_dtypes);
   RUN(update_cache_with_indices);
