@@ -15,6 +15,7 @@
 
 #include "knn_numpy.h"
 #include "ktest.h"
+#include "llm/llm_ops.h"
 #include "pte/llm_kernels.h"
 #include "pte/module.h"
 #include "pte/writer.h"
@@ -262,6 +263,42 @@ TEST(random_shapes_sweep) {
              c.Hkv, c.D, c.L, c.start, c.causal ? " causal" : "", c.mask ? " mask" : "", c.scale ? " scale" : "",
              c.with_cache ? " with_kv_cache" : " custom_sdpa");
     CHECK(run_all_isas(&c, label));
+  }
+}
+
+/* The inner loops' exp / max directly: exp(x - m) within 3 ulp of libm's double exp while the
+ * result is a normal float, at most 2^-126 below that (flushed or not), exactly 0 for -inf; any
+ * length (vector tails). */
+TEST(inner_exp_and_max) {
+  const llm_attn_isa *sets[] = {pte_llm_attn_scalar(), pte_llm_attn_avx2(), pte_llm_attn_avx512()};
+  const pte_llm_isa ids[] = {PTE_LLM_ISA_SCALAR, PTE_LLM_ISA_AVX2, PTE_LLM_ISA_AVX512};
+  enum { N = 1000 };
+  float x[N];
+  double want[N];
+  for (size_t k = 0; k < 3; k++) {
+    if (!sets[k] || !pte_llm_isa_supported(ids[k])) continue;
+    for (size_t n = 1; n <= N; n = n < 40 ? n + 1 : n * 3) {
+      double wsum = 0;
+      float mx = -INFINITY;
+      for (size_t i = 0; i < n; i++) {
+        x[i] = i % 97 == 5 ? -INFINITY : (float)(2.0 - 95.0 * (double)((i * 7919) % n) / (double)n);
+        if (x[i] > mx) mx = x[i];
+      }
+      CHECK_MSG(sets[k]->rowmax(n, x) == mx, "[%s] rowmax of %zu", pte_llm_isa_name(ids[k]), n);
+      for (size_t i = 0; i < n; i++) {
+        const double d = (double)(x[i] - mx);
+        want[i] = exp(d);
+        wsum += want[i];
+      }
+      const float sum = sets[k]->expsum(n, x, mx);
+      for (size_t i = 0; i < n; i++) {
+        const double tol = want[i] == 0 ? 0 : want[i] < 0x1p-126 ? 0x1p-126 : 3 * 0x1p-23 * want[i];
+        CHECK_MSG(fabs((double)x[i] - want[i]) <= tol, "[%s] n %zu: exp at %zu = %.9g, want %.9g",
+                  pte_llm_isa_name(ids[k]), n, i, (double)x[i], want[i]);
+      }
+      CHECK_MSG(fabs((double)sum - wsum) <= 1e-6 * wsum, "[%s] n %zu: sum %.9g, want %.9g", pte_llm_isa_name(ids[k]),
+                n, (double)sum, wsum);
+    }
   }
 }
 
@@ -679,6 +716,7 @@ int main(void) {
   RUN(explicit_mask);
   RUN(long_tiles_and_blocks);
   RUN(random_shapes_sweep);
+  RUN(inner_exp_and_max);
   RUN(prefill_then_decode_steps);
   RUN(update_cache_rows_and_dtypes);
   RUN(update_cache_with_indices);
