@@ -31,6 +31,7 @@ static double f16d(uint16_t h) {
 }
 
 static bool q4_zero_scale; /* q4_build: block scale 5 is 0 */
+static pte_xnn_constants_mode q4_mode = PTE_XNN_CONSTANTS_NAMED; /* q4_build */
 
 typedef struct q4_case {
   int wdt;           /* PTE_XNN_DT_QCINT4 / QBINT4 / FP16 / BF16 */
@@ -140,7 +141,7 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
   if (c->clamp) nd.has_min_max = true, nd.out_min = g->lo, nd.out_max = g->hi;
   ok = ok && pte_xnn_builder_add_node(b, &nd) == PTE_OK;
   pte_error_info err;
-  ok = ok && pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_NAMED, &g->blob, &err) == PTE_OK;
+  ok = ok && pte_xnn_builder_finish(b, q4_mode, &g->blob, &err) == PTE_OK;
   pte_xnn_builder_free(b);
   if (!ok) test_fail(__FILE__, __LINE__, "building the 4-bit graph failed");
   return ok;
@@ -341,7 +342,34 @@ TEST(fc_q4_malformed) {
   }
 }
 
-int main(void) {
+/* Fuzz seeds (tests/fuzz/run.sh): raw inline-constant blobs with a qbint4 and a qcint4 FC (the
+ * fuzz target compiles raw blobs without named data). */
+static int write_seeds(const char *dir) {
+  const q4_case cs[2] = {{PTE_XNN_DT_QBINT4, 2, 64, 16, 32, true, false, false},
+                         {PTE_XNN_DT_QCINT4, 2, 16, 8, 0, true, true, false}};
+  q4_mode = PTE_XNN_CONSTANTS_INLINE;
+  int rc = 0;
+  for (int i = 0; i < 2 && rc == 0; i++) {
+    q4_graph g;
+    if (!q4_build(&cs[i], &g, 0, 0, 0, false)) rc = 1;
+    char path[512];
+    snprintf(path, sizeof path, "%s/xnn_q4_%d.bin", dir, i);
+    if (rc == 0 && test_write_file(path, g.blob.data, g.blob.size) != 0) rc = 1;
+    pte_xnnpack_options o = {1, PTE_XNN_ISA_AUTO};
+    pte_xnn_delegate *d = NULL;
+    pte_error_info err;
+    if (rc == 0 && pte_xnn_delegate_init(g.blob.data, g.blob.size, NULL, &o, &d, &err) != PTE_OK) {
+      fprintf(stderr, "seed %d does not compile: %s\n", i, err.msg);
+      rc = 1;
+    }
+    if (d) pte_xnn_delegate_destroy(d);
+    q4_free(&g);
+  }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) return write_seeds(argv[2]);
   RUN(fc_qb4w);
   RUN(fc_qc4w);
   RUN(fc_half_weights);
