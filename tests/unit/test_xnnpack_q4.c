@@ -32,6 +32,10 @@ static double f16d(uint16_t h) {
 
 static bool q4_zero_scale; /* q4_build: block scale 5 is 0 */
 static pte_xnn_constants_mode q4_mode = PTE_XNN_CONSTANTS_NAMED; /* q4_build */
+/* q4_build: how the block scales are serialized: 0 bf16 constant (scale_buffer_idx, current
+ * exporters), 1 fp32 `scale` list (older exporters; readers round to bf16 the way upstream's
+ * runtime does: the fp32 product x * 1.00389105f, upper 16 bits), 2 bf16 in the graph (scale_bf16) */
+static int q4_scale_form;
 
 typedef struct q4_case {
   int wdt;           /* PTE_XNN_DT_QCINT4 / QBINT4 / FP16 / BF16 */
@@ -81,6 +85,14 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
   g->bsc = (uint16_t *)malloc(nbs * 2 + 2);
   for (size_t i = 0; i < nbs; i++) g->bsc[i] = (uint16_t)(0x3B80 + q4_next() % 0x100); /* ~0.004 .. 0.008 */
   if (q4_zero_scale && nbs > 5) g->bsc[5] = 0;
+  float *f32s = (float *)malloc(nbs * 4 + 4);
+  for (size_t i = 0; i < nbs && q4_scale_form == 1; i++) {
+    f32s[i] = 0.004f + 0.004f * (float)(q4_next() % 10007) / 10007.0f; /* not bf16 values */
+    const float adj = f32s[i] * 1.00389105f;
+    uint32_t bits;
+    memcpy(&bits, &adj, 4);
+    g->bsc[i] = (uint16_t)(bits >> 16); /* what the reference uses */
+  }
   g->csc = (float *)malloc((size_t)c->n * 4);
   for (size_t i = 0; i < c->n; i++) g->csc[i] = 0.002f + 0.0005f * (float)(q4_next() % 16);
   g->bias = (float *)malloc((size_t)c->n * 4);
@@ -116,7 +128,9 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
     t.quant = PTE_XNN_QUANT_PER_CHANNEL, t.channel_scales = g->csc, t.n_channel_scales = c->n, t.channel_dim = 0;
   if (c->wdt == PTE_XNN_DT_QBINT4) {
     t.quant = PTE_XNN_QUANT_PER_CHANNEL_GROUP, t.block_size = block_override ? block_override : c->block;
-    t.block_scales_bf16 = g->bsc, t.n_block_scales = (size_t)((long)nbs + scale_count_delta);
+    t.block_scales_bf16 = q4_scale_form == 1 ? NULL : g->bsc, t.n_block_scales = (size_t)((long)nbs + scale_count_delta);
+    t.block_scales_f32 = q4_scale_form == 1 ? f32s : NULL;
+    t.block_scales_inline = q4_scale_form == 2;
   }
   ok = ok && pte_xnn_builder_add_tensor(b, &t, &w) == PTE_OK;
   if (c->bias) {
@@ -143,6 +157,7 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
   pte_error_info err;
   ok = ok && pte_xnn_builder_finish(b, q4_mode, &g->blob, &err) == PTE_OK;
   pte_xnn_builder_free(b);
+  free(f32s);
   if (!ok) test_fail(__FILE__, __LINE__, "building the 4-bit graph failed");
   return ok;
 }
@@ -252,6 +267,19 @@ TEST(fc_qb4w) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) CHECK(q4_check(&cases[i]));
 }
 
+TEST(fc_qb4w_scale_forms) {
+  const q4_case c = {PTE_XNN_DT_QBINT4, 3, 128, 24, 32, true, false, false};
+  for (int form = 1; form <= 2; form++) {
+    q4_scale_form = form;
+    CHECK(q4_check(&c));
+    q4_scale_form = 0;
+  }
+  /* inline constants (constant region of the blob) */
+  q4_mode = PTE_XNN_CONSTANTS_INLINE;
+  CHECK(q4_check(&c));
+  q4_mode = PTE_XNN_CONSTANTS_NAMED;
+}
+
 TEST(fc_qc4w) {
   const q4_case cases[] = {
       {PTE_XNN_DT_QCINT4, 1, 64, 16, 0, true, false, false},
@@ -305,6 +333,18 @@ TEST(fc_q4_malformed) {
   CHECK_STATUS(q4_init_status(&g, 0, &err), PTE_ERR_INVALID_PROGRAM);
   CHECK_CONTAINS(err.msg, "num_scales 71, 72 blocks");
   q4_free(&g);
+  /* the same count error in the older serialized forms */
+  q4_scale_form = 1;
+  CHECK(q4_build(&qb, &g, 0, 0, 1, false));
+  CHECK_STATUS(q4_init_status(&g, 0, &err), PTE_ERR_INVALID_PROGRAM);
+  CHECK_CONTAINS(err.msg, "73 scales, 72 blocks (N 24 x K 192 / 64)");
+  q4_free(&g);
+  q4_scale_form = 2;
+  CHECK(q4_build(&qb, &g, 0, 0, -2, false));
+  CHECK_STATUS(q4_init_status(&g, 0, &err), PTE_ERR_INVALID_PROGRAM);
+  CHECK_CONTAINS(err.msg, "70 bf16 scales, 72 blocks");
+  q4_free(&g);
+  q4_scale_form = 0;
   /* nibble bytes: one byte short of N * K / 2 */
   CHECK(q4_build(&qb, &g, 0, 0, 0, false));
   CHECK_STATUS(q4_init_status(&g, 1, &err), PTE_ERR_INVALID_PROGRAM);
@@ -371,6 +411,7 @@ static int write_seeds(const char *dir) {
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) return write_seeds(argv[2]);
   RUN(fc_qb4w);
+  RUN(fc_qb4w_scale_forms);
   RUN(fc_qc4w);
   RUN(fc_half_weights);
   RUN(fc_q4_malformed);
