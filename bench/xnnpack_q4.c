@@ -171,11 +171,18 @@ int main(int argc, char **argv) {
     if (quick) copies = 2;
     pte_xnn_delegate **ds = calloc(copies, sizeof *ds);
     pte_error_info err;
-    for (size_t c = 0; c < copies; c++)
+    double tinit = 0;
+    for (size_t c = 0; c < copies; c++) {
+      double t0 = now_s();
       if (pte_xnn_delegate_init(blob.data, blob.size, &map.base, &o, &ds[c], &err) != PTE_OK) {
         fprintf(stderr, "init: %s\n", err.msg);
         return 1;
       }
+      tinit += now_s() - t0;
+    }
+    printf("%-36s init (packing) %.1f ms per copy, %.0f MB/s of packed weights\n",
+           block ? (block == 32 ? "qb4w/32" : "qb4w/128") : "qc4w", tinit / (double)copies * 1e3,
+           packed / (tinit / (double)copies) / 1e6);
     float *x = malloc(K * 128 * 4), *y = malloc(N * 128 * 4);
     for (size_t i = 0; i < K * 128; i++) x[i] = (float)((int)(nextu() % 2001) - 1000) / 1000.0f;
     tens tx, ty;
