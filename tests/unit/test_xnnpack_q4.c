@@ -262,7 +262,8 @@ TEST(fc_qb4w) {
       {PTE_XNN_DT_QBINT4, 5, 256, 33, 128, true, false, false},  /* prefill, tail tile */
       {PTE_XNN_DT_QBINT4, 6, 96, 16, 32, false, true, true},     /* rank 3, clamp, no bias */
       {PTE_XNN_DT_QBINT4, 1, 1024, 640, 32, true, false, false}, /* threaded GEMV */
-      {PTE_XNN_DT_QBINT4, 9, 512, 300, 64, true, false, false},  /* threaded prefill */
+      {PTE_XNN_DT_QBINT4, 9, 512, 300, 64, true, false, false},  /* threaded prefill, panels split */
+      {PTE_XNN_DT_QBINT4, 66, 256, 100, 32, true, false, true},  /* threaded prefill, rows split */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) CHECK(q4_check(&cases[i]));
 }
