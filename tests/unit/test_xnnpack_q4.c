@@ -36,6 +36,9 @@ static pte_xnn_constants_mode q4_mode = PTE_XNN_CONSTANTS_NAMED; /* q4_build */
  * exporters), 1 fp32 `scale` list (older exporters; readers round to bf16 the way upstream's
  * runtime does: the fp32 product x * 1.00389105f, upper 16 bits), 2 bf16 in the graph (scale_bf16) */
 static int q4_scale_form;
+/* q4_build: num_nonbatch_dims of the qdint8 value (rank-3 inputs: 2 = one set of parameters per
+ * batch of rows; q4_input doubles the second batch so that the two sets differ) */
+static int q4_nonbatch = 1;
 
 typedef struct q4_case {
   int wdt;           /* PTE_XNN_DT_QCINT4 / QBINT4 / FP16 / BF16 */
@@ -117,7 +120,7 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
   if (!half && !plain_fp32_input) {
     memset(&t, 0, sizeof t);
     t.dtype = PTE_XNN_DT_QDINT8, t.rank = c->rank3 ? 3 : 2, t.dims = c->rank3 ? xd3 : xd2;
-    t.quant = PTE_XNN_QUANT_PER_TOKEN, t.num_nonbatch_dims = 1;
+    t.quant = PTE_XNN_QUANT_PER_TOKEN, t.num_nonbatch_dims = q4_nonbatch;
     ok = ok && pte_xnn_builder_add_tensor(b, &t, &xq) == PTE_OK;
   } else {
     xq = x;
@@ -173,6 +176,8 @@ static void q4_input(const q4_case *c, float *x) {
     for (size_t k = 0; k < c->k; k++) x[r * c->k + k] = (float)((int)(q4_next() % 256) - 128) / 128.0f;
     x[r * c->k + (r % c->k)] = -1.0f;
     x[r * c->k + ((r + 1) % c->k)] = 127.0f / 128.0f;
+    if (q4_nonbatch == 2 && r >= c->m / 2) /* second batch: [-2, 127/64], quantization scale 2^-6, exact */
+      for (size_t k = 0; k < c->k; k++) x[r * c->k + k] *= 2.0f;
   }
 }
 
@@ -275,6 +280,11 @@ TEST(fc_qb4w_scale_forms) {
     CHECK(q4_check(&c));
     q4_scale_form = 0;
   }
+  /* one set of activation parameters per batch (num_nonbatch_dims 2 on [2, 3, K]) */
+  const q4_case c3 = {PTE_XNN_DT_QBINT4, 6, 128, 24, 32, true, false, true};
+  q4_nonbatch = 2;
+  CHECK(q4_check(&c3));
+  q4_nonbatch = 1;
   /* inline constants (constant region of the blob) */
   q4_mode = PTE_XNN_CONSTANTS_INLINE;
   CHECK(q4_check(&c));
