@@ -3,9 +3,9 @@
  * activations. Expected values come from a plain double loop in this file that dequantizes the
  * serialized nibbles by the documented rule (weight = nibble - 8, element (n, k) at nibble n*K + k,
  * even nibble low; bf16 scale = upper half of an fp32), never from pte's kernels. Activations are
- * chosen on the 1/128 grid with each row spanning [-1, 127/128], where XNNPACK's dynamic
- * quantization (scale (max - min) / 255, zero point -128 - min / scale) is exact (scale 2^-7,
- * zero point 0), so the reference needs no rounding rule. Every ISA x 1 and 2 threads; malformed
+ * chosen on the 1/128 grid with each row spanning 255/128 (containing 0 or starting there), where
+ * XNNPACK's dynamic quantization (scale (max - min) / 255, zero point -128 - min / scale) is
+ * exact (scale 2^-7, zero point 0, -64 or -128), so the reference needs no rounding rule. Every ISA x 1 and 2 threads; malformed
  * graphs get specific errors. */
 #include <math.h>
 
@@ -173,9 +173,12 @@ static void q4_free(q4_graph *g) {
 /* inputs on the 1/128 grid, each row spanning exactly [-1, 127/128] */
 static void q4_input(const q4_case *c, float *x) {
   for (size_t r = 0; r < c->m; r++) {
-    for (size_t k = 0; k < c->k; k++) x[r * c->k + k] = (float)((int)(q4_next() % 256) - 128) / 128.0f;
-    x[r * c->k + (r % c->k)] = -1.0f;
-    x[r * c->k + ((r + 1) % c->k)] = 127.0f / 128.0f;
+    /* row r spans [(o - 128) / 128, (o + 127) / 128], o = 0, 64 or 128: the dynamic quantization
+     * is exact with scale 2^-7 and zero point -o (so the zero-point terms are exercised) */
+    const int o = q4_nonbatch == 1 ? (int)(r % 3) * 64 : 0;
+    for (size_t k = 0; k < c->k; k++) x[r * c->k + k] = (float)((int)(q4_next() % 256) - 128 + o) / 128.0f;
+    x[r * c->k + (r % c->k)] = (float)(o - 128) / 128.0f;
+    x[r * c->k + ((r + 1) % c->k)] = (float)(o + 127) / 128.0f;
     if (q4_nonbatch == 2 && r >= c->m / 2) /* second batch: [-2, 127/64], quantization scale 2^-6, exact */
       for (size_t k = 0; k < c->k; k++) x[r * c->k + k] *= 2.0f;
   }
