@@ -117,7 +117,7 @@ static int build(size_t m, size_t k, size_t n, size_t block, pte_xnn_blob *out) 
   for (size_t i = 0; i < n; i++) cs[i] = 0.01f, bias[i] = 0.5f;
   pte_xnn_builder *b = pte_xnn_builder_new();
   uint32_t xd[2] = {(uint32_t)m, (uint32_t)k}, wd[2] = {(uint32_t)n, (uint32_t)k}, yd[2] = {(uint32_t)m, (uint32_t)n};
-  uint32_t bd[1] = {(uint32_t)n}, x, xq, wv, bv, y;
+  uint32_t bd[1] = {(uint32_t)n}, x = 0, xq = 0, wv = 0, bv = 0, y = 0;
   pte_xnn_tensor_desc t;
   int ok = 1;
   memset(&t, 0, sizeof t);

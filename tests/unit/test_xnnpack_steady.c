@@ -299,7 +299,7 @@ static bool st_build_q4(pte_xnn_blob *blob) {
   for (size_t i = 0; i < sizeof w; i++) w[i] = (uint8_t)(i * 2654435761u >> 13);
   for (size_t i = 0; i < N * (K / B); i++) bs[i] = (uint16_t)(0x3B80 + (i % 97));
   pte_xnn_builder *b = pte_xnn_builder_new();
-  uint32_t xd[2] = {1, K}, wd[2] = {N, K}, yd[2] = {1, N}, x, xq, wv, y;
+  uint32_t xd[2] = {1, K}, wd[2] = {N, K}, yd[2] = {1, N}, x = 0, xq = 0, wv = 0, y = 0;
   pte_xnn_tensor_desc t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = xd, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT;
