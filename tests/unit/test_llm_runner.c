@@ -1,0 +1,214 @@
+#define _POSIX_C_SOURCE 200809L
+/* include/pte/llm.h on a `pte synth llama` model (written through $PTE_CLI):
+ *   - pte_llm_open reads the metadata methods;
+ *   - greedy generation (temperature 0) produces the ids the independent reference
+ *     (tests/support/llama_ref.c) produces by argmax over its own logits, for a dynamic model
+ *     (prompt in one call) and a --static one (token by token);
+ *   - the context limit and ids outside the vocabulary are specific errors;
+ *   - the sampler: argmax ties pick the lowest id; temperature 1 draws match hand-derived
+ *     probabilities; top-p keeps exactly the smallest nucleus; the same seed repeats. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llama_ref.h"
+#include "pte/llm.h"
+#include "pte/module.h"
+#include "test.h"
+
+static const llama_ref_cfg k_cfg = {64, 2, 4, 2, 512, 32, 0, 11};
+
+static bool synth(const char *path, const char *extra) {
+  const char *cli = getenv("PTE_CLI");
+  if (!cli) {
+    test_fail(__FILE__, __LINE__, "PTE_CLI is not set");
+    return false;
+  }
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' synth llama -q -o '%s' --dim %d --layers %d --heads %d --kv-heads %d --vocab %d "
+           "--seq %d --seed %llu %s 2>&1", cli, path, k_cfg.dim, k_cfg.layers, k_cfg.heads, k_cfg.kv_heads,
+           k_cfg.vocab, k_cfg.seq, (unsigned long long)k_cfg.seed, extra);
+  int code = -1;
+  char *o = test_run_capture(cmd, &code);
+  if (code != 0) test_fail(__FILE__, __LINE__, "synth failed (%d): %s", code, o ? o : "");
+  free(o);
+  return code == 0;
+}
+
+static pte_llm *open_lm(const char *path) {
+  pte_error_info err;
+  if (pte_module_register_all(&err) != PTE_OK || llama_ref_register_missing_kernels() != PTE_OK) {
+    test_fail(__FILE__, __LINE__, "registration failed");
+    return NULL;
+  }
+  pte_llm *lm = NULL;
+  pte_status s = pte_llm_open(path, NULL, &lm, &err);
+  if (s != PTE_OK) test_fail(__FILE__, __LINE__, "open: %s", err.msg);
+  return lm;
+}
+
+typedef struct collect {
+  int64_t ids[64];
+  size_t n;
+} collect;
+
+static bool on_tok(void *ctx, int64_t id) {
+  collect *c = (collect *)ctx;
+  if (c->n < 64) c->ids[c->n++] = id;
+  return true;
+}
+
+static size_t ref_argmax(const double *v, int n) {
+  size_t b = 0;
+  for (int i = 1; i < n; i++)
+    if (v[i] > v[b]) b = (size_t)i;
+  return b;
+}
+
+static void greedy_matches_reference(const char *name, const char *extra, bool dynamic) {
+  const char *p = test_tmp_path(name);
+  if (!synth(p, extra)) return;
+  pte_llm *lm = open_lm(p);
+  if (!lm) return;
+  const pte_llm_info *I = pte_llm_get_info(lm);
+  CHECK_EQ_INT(I->max_seq_len, 32);
+  CHECK_EQ_INT(I->max_context_len, 32);
+  CHECK_EQ_INT(I->vocab_size, 512);
+  CHECK_EQ_INT(I->n_layers, 2);
+  CHECK_EQ_INT(I->bos_id, 1);
+  CHECK_EQ_INT((int64_t)I->n_eos, 1);
+  CHECK_EQ_INT(I->eos_ids[0], 2);
+  CHECK(I->use_kv_cache);
+  CHECK(I->dynamic_shape == dynamic);
+  const int64_t prompt[5] = {1, 300, 17, 411, 5};
+  pte_llm_sampler smp;
+  pte_llm_sampler_init(&smp, 0.0f, 1.0f, 0);
+  collect got;
+  memset(&got, 0, sizeof got);
+  pte_llm_stats st;
+  pte_error_info err;
+  pte_status s = pte_llm_generate(lm, prompt, 5, 10, &smp, on_tok, &got, &st, &err);
+  CHECK_MSG(s == PTE_OK, "generate: %s", err.msg);
+  /* the reference, greedy over its own logits (stopping at the EOS id 2 as the runner does) */
+  llama_ref *r = llama_ref_new(&k_cfg);
+  double *lg = (double *)malloc(512 * sizeof(double));
+  CHECK(r && lg);
+  collect want;
+  memset(&want, 0, sizeof want);
+  bool ok = r && lg && llama_ref_forward(r, prompt, 5, 0, lg);
+  int pos = 5;
+  while (ok && want.n < 10) {
+    int64_t id = (int64_t)ref_argmax(lg, 512);
+    want.ids[want.n++] = id;
+    if (id == 2) break;
+    ok = llama_ref_forward(r, &id, 1, pos++, lg);
+  }
+  CHECK(ok);
+  CHECK_EQ_INT((int64_t)got.n, (int64_t)want.n);
+  for (size_t i = 0; i < want.n && i < got.n; i++) CHECK_MSG(got.ids[i] == want.ids[i], "token %zu: %lld, reference %lld", i, (long long)got.ids[i], (long long)want.ids[i]);
+  CHECK_EQ_INT((int64_t)st.prompt_tokens, 5);
+  CHECK_EQ_INT((int64_t)st.generated_tokens, (int64_t)want.n);
+  printf("    reference ids:");
+  for (size_t i = 0; i < want.n; i++) printf(" %lld", (long long)want.ids[i]);
+  printf("\n");
+  /* the same with a fixed seed at temperature 0.8 twice: identical */
+  collect a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  pte_llm_sampler_init(&smp, 0.8f, 0.9f, 1234);
+  CHECK_OK(pte_llm_generate(lm, prompt, 5, 12, &smp, on_tok, &a, NULL, &err));
+  pte_llm_sampler_free(&smp);
+  pte_llm_sampler_init(&smp, 0.8f, 0.9f, 1234);
+  CHECK_OK(pte_llm_generate(lm, prompt, 5, 12, &smp, on_tok, &b, NULL, &err));
+  pte_llm_sampler_free(&smp);
+  CHECK_EQ_INT((int64_t)a.n, (int64_t)b.n);
+  CHECK(a.n > 0 && memcmp(a.ids, b.ids, a.n * sizeof(int64_t)) == 0);
+  free(lg);
+  llama_ref_free(r);
+  pte_llm_free(lm);
+}
+
+TEST(greedy_dynamic) { greedy_matches_reference("llm_dyn.pte", "", true); }
+TEST(greedy_static) { greedy_matches_reference("llm_static.pte", "--static", false); }
+
+TEST(errors) {
+  const char *p = test_tmp_path("llm_err.pte");
+  if (!synth(p, "")) return;
+  pte_llm *lm = open_lm(p);
+  if (!lm) return;
+  pte_error_info err;
+  const float *lg = NULL;
+  int64_t bad = 512;
+  CHECK_STATUS(pte_llm_feed(lm, &bad, 1, &lg, &err), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.msg, "vocabulary");
+  int64_t ids[33];
+  for (int i = 0; i < 33; i++) ids[i] = 3 + i;
+  CHECK_STATUS(pte_llm_feed(lm, ids, 33, &lg, &err), PTE_ERR_OUT_OF_RESOURCES);
+  CHECK_OK(pte_llm_feed(lm, ids, 32, &lg, &err));
+  CHECK_EQ_INT(pte_llm_position(lm), 32);
+  CHECK_STATUS(pte_llm_feed(lm, ids, 1, &lg, &err), PTE_ERR_OUT_OF_RESOURCES);
+  pte_llm_free(lm);
+  CHECK(pte_llm_open(test_tmp_path("no_such_model.pte"), NULL, &lm, &err) != PTE_OK);
+}
+
+TEST(sampler) {
+  pte_llm_sampler s;
+  const float tie[4] = {0.5f, 2.0f, 2.0f, -1.0f};
+  pte_llm_sampler_init(&s, 0.0f, 1.0f, 0);
+  CHECK_EQ_INT(pte_llm_sample(&s, tie, 4), 1);
+  pte_llm_sampler_free(&s);
+  /* probabilities 1/2, 1/4, 1/4 at temperature 1 */
+  const float lg[3] = {logf(0.5f), logf(0.25f), logf(0.25f)};
+  int cnt[3] = {0, 0, 0};
+  const int N = 40000;
+  pte_llm_sampler_init(&s, 1.0f, 1.0f, 7);
+  for (int i = 0; i < N; i++) {
+    int64_t id = pte_llm_sample(&s, lg, 3);
+    CHECK(id >= 0 && id < 3);
+    if (id >= 0 && id < 3) cnt[id]++;
+  }
+  pte_llm_sampler_free(&s);
+  CHECK_NEAR((double)cnt[0] / N, 0.5, 0.015);
+  CHECK_NEAR((double)cnt[1] / N, 0.25, 0.015);
+  CHECK_NEAR((double)cnt[2] / N, 0.25, 0.015);
+  /* top-p 0.6: the nucleus is {0, 1} (0.5 < 0.6 <= 0.75; the tie between 1 and 2 goes to the lower
+   * id), renormalised to 2/3, 1/3 */
+  memset(cnt, 0, sizeof cnt);
+  pte_llm_sampler_init(&s, 1.0f, 0.6f, 9);
+  for (int i = 0; i < N; i++) {
+    int64_t id = pte_llm_sample(&s, lg, 3);
+    if (id >= 0 && id < 3) cnt[id]++;
+  }
+  pte_llm_sampler_free(&s);
+  CHECK_EQ_INT(cnt[2], 0);
+  CHECK_NEAR((double)cnt[0] / N, 2.0 / 3.0, 0.015);
+  CHECK_NEAR((double)cnt[1] / N, 1.0 / 3.0, 0.015);
+  /* a tiny nucleus is the argmax */
+  pte_llm_sampler_init(&s, 1.0f, 0.01f, 3);
+  for (int i = 0; i < 100; i++) CHECK_EQ_INT(pte_llm_sample(&s, lg, 3), 0);
+  pte_llm_sampler_free(&s);
+  /* seeds: same seed same stream, another seed another stream */
+  pte_llm_sampler a, b, c;
+  pte_llm_sampler_init(&a, 1.0f, 1.0f, 5);
+  pte_llm_sampler_init(&b, 1.0f, 1.0f, 5);
+  pte_llm_sampler_init(&c, 1.0f, 1.0f, 6);
+  int same = 0, diff = 0;
+  for (int i = 0; i < 200; i++) {
+    int64_t x = pte_llm_sample(&a, lg, 3), y = pte_llm_sample(&b, lg, 3), z = pte_llm_sample(&c, lg, 3);
+    same += x == y;
+    diff += x != z;
+  }
+  CHECK_EQ_INT(same, 200);
+  CHECK(diff > 0);
+  pte_llm_sampler_free(&a);
+  pte_llm_sampler_free(&b);
+  pte_llm_sampler_free(&c);
+}
+
+int main(void) {
+  RUN(sampler);
+  RUN(greedy_dynamic);
+  RUN(greedy_static);
+  RUN(errors);
+  return test_summary();
+}
