@@ -6,11 +6,14 @@
  *     (prompt in one call) and a --static one (token by token);
  *   - the context limit and ids outside the vocabulary are specific errors;
  *   - the sampler: argmax ties pick the lowest id; temperature 1 draws match hand-derived
- *     probabilities; top-p keeps exactly the smallest nucleus; the same seed repeats. */
+ *     probabilities; top-p keeps exactly the smallest nucleus; the same seed repeats;
+ *   - `pte generate --tokens ... --temperature 0 --json` prints the reference's greedy ids, and
+ *     the same --seed gives the same sampled ids; bad command lines are usage errors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "llama_ref.h"
 #include "pte/llm.h"
 #include "pte/module.h"
@@ -205,10 +208,77 @@ TEST(sampler) {
   pte_llm_sampler_free(&c);
 }
 
+static char *cli_out(const char *args, int *code) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", getenv("PTE_CLI"), args);
+  return test_run_capture(cmd, code);
+}
+
+static size_t json_ids(const char *out, const char *key, int64_t *ids, size_t cap) {
+  char e[128];
+  test_json *j = out ? test_json_parse(out, strlen(out), e, sizeof e) : NULL;
+  if (!j) return 0;
+  const test_json *a = test_json_get(j, key);
+  size_t n = test_json_len(a);
+  for (size_t i = 0; i < n && i < cap; i++) ids[i] = test_json_int(test_json_at(a, i), -1);
+  test_json_free(j);
+  return n;
+}
+
+TEST(cli_generate) {
+  const char *p = test_tmp_path("llm_cli.pte");
+  if (!synth(p, "")) return;
+  char args[1024];
+  snprintf(args, sizeof args, "generate '%s' --tokens 1,300,17,411,5 -n 10 --temperature 0 --json", p);
+  int code = -1;
+  char *out = cli_out(args, &code);
+  CHECK_EQ_INT(code, 0);
+  int64_t got[16];
+  size_t n = json_ids(out, "generated_ids", got, 16);
+  free(out);
+  llama_ref *r = llama_ref_new(&k_cfg);
+  double *lg = (double *)malloc(512 * sizeof(double));
+  const int64_t prompt[5] = {1, 300, 17, 411, 5};
+  bool ok = r && lg && llama_ref_forward(r, prompt, 5, 0, lg);
+  size_t k = 0;
+  for (int pos = 5; ok && k < 10; pos++) {
+    int64_t id = (int64_t)ref_argmax(lg, 512);
+    CHECK_MSG(k < n && got[k] == id, "id %zu: cli %lld, reference %lld", k, k < n ? (long long)got[k] : -1LL, (long long)id);
+    k++;
+    if (id == 2) break;
+    ok = llama_ref_forward(r, &id, 1, pos, lg);
+  }
+  CHECK(ok);
+  CHECK_EQ_INT((int64_t)n, (int64_t)k);
+  free(lg);
+  llama_ref_free(r);
+  /* sampling with a seed repeats */
+  snprintf(args, sizeof args, "generate '%s' --tokens 1,300 -n 12 --temperature 1 --top-p 0.95 --seed 99 --json", p);
+  int64_t a[16], b[16];
+  out = cli_out(args, &code);
+  size_t na = json_ids(out, "generated_ids", a, 16);
+  free(out);
+  out = cli_out(args, &code);
+  size_t nb = json_ids(out, "generated_ids", b, 16);
+  free(out);
+  CHECK(na > 0 && na == nb && memcmp(a, b, na * sizeof(int64_t)) == 0);
+  /* usage errors */
+  snprintf(args, sizeof args, "generate '%s' -n 3", p);
+  free(cli_out(args, &code));
+  CHECK_EQ_INT(code, 2);
+  snprintf(args, sizeof args, "generate '%s' --tokens 1,x", p);
+  free(cli_out(args, &code));
+  CHECK_EQ_INT(code, 2);
+  snprintf(args, sizeof args, "generate '%s' --tokens 1,600", p);
+  free(cli_out(args, &code));
+  CHECK_EQ_INT(code, 1);
+}
+
 int main(void) {
   RUN(sampler);
   RUN(greedy_dynamic);
   RUN(greedy_static);
   RUN(errors);
+  RUN(cli_generate);
   return test_summary();
 }
