@@ -5,7 +5,8 @@
  *   - dynamic sequence: a 5-token prefill in one call then 7 single-token decode steps (8 steps):
  *     the logits of every step match the reference within 1e-3 relative (max |diff| / max |ref|),
  *     which also checks that the KV cache (mutable buffers) persists across executes;
- *   - --static (T = 1): the same 8 steps token by token;
+ *   - --static (T = 1): the same 8 steps token by token; --cache-init (zero initial values in the
+ *     mutable segment instead of a separate arena): a 3-token prefill + 7 decode steps;
  *   - a position past the cache is a specific error, not a crash. */
 #include <math.h>
 #include <stdlib.h>
@@ -141,6 +142,11 @@ TEST(dynamic_prefill_then_decode) {
   if (p) run_steps(p, 5);
 }
 
+TEST(cache_init_variant) {
+  char *p = synth("llama_cinit.pte", "--cache-init");
+  if (p) run_steps(p, 3);
+}
+
 TEST(static_token_by_token) {
   char *p = synth("llama_static.pte", "--static");
   if (p) run_steps(p, 1);
@@ -174,6 +180,7 @@ int main(void) {
   RUN(metadata_methods);
   RUN(dynamic_prefill_then_decode);
   RUN(static_token_by_token);
+  RUN(cache_init_variant);
   RUN(position_past_cache_is_an_error);
   RUN(bad_options_are_usage_errors);
   return test_summary();

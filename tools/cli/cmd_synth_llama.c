@@ -14,8 +14,8 @@
  *     q, k viewed [1, T, heads, hd/2, 2]: (re, im) pairs rotated by (cos, sin) (select_copy,
  *       mul/sub/add, stack, view back to [1, T, heads, hd])
  *     llama::update_cache.out(k, k_cache, pos), llama::update_cache.out(v, v_cache, pos)
- *       (k_cache / v_cache [1, S, kv_heads, hd]: mutable buffers, memory planned, zero initial
- *       value in the mutable segment)
+ *       (k_cache / v_cache [1, S, kv_heads, hd]: mutable buffers, memory planned for the whole
+ *       method in arena 2; --cache-init: in arena 1 with a zero initial value in the mutable segment)
  *     a = llama::custom_sdpa.out(q, k_cache, v_cache, pos, None, 0.0, is_causal=True, None)
  *     x = x + wo(a)                           (wo: one delegate)
  *     h = RMSNorm(x) * ffn_norm; x = x + w2(silu(w1 h) * w3 h)   (w1+w3 one delegate, w2 one)
@@ -111,7 +111,7 @@ static pte_status sl_zero_read(void *ctx, uint64_t offset, void *dst, size_t siz
 typedef struct sl_cfg {
   int32_t dim, layers, heads, kv_heads, vocab, seq, hidden, hd;
   uint64_t seed;
-  bool dynamic;
+  bool dynamic, cache_init;
   double eps, theta;
   int32_t bos, eos;
 } sl_cfg;
@@ -129,7 +129,7 @@ typedef struct sl {
   size_t n_blobs, cap_blobs;
   uint8_t *hash_buf;
   float *freqs; /* cos table then sin table, [S, hd/2] each */
-  uint64_t named_bytes, weight_params;
+  uint64_t named_bytes, weight_params, cache_off;
   size_t n_named;
   pte_cli_progress *progress;
   uint64_t hashed, to_hash;
@@ -403,21 +403,31 @@ static pte_status sl_rope(sl *S, int32_t x, int32_t nh, int32_t cosv, int32_t si
   return s;
 }
 
-/* A KV cache [1, S, K, hd]: planned (lives for the whole method), zero initial value. */
+/* A KV cache [1, S, K, hd], alive for the whole method (it persists across executes): by default
+ * at an explicit offset of its own arena (mem_id 2), no initial value (attention reads only the
+ * positions already written; the module's planned buffers start zeroed anyway); --cache-init:
+ * auto-planned in arena 1 with a zero initial value in the mutable segment. */
 static pte_status sl_cache(sl *S, int32_t *v) {
   int32_t sz[4] = {1, S->c.seq, S->c.kv_heads, S->c.hd};
   uint64_t nbytes = (uint64_t)S->c.seq * (uint64_t)S->c.kv_heads * (uint64_t)S->c.hd * 4;
-  pte_source src = pte_source_callback(sl_zero_read, NULL, nbytes);
-  uint32_t mi;
-  pte_status s = pte_writer_add_mutable(S->w, &src, &mi, &S->err);
-  if (s != PTE_OK) return s;
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
   t.sizes = sz;
   t.dim = 4;
-  t.plan = PTE_WR_PLAN_AUTO;
-  t.mutable_init = mi;
+  if (S->c.cache_init) {
+    pte_source src = pte_source_callback(sl_zero_read, NULL, nbytes);
+    uint32_t mi;
+    pte_status s = pte_writer_add_mutable(S->w, &src, &mi, &S->err);
+    if (s != PTE_OK) return s;
+    t.plan = PTE_WR_PLAN_AUTO;
+    t.mutable_init = mi;
+  } else {
+    t.plan = PTE_WR_PLAN_EXPLICIT;
+    t.mem_id = 2;
+    t.mem_offset = S->cache_off;
+    S->cache_off += (nbytes + 63) / 64 * 64;
+  }
   return pte_writer_add_tensor(S->w, S->m, &t, v, &S->err);
 }
 
@@ -679,6 +689,8 @@ static void sl_help(FILE *f) {
           "  --hidden F                 feed-forward width (default: upstream's rule from D)\n"
           "  --quant none               fp32 linears (the only mode so far)\n"
           "  --static                   fixed T = 1 (token-by-token prefill)\n"
+          "  --cache-init               store the KV caches' zero initial value in the mutable segment\n"
+          "                             (default: caches in their own planned arena, no initial data)\n"
           "  --seed N                   weight generator seed (default 0)\n"
           "  --tokenizer-out FILE       also write a matching llama2.c tokenizer.bin (V >= 259)\n"
           "  --no-fsync, -q, --json, -h as for the other synth models\n");
@@ -740,6 +752,8 @@ int pte_cli_synth_llama(int argc, char **argv) {
         fprintf(stderr, "pte synth llama: --quant 8da4w is not implemented yet (needs 4-bit XNNPACK weights)\n");
         return PTE_EXIT_USAGE;
       }
+    } else if (!strcmp(a, "--cache-init")) {
+      c.cache_init = true;
     } else if (!strcmp(a, "--static")) {
       c.dynamic = false;
     } else if (!strcmp(a, "--seed")) {
