@@ -445,7 +445,9 @@ TEST(bad_arguments) {
 
   /* sdpa_with_kv_cache: nothing written when an argument is bad */
   const int32_t skv[] = {1, 2, 2, 8};
-  pte_tensor *key = ktest_tensor(PTE_DTYPE_FLOAT, 4, skv, NULL, (double[]){[0] = 5});
+  double fives[32];
+  for (int i = 0; i < 32; i++) fives[i] = 5;
+  pte_tensor *key = ktest_tensor(PTE_DTYPE_FLOAT, 4, skv, NULL, fives); /* a write would show */
   pte_evalue *a[] = {ktest_ev_tensor(q), ktest_ev_tensor(key), ktest_ev_tensor(key), ktest_ev_tensor(kc),
                      ktest_ev_tensor(vc), ktest_ev_int(5), ktest_ev_int(2), ktest_ev_none(), ktest_ev_double(0),
                      ktest_ev_bool(true), ktest_ev_none(), eo, eo};
