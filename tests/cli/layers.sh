@@ -21,9 +21,10 @@ allowed() {
     writer) echo "base format runtime io" ;;
     prepare) echo "base format runtime io writer" ;;
     module) echo "base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom backend_xnnpack writer prepare" ;;
+    llm) echo "base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom backend_xnnpack writer prepare module" ;;
   esac
 }
-libs="base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom backend_xnnpack writer prepare module"
+libs="base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom backend_xnnpack writer prepare module llm"
 for l in $libs; do
   a="$B/libpte_$l.a"
   [ -f "$a" ] || { echo "FAIL: $a is missing" >&2; exit 1; }

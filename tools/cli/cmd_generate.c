@@ -9,9 +9,7 @@
 #include "cli.h"
 #include "jsonw.h"
 #include "pte/llm.h"
-#if PTE_HAVE_TOKENIZER
 #include "pte/tokenizer.h"
-#endif
 
 static void gen_help(FILE *f) {
   fprintf(f,
@@ -43,9 +41,7 @@ static void gen_help(FILE *f) {
 
 typedef struct gen_state {
   bool json, print_ids;
-#if PTE_HAVE_TOKENIZER
   pte_tokenizer *tok;
-#endif
   int64_t prev;
   int64_t *ids;
   size_t n_ids, cap_ids;
@@ -84,12 +80,10 @@ static bool gen_on_token(void *ctx, int64_t id) {
   const char *piece = NULL;
   size_t len = 0;
   char buf[32];
-#if PTE_HAVE_TOKENIZER
   if (g->tok) {
     pte_error_info err;
     if (pte_tokenizer_decode(g->tok, (int32_t)g->prev, (int32_t)id, &piece, &len, &err) != PTE_OK) piece = NULL;
   }
-#endif
   if (!piece) {
     snprintf(buf, sizeof buf, " %lld", (long long)id);
     piece = buf, len = strlen(buf);
@@ -193,12 +187,6 @@ static int run_generate(int argc, char **argv) {
     fprintf(stderr, "pte generate: --prompt needs --tokenizer FILE\n");
     return PTE_EXIT_USAGE;
   }
-#if !PTE_HAVE_TOKENIZER
-  if (tok_path) {
-    fprintf(stderr, "pte generate: this build has no tokenizer library (use --tokens IDS)\n");
-    return PTE_EXIT_USAGE;
-  }
-#endif
   gen_state g;
   memset(&g, 0, sizeof g);
   g.json = json;
@@ -219,7 +207,6 @@ static int run_generate(int argc, char **argv) {
     fprintf(stderr, "pte generate: --tokens wants comma-separated non-negative ids\n");
     rc = PTE_EXIT_USAGE;
   }
-#if PTE_HAVE_TOKENIZER
   if (s == PTE_OK && rc == PTE_EXIT_OK && tok_path) {
     s = pte_tokenizer_load(tok_path, &g.tok, &err);
     if (s == PTE_OK && prompt) {
@@ -237,7 +224,6 @@ static int run_generate(int argc, char **argv) {
       free(t32);
     }
   }
-#endif
   if (s == PTE_OK && rc == PTE_EXIT_OK && n_ids == 0) {
     fprintf(stderr, "pte generate: the prompt has no tokens\n");
     rc = PTE_EXIT_USAGE;
@@ -317,9 +303,7 @@ static int run_generate(int argc, char **argv) {
            st.stopped_at_eos ? ", stopped at EOS" : "", st.first_token_seconds * 1e3, pte_llm_load_seconds(lm) * 1e3,
            threads, (double)rss / 1048576.0);
   }
-#if PTE_HAVE_TOKENIZER
   pte_tokenizer_free(g.tok);
-#endif
   pte_llm_free(lm);
   free(ids);
   free(g.ids);
