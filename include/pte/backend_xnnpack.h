@@ -260,7 +260,12 @@ enum {
   PTE_XNN_DT_QINT32 = 5,
   PTE_XNN_DT_QCINT8 = 6,
   PTE_XNN_DT_QCINT32 = 7,
-  PTE_XNN_DT_QDINT8 = 9
+  PTE_XNN_DT_QDINT8 = 9,
+  PTE_XNN_DT_FP16 = 2,   /* constant FullyConnected weights / bias (widened to fp32 at init) */
+  PTE_XNN_DT_QCINT4 = 8, /* 4-bit per-channel FC filter [N, K] (K even): two weights a byte, low nibble
+                            first, stored value = weight + 8; PTE_XNN_QUANT_PER_CHANNEL, channel_dim 0 */
+  PTE_XNN_DT_QBINT4 = 10,/* 4-bit blockwise FC filter, same bytes; PTE_XNN_QUANT_PER_CHANNEL_GROUP */
+  PTE_XNN_DT_BF16 = 14
 };
 
 /* Node kinds (XNodeUnion tags). */
@@ -317,7 +322,9 @@ typedef enum pte_xnn_quant {
   PTE_XNN_QUANT_NONE = 0,
   PTE_XNN_QUANT_PER_TENSOR = 1,  /* scale, zero_point */
   PTE_XNN_QUANT_PER_CHANNEL = 2, /* channel_scales[n_channel_scales] along channel_dim */
-  PTE_XNN_QUANT_PER_TOKEN = 3    /* qdint8: num_nonbatch_dims */
+  PTE_XNN_QUANT_PER_TOKEN = 3,   /* qdint8: num_nonbatch_dims */
+  PTE_XNN_QUANT_PER_CHANNEL_GROUP = 4 /* qbint4: block_size, block_scales_bf16[N * K / block_size] ([N, K / B]
+                                         row-major), written as a bf16 constant (scale_buffer_idx) */
 } pte_xnn_quant;
 
 typedef struct pte_xnn_tensor_desc {
@@ -342,6 +349,10 @@ typedef struct pte_xnn_tensor_desc {
    * constants get a ConstantDataOffset entry with this key but are not returned in
    * pte_xnn_blob.named (`pte synth --delegate xnnpack` streams its weights this way). */
   const char *named_key;
+  /* PTE_XNN_QUANT_PER_CHANNEL_GROUP (copied; their consistency with dims is checked by the runtime) */
+  uint32_t block_size;
+  const uint16_t *block_scales_bf16;
+  size_t n_block_scales;
 } pte_xnn_tensor_desc;
 
 /* One node. Fields a kind does not use are ignored. */
