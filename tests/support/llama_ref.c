@@ -45,6 +45,48 @@ static float *ref_gen(uint64_t seed, uint32_t tid, size_t n, float scale, float 
   return p;
 }
 
+/* bf16 of a float, round to nearest even (finite inputs) */
+static float ref_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u = (u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* 8da4w weights, the values the 4-bit filter represents: per group of G inputs of a row,
+ * s = bf16(max|w| / 7.5), w' = s * clamp(round_half_even(w / s), -8, 7) (0 when s is 0). */
+static float *ref_gen_q4(uint64_t seed, uint32_t tid, size_t rows, size_t cols, float scale, int group) {
+  float *p = ref_gen(seed, tid, rows * cols, scale, 0.0f);
+  if (!p || group <= 0) return p;
+  for (size_t r = 0; r < rows; r++)
+    for (size_t g = 0; g < cols; g += (size_t)group) {
+      float *w = p + r * cols + g, mx = 0;
+      for (int i = 0; i < group; i++) mx = fmaxf(mx, fabsf(w[i]));
+      float s = ref_bf16(mx / 7.5f);
+      for (int i = 0; i < group; i++) {
+        double q = s > 0 ? nearbyint((double)(w[i] / s)) : 0;
+        w[i] = (float)((q < -8 ? -8 : q > 7 ? 7 : q) * s);
+      }
+    }
+  return p;
+}
+
+/* Per-token dynamic int8 (the qdint8 rule of docs/xnnpack.md): range [min(0, min), max(0, max)],
+ * 255 steps, the zero point nudged to an integer; y = the dequantized values. */
+static void ref_qd8(const double *x, size_t n, double *y) {
+  double mn = 0, mx = 0;
+  for (size_t i = 0; i < n; i++) mn = fmin(mn, x[i]), mx = fmax(mx, x[i]);
+  double inv = mx > mn ? 255.0 / (mx - mn) : 1.0;
+  double zp = (-128 + mn * inv) + (127 + mx * inv) > 0 ? -128 - mn * inv : 127 - mx * inv;
+  zp = nearbyint(fmin(127, fmax(-128, zp)));
+  for (size_t i = 0; i < n; i++) {
+    double q = nearbyint(x[i] * inv + zp);
+    q = fmin(127, fmax(-128, q));
+    y[i] = (q - zp) / inv;
+  }
+}
+
 void llama_ref_free(llama_ref *r) {
   if (!r) return;
   free(r->emb), free(r->norm), free(r->out);
@@ -71,6 +113,11 @@ llama_ref *llama_ref_new(const llama_ref_cfg *cfg) {
   r->hd = c->dim / c->heads;
   const size_t QD = (size_t)c->heads * (size_t)r->hd, KD = (size_t)c->kv_heads * (size_t)r->hd;
   const float sD = 1.0f / sqrtf((float)D), sQ = 1.0f / sqrtf((float)QD), sF = 1.0f / sqrtf((float)F);
+  const int G = c->quant ? c->group : 0;
+  if (c->quant && (c->group <= 0 || D % (size_t)c->group || QD % (size_t)c->group || F % (size_t)c->group)) {
+    free(r);
+    return NULL;
+  }
   r->L = (struct layer *)calloc((size_t)c->layers, sizeof *r->L);
   r->emb = ref_gen(c->seed, 0, V * D, 1.0f, 0.0f);
   bool ok = r->L && r->emb;
@@ -78,19 +125,19 @@ llama_ref *llama_ref_new(const llama_ref_cfg *cfg) {
     uint32_t b = 1 + 9 * (uint32_t)l;
     struct layer *y = &r->L[l];
     y->an = ref_gen(c->seed, b + 0, D, 0.25f, 1.0f);
-    y->wq = ref_gen(c->seed, b + 1, QD * D, sD, 0.0f);
-    y->wk = ref_gen(c->seed, b + 2, KD * D, sD, 0.0f);
-    y->wv = ref_gen(c->seed, b + 3, KD * D, sD, 0.0f);
-    y->wo = ref_gen(c->seed, b + 4, D * QD, sQ, 0.0f);
+    y->wq = ref_gen_q4(c->seed, b + 1, QD, D, sD, G);
+    y->wk = ref_gen_q4(c->seed, b + 2, KD, D, sD, G);
+    y->wv = ref_gen_q4(c->seed, b + 3, KD, D, sD, G);
+    y->wo = ref_gen_q4(c->seed, b + 4, D, QD, sQ, G);
     y->fn = ref_gen(c->seed, b + 5, D, 0.25f, 1.0f);
-    y->w1 = ref_gen(c->seed, b + 6, F * D, sD, 0.0f);
-    y->w3 = ref_gen(c->seed, b + 7, F * D, sD, 0.0f);
-    y->w2 = ref_gen(c->seed, b + 8, D * F, sF, 0.0f);
+    y->w1 = ref_gen_q4(c->seed, b + 6, F, D, sD, G);
+    y->w3 = ref_gen_q4(c->seed, b + 7, F, D, sD, G);
+    y->w2 = ref_gen_q4(c->seed, b + 8, D, F, sF, G);
     ok = y->an && y->wq && y->wk && y->wv && y->wo && y->fn && y->w1 && y->w3 && y->w2;
   }
   if (ok) {
     r->norm = ref_gen(c->seed, 1 + 9 * (uint32_t)c->layers, D, 0.25f, 1.0f);
-    r->out = ref_gen(c->seed, 2 + 9 * (uint32_t)c->layers, V * D, sD, 0.0f);
+    r->out = ref_gen_q4(c->seed, 2 + 9 * (uint32_t)c->layers, V, D, sD, G);
     size_t cn = (size_t)c->layers * (size_t)c->seq * KD;
     r->kc = (double *)calloc(cn, sizeof(double));
     r->vc = (double *)calloc(cn, sizeof(double));
@@ -132,6 +179,13 @@ static void ref_rope(double *v, int nh, int hd, int p) {
     }
 }
 
+/* The input of a delegated linear: per-token int8 for 8da4w, else as is (into buf). */
+static const double *ref_lin_in(const llama_ref *r, const double *x, size_t n, double *buf) {
+  if (!r->c.quant) return x;
+  ref_qd8(x, n, buf);
+  return buf;
+}
+
 bool llama_ref_forward(llama_ref *r, const int64_t *tokens, int n, int pos, double *logits) {
   const llama_ref_cfg *c = &r->c;
   if (!tokens || n < 1 || pos < 0 || pos + n > c->seq || !logits) return false;
@@ -145,7 +199,8 @@ bool llama_ref_forward(llama_ref *r, const int64_t *tokens, int n, int pos, doub
   double *att = (double *)malloc(QD * sizeof(double)), *o = (double *)malloc(D * sizeof(double));
   double *g = (double *)malloc(F * sizeof(double)), *u = (double *)malloc(F * sizeof(double));
   double *sc = (double *)malloc(S * sizeof(double));
-  bool ok = x && h && q && k && v && att && o && g && u && sc;
+  double *qb = (double *)malloc((D > F ? D : F) * sizeof(double) + QD * sizeof(double));
+  bool ok = x && h && q && k && v && att && o && g && u && sc && qb;
   if (ok) {
     for (int t = 0; t < n; t++)
       for (size_t d = 0; d < D; d++) x[(size_t)t * D + d] = (double)r->emb[(size_t)tokens[t] * D + d];
@@ -155,9 +210,10 @@ bool llama_ref_forward(llama_ref *r, const int64_t *tokens, int n, int pos, doub
       /* projections + cache for every position first (the model updates the cache before SDPA) */
       for (int t = 0; t < n; t++) {
         ref_rmsnorm(x + (size_t)t * D, y->an, D, h);
-        ref_matvec(y->wq, h, QD, D, q + (size_t)t * QD);
-        ref_matvec(y->wk, h, KD, D, k);
-        ref_matvec(y->wv, h, KD, D, v);
+        const double *hi = ref_lin_in(r, h, D, qb);
+        ref_matvec(y->wq, hi, QD, D, q + (size_t)t * QD);
+        ref_matvec(y->wk, hi, KD, D, k);
+        ref_matvec(y->wv, hi, KD, D, v);
         ref_rope(q + (size_t)t * QD, (int)H, (int)hd, pos + t);
         ref_rope(k, (int)K, (int)hd, pos + t);
         memcpy(kc + (size_t)(pos + t) * KD, k, KD * sizeof(double));
@@ -184,20 +240,21 @@ bool llama_ref_forward(llama_ref *r, const int64_t *tokens, int n, int pos, doub
           }
         }
         double *xt = x + (size_t)t * D;
-        ref_matvec(y->wo, att, D, QD, o);
+        ref_matvec(y->wo, ref_lin_in(r, att, QD, qb), D, QD, o);
         for (size_t d = 0; d < D; d++) xt[d] += o[d];
         ref_rmsnorm(xt, y->fn, D, h);
-        ref_matvec(y->w1, h, F, D, g);
-        ref_matvec(y->w3, h, F, D, u);
+        const double *h2 = ref_lin_in(r, h, D, qb);
+        ref_matvec(y->w1, h2, F, D, g);
+        ref_matvec(y->w3, h2, F, D, u);
         for (size_t f = 0; f < F; f++) g[f] = g[f] / (1.0 + exp(-g[f])) * u[f];
-        ref_matvec(y->w2, g, D, F, o);
+        ref_matvec(y->w2, ref_lin_in(r, g, F, qb), D, F, o);
         for (size_t d = 0; d < D; d++) xt[d] += o[d];
       }
     }
     ref_rmsnorm(x + (size_t)(n - 1) * D, r->norm, D, h);
-    ref_matvec(r->out, h, (size_t)c->vocab, D, logits);
+    ref_matvec(r->out, ref_lin_in(r, h, D, qb), (size_t)c->vocab, D, logits);
   }
-  free(x), free(h), free(q), free(k), free(v), free(att), free(o), free(g), free(u), free(sc);
+  free(x), free(h), free(q), free(k), free(v), free(att), free(o), free(g), free(u), free(sc), free(qb);
   return ok;
 }
 

@@ -12,6 +12,8 @@
 typedef struct llama_ref_cfg {
   int dim, layers, heads, kv_heads, vocab, seq, hidden; /* hidden 0: the synth default */
   uint64_t seed;
+  int quant; /* 0: fp32 linears; 1: 8da4w (4-bit grouped weights, per-token int8 activations) */
+  int group; /* 8da4w group size */
 } llama_ref_cfg;
 
 typedef struct llama_ref llama_ref;

@@ -7,6 +7,8 @@
  *     which also checks that the KV cache (mutable buffers) persists across executes;
  *   - --static (T = 1): the same 8 steps token by token; --cache-init (zero initial values in the
  *     mutable segment instead of a separate arena): a 3-token prefill + 7 decode steps;
+ *   - --quant 8da4w (group 32): the same 8 steps against the reference with the 4-bit grouped
+ *     weights dequantized as documented and per-token int8 activations (dynamic and --static);
  *   - a position past the cache is a specific error, not a crash. */
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +30,8 @@ static int run_cli(const char *args, char **out) {
   return code;
 }
 
-static const llama_ref_cfg k_cfg = {64, 2, 4, 2, 512, 64, 0, 7};
+static const llama_ref_cfg k_cfg = {64, 2, 4, 2, 512, 64, 0, 7, 0, 0};
+static const llama_ref_cfg k_q4 = {64, 2, 4, 2, 512, 64, 0, 7, 1, 32};
 
 static char *synth(const char *name, const char *extra) {
   static char path[4][512];
@@ -101,10 +104,10 @@ static const int64_t k_tokens[12] = {1, 300, 17, 411, 5, 260, 99, 500, 3, 42, 77
 
 /* Runs tokens[0..n0) as one call (chunk = n0) or one by one, then decodes the rest one by one,
  * 8 steps in all; compares each step's logits with the reference. */
-static void run_steps(const char *path, int prefill) {
+static void run_steps_cfg(const char *path, int prefill, const llama_ref_cfg *cfg) {
   pte_module *m = open_model(path);
   if (!m) return;
-  llama_ref *r = llama_ref_new(&k_cfg);
+  llama_ref *r = llama_ref_new(cfg);
   CHECK(r != NULL);
   double *ref = (double *)malloc((size_t)k_cfg.vocab * sizeof(double));
   pte_error_info err;
@@ -137,6 +140,8 @@ static void run_steps(const char *path, int prefill) {
   pte_module_destroy(m);
 }
 
+static void run_steps(const char *path, int prefill) { run_steps_cfg(path, prefill, &k_cfg); }
+
 TEST(dynamic_prefill_then_decode) {
   char *p = synth("llama_dyn.pte", "");
   if (p) run_steps(p, 5);
@@ -145,6 +150,16 @@ TEST(dynamic_prefill_then_decode) {
 TEST(cache_init_variant) {
   char *p = synth("llama_cinit.pte", "--cache-init");
   if (p) run_steps(p, 3);
+}
+
+TEST(q4_dynamic) {
+  char *p = synth("llama_q4.pte", "--quant 8da4w --group-size 32");
+  if (p) run_steps_cfg(p, 5, &k_q4);
+}
+
+TEST(q4_static) {
+  char *p = synth("llama_q4s.pte", "--quant 8da4w --group-size 32 --static");
+  if (p) run_steps_cfg(p, 1, &k_q4);
 }
 
 TEST(static_token_by_token) {
@@ -181,6 +196,8 @@ int main(void) {
   RUN(dynamic_prefill_then_decode);
   RUN(static_token_by_token);
   RUN(cache_init_variant);
+  RUN(q4_dynamic);
+  RUN(q4_static);
   RUN(position_past_cache_is_an_error);
   RUN(bad_options_are_usage_errors);
   return test_summary();

@@ -19,7 +19,7 @@
 #include "pte/module.h"
 #include "test.h"
 
-static const llama_ref_cfg k_cfg = {64, 2, 4, 2, 512, 32, 0, 11};
+static const llama_ref_cfg k_cfg = {64, 2, 4, 2, 512, 32, 0, 11, 0, 0};
 
 static bool synth(const char *path, const char *extra) {
   const char *cli = getenv("PTE_CLI");

@@ -112,6 +112,8 @@ typedef struct sl_cfg {
   int32_t dim, layers, heads, kv_heads, vocab, seq, hidden, hd;
   uint64_t seed;
   bool dynamic, cache_init;
+  int quant;     /* 0 none (fp32 linears), 1 8da4w */
+  int32_t group; /* 8da4w group size */
   double eps, theta;
   int32_t bos, eos;
 } sl_cfg;
@@ -130,6 +132,12 @@ typedef struct sl {
   uint8_t *hash_buf;
   float *freqs; /* cos table then sin table, [S, hd/2] each */
   uint64_t named_bytes, weight_params, cache_off;
+  float *row;            /* 8da4w: one generated weight row (K floats) */
+  uint8_t *qrow;         /* 8da4w: its nibbles (K / 2 bytes) */
+  struct sl_q4 *q4s;     /* 8da4w weight sources (one per quantized weight) */
+  size_t n_q4s;
+  char (*keys)[65];      /* named-data keys added (scales returned by the blob builder) */
+  size_t n_keys, cap_keys;
   size_t n_named;
   pte_cli_progress *progress;
   uint64_t hashed, to_hash;
@@ -255,20 +263,128 @@ static pte_status sl_rmsnorm(sl *S, int32_t x, uint32_t tid, int32_t *y) {
   return s;
 }
 
+/* ------------------------------------------------------------------ 8da4w weights */
+/* 8da4w (8-bit dynamic activations, 4-bit grouped weights), as the exporter's quantizer defines
+ * it: each group of G consecutive inputs of an output row gets a symmetric scale
+ * s = bf16(max |w| / 7.5) (bf16 round to nearest even, as stored in the blob), q = clamp(
+ * round_half_even(w / s), -8, 7) (0 when s is 0), stored as the XNNPACK qbint4 filter (nibble
+ * q + 8, two per byte, low nibble first, row-major [N, K]) with the [N, K / G] bf16 scales.
+ * Activations are quantized per token at run time (a Convert to qdint8 in every delegate). */
+typedef struct sl_q4 {
+  sl *S;
+  sl_gen g;
+  uint32_t n, k;
+} sl_q4;
+
+static uint16_t sl_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x40);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+
+static float sl_bf16_f(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* Quantizes row `o`: nibbles into q (k / 2 bytes), scales into sc (k / G entries) when not NULL. */
+static void sl_q4_row(sl_q4 *Q, uint32_t o, uint8_t *q, uint16_t *sc) {
+  const uint32_t K = Q->k, G = (uint32_t)Q->S->c.group;
+  float *w = Q->S->row;
+  sl_block(&Q->g, o * K, w, K);
+  for (uint32_t g0 = 0; g0 < K; g0 += G) {
+    float mx = 0;
+    for (uint32_t i = 0; i < G; i++) mx = fmaxf(mx, fabsf(w[g0 + i]));
+    uint16_t hb = sl_bf16(mx / 7.5f);
+    float sb = sl_bf16_f(hb);
+    if (sc) sc[g0 / G] = hb;
+    for (uint32_t i = 0; i < G; i += 2) {
+      int v[2];
+      for (int j = 0; j < 2; j++) {
+        float r = sb > 0 ? nearbyintf(w[g0 + i + (uint32_t)j] / sb) : 0.0f;
+        v[j] = r < -8 ? -8 : r > 7 ? 7 : (int)r;
+      }
+      q[(g0 + i) / 2] = (uint8_t)((v[0] + 8) | ((v[1] + 8) << 4));
+    }
+  }
+}
+
+static pte_status sl_q4_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
+  sl_q4 *Q = (sl_q4 *)ctx;
+  (void)err;
+  const uint64_t rb = Q->k / 2;
+  uint8_t *out = (uint8_t *)dst;
+  while (size) {
+    uint32_t o = (uint32_t)(offset / rb);
+    uint64_t in_row = offset % rb;
+    sl_q4_row(Q, o, Q->S->qrow, NULL);
+    size_t k = (size_t)(rb - in_row < size ? rb - in_row : size);
+    memcpy(out, Q->S->qrow + in_row, k);
+    out += k, offset += k, size -= k;
+  }
+  return PTE_OK;
+}
+
+static pte_status sl_named_once(sl *S, const char *key, const void *data, uint64_t nbytes) {
+  for (size_t i = 0; i < S->n_keys; i++)
+    if (!strcmp(S->keys[i], key)) return PTE_OK;
+  if (S->n_keys == S->cap_keys) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "llama: too many named constants");
+  uint32_t blob;
+  pte_source src = pte_source_memory(data, nbytes);
+  pte_status s = pte_writer_add_blob(S->w, &src, &blob, &S->err);
+  if (s == PTE_OK) s = pte_writer_add_named_data(S->w, key, blob, 16, &S->err);
+  if (s != PTE_OK) return s;
+  memcpy(S->keys[S->n_keys++], key, 65);
+  S->named_bytes += nbytes;
+  S->n_named++;
+  return PTE_OK;
+}
+
 /* ------------------------------------------------------------------ XNNPACK linears */
 static pte_status sl_xerr(sl *S, pte_status s, const char *what) {
   return pte_error_set(&S->err, s, "llama: xnnpack graph: cannot add %s (%s)", what, pte_status_name(s));
 }
 
-/* A generated fp32 weight [out, in] stored as named data under the sha256 of its bytes. */
+/* A generated weight [out, in] stored as named data under the sha256 of its bytes: fp32, or for
+ * 8da4w the qbint4 nibbles (the bf16 scales go into the blob builder, which returns them as named
+ * data of their own). */
 static pte_status sl_xweight(sl *S, pte_xnn_builder *b, uint32_t tid, uint32_t out, uint32_t in, uint32_t *id) {
   sl_gen *g = sl_new_gen(S, tid, 1.0f / sqrtf((float)in), 0.0f);
   if (!g) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "llama: too many generated tensors");
-  const uint64_t nbytes = (uint64_t)out * in * 4;
+  const bool q4 = S->c.quant == 1;
+  const uint64_t nbytes = q4 ? (uint64_t)out * in / 2 : (uint64_t)out * in * 4;
   S->weight_params += (uint64_t)out * in;
+  sl_q4 *Q = NULL;
+  uint16_t *scales = NULL;
+  size_t n_scales = 0;
+  pte_source_read_fn rd = sl_gen_read;
+  void *ctx = g;
+  if (q4) {
+    if (in % (uint32_t)S->c.group)
+      return pte_error_set(&S->err, PTE_ERR_INVALID_ARGUMENT, "llama: 8da4w group size %d does not divide %u inputs",
+                           (int)S->c.group, in);
+    Q = &S->q4s[S->n_q4s++];
+    Q->S = S, Q->g = *g, Q->n = out, Q->k = in;
+    rd = sl_q4_read, ctx = Q;
+    n_scales = (size_t)out * (in / (uint32_t)S->c.group);
+    scales = (uint16_t *)malloc(n_scales * sizeof *scales);
+    if (!scales) return pte_error_set(&S->err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "llama: out of memory");
+  }
   pte_sha256_ctx h;
   pte_sha256_init(&h);
-  for (uint64_t off = 0; off < nbytes;) {
+  if (q4) { /* row by row: nibbles hashed, scales collected */
+    for (uint32_t o = 0; o < out; o++) {
+      sl_q4_row(Q, o, S->qrow, scales + (size_t)o * (in / (uint32_t)S->c.group));
+      pte_sha256_update(&h, S->qrow, in / 2);
+    }
+    S->hashed += (uint64_t)out * in * 4;
+    if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
+  }
+  for (uint64_t off = 0; !q4 && off < nbytes;) {
     size_t k = nbytes - off < SL_HASH_BUF ? (size_t)(nbytes - off) : SL_HASH_BUF;
     pte_status s = sl_gen_read(g, off, S->hash_buf, k, &S->err);
     if (s != PTE_OK) return s;
@@ -282,21 +398,31 @@ static pte_status sl_xweight(sl *S, pte_xnn_builder *b, uint32_t tid, uint32_t o
   char key[65];
   for (int i = 0; i < 32; i++) snprintf(key + 2 * i, 3, "%02x", dig[i]);
   uint32_t blob;
-  pte_source src = pte_source_callback(sl_gen_read, g, nbytes);
+  pte_source src = pte_source_callback(rd, ctx, nbytes);
   pte_status s = pte_writer_add_blob(S->w, &src, &blob, &S->err);
   if (s == PTE_OK) s = pte_writer_add_named_data(S->w, key, blob, 16, &S->err);
-  if (s != PTE_OK) return s;
+  if (s != PTE_OK) {
+    free(scales);
+    return s;
+  }
   S->named_bytes += nbytes;
   S->n_named++;
   uint32_t dims[2] = {out, in};
   pte_xnn_tensor_desc t;
   memset(&t, 0, sizeof t);
-  t.dtype = PTE_XNN_DT_FP32;
+  t.dtype = q4 ? PTE_XNN_DT_QBINT4 : PTE_XNN_DT_FP32;
   t.rank = 2;
   t.dims = dims;
   t.nbytes = (size_t)nbytes;
   t.named_key = key;
+  if (q4) {
+    t.quant = PTE_XNN_QUANT_PER_CHANNEL_GROUP;
+    t.block_size = (uint32_t)S->c.group;
+    t.block_scales_bf16 = scales;
+    t.n_block_scales = n_scales;
+  }
   s = pte_xnn_builder_add_tensor(b, &t, id);
+  free(scales);
   return s == PTE_OK ? PTE_OK : sl_xerr(S, s, "a weight");
 }
 
@@ -319,6 +445,24 @@ static pte_status sl_xlinears(sl *S, int32_t x, uint32_t rank, uint32_t in, size
   uint32_t xin;
   pte_status s = pte_xnn_builder_add_tensor(b, &t, &xin);
   if (s != PTE_OK) s = sl_xerr(S, s, "the input");
+  if (s == PTE_OK && S->c.quant == 1) { /* per-token dynamic int8 activations */
+    uint32_t xq;
+    memset(&t, 0, sizeof t);
+    t.dtype = PTE_XNN_DT_QDINT8;
+    t.rank = rank;
+    t.dims = xd;
+    t.quant = PTE_XNN_QUANT_PER_TOKEN;
+    t.num_nonbatch_dims = 1;
+    s = pte_xnn_builder_add_tensor(b, &t, &xq);
+    pte_xnn_node_desc nd;
+    memset(&nd, 0, sizeof nd);
+    nd.type = PTE_XNN_NODE_CONVERT;
+    nd.inputs[0] = xin;
+    nd.output = xq;
+    if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
+    if (s != PTE_OK) s = sl_xerr(S, s, "the qdint8 Convert");
+    xin = xq;
+  }
   for (size_t j = 0; j < n && s == PTE_OK; j++) {
     uint32_t W, y;
     s = sl_xweight(S, b, tids[j], outs[j], in, &W);
@@ -350,6 +494,8 @@ static pte_status sl_xlinears(sl *S, int32_t x, uint32_t rank, uint32_t in, size
   pte_xnn_blob *blob = s == PTE_OK ? &S->blobs[S->n_blobs++] : NULL;
   if (s == PTE_OK) s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_NAMED, blob, &S->err);
   pte_xnn_builder_free(b);
+  for (size_t i = 0; s == PTE_OK && i < blob->n_named; i++) /* e.g. the 8da4w scales */
+    s = sl_named_once(S, blob->named[i].key, blob->named[i].data, blob->named[i].size);
   if (s != PTE_OK) return s;
   uint32_t bi, module;
   pte_source src = pte_source_memory(blob->data, blob->size);
@@ -687,7 +833,10 @@ static void sl_help(FILE *f) {
           "  --dim D / --layers L / --heads H / --kv-heads K / --vocab V / --seq S   the shape (required;\n"
           "                             D divisible by H, head dim even, H divisible by K)\n"
           "  --hidden F                 feed-forward width (default: upstream's rule from D)\n"
-          "  --quant none               fp32 linears (the only mode so far)\n"
+          "  --quant none|8da4w         fp32 linears (default), or 8-bit dynamic activations x 4-bit\n"
+          "                             grouped weights (qdint8 Convert + qbint4 FullyConnected, bf16 scales)\n"
+          "  --group-size G             8da4w group size (default 128, or 32 when some linear has fewer\n"
+          "                             than 128 inputs); must divide every linear's input width\n"
           "  --static                   fixed T = 1 (token-by-token prefill)\n"
           "  --cache-init               store the KV caches' zero initial value in the mutable segment\n"
           "                             (default: caches in their own planned arena, no initial data)\n"
@@ -747,11 +896,10 @@ int pte_cli_synth_llama(int argc, char **argv) {
     } else if (!strcmp(a, "--hidden")) {
       ok = sl_parse_i32(v, 1, 1 << 20, &c.hidden), i++;
     } else if (!strcmp(a, "--quant")) {
-      ok = v && !strcmp(v, "none"), i++;
-      if (v && !strcmp(v, "8da4w")) {
-        fprintf(stderr, "pte synth llama: --quant 8da4w is not implemented yet (needs 4-bit XNNPACK weights)\n");
-        return PTE_EXIT_USAGE;
-      }
+      ok = v && (!strcmp(v, "none") || !strcmp(v, "8da4w")), i++;
+      if (ok) c.quant = !strcmp(v, "8da4w");
+    } else if (!strcmp(a, "--group-size")) {
+      ok = sl_parse_i32(v, 2, 1 << 16, &c.group) && c.group % 2 == 0, i++;
     } else if (!strcmp(a, "--cache-init")) {
       c.cache_init = true;
     } else if (!strcmp(a, "--static")) {
@@ -796,9 +944,15 @@ int pte_cli_synth_llama(int argc, char **argv) {
     return PTE_EXIT_USAGE;
   }
   c.hd = c.dim / c.heads;
+  if (c.quant && !c.group) c.group = c.dim < 128 || c.heads * c.hd < 128 ? 32 : 128;
   if (!c.hidden) { /* upstream's FeedForward rule: 2/3 of 4 dim, rounded up to a multiple of 256 */
     int64_t h = 4 * (int64_t)c.dim * 2 / 3;
     c.hidden = (int32_t)((h + 255) / 256 * 256);
+  }
+  if (c.quant && (c.dim % c.group || (c.heads * c.hd) % c.group || c.hidden % c.group)) {
+    fprintf(stderr, "pte synth llama: 8da4w group size %d must divide dim %d and hidden %d\n", (int)c.group,
+            (int)c.dim, (int)c.hidden);
+    return PTE_EXIT_USAGE;
   }
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -817,10 +971,16 @@ int pte_cli_synth_llama(int argc, char **argv) {
   S.gens = (sl_gen *)calloc(S.cap_gens, sizeof *S.gens);
   S.blobs = (pte_xnn_blob *)calloc(S.cap_blobs, sizeof *S.blobs);
   S.hash_buf = (uint8_t *)malloc(SL_HASH_BUF);
+  const size_t kmax = (size_t)(c.hidden > c.dim ? c.hidden : c.dim) + (size_t)c.heads * (size_t)c.hd;
+  S.row = (float *)malloc(kmax * sizeof(float));
+  S.qrow = (uint8_t *)malloc(kmax);
+  S.q4s = (struct sl_q4 *)calloc(S.cap_gens, sizeof *S.q4s);
+  S.cap_keys = S.cap_blobs * 4 + 8;
+  S.keys = (char(*)[65])calloc(S.cap_keys, 65);
   const int32_t half = c.hd / 2;
   S.freqs = (float *)malloc((size_t)c.seq * (size_t)half * 2 * sizeof(float));
   pte_status s = PTE_OK;
-  if (!S.gens || !S.blobs || !S.hash_buf || !S.freqs) {
+  if (!S.gens || !S.blobs || !S.hash_buf || !S.freqs || !S.row || !S.qrow || !S.q4s || !S.keys) {
     s = pte_error_set(&S.err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "llama: out of memory");
   } else {
     for (int32_t p = 0; p < c.seq; p++)
@@ -871,7 +1031,8 @@ int pte_cli_synth_llama(int argc, char **argv) {
       jw_kuint(&jw, "vocab", (uint64_t)c.vocab);
       jw_kuint(&jw, "seq", (uint64_t)c.seq);
       jw_kuint(&jw, "hidden", (uint64_t)c.hidden);
-      jw_kstr(&jw, "quant", "none");
+      jw_kstr(&jw, "quant", c.quant ? "8da4w" : "none");
+      if (c.quant) jw_kuint(&jw, "group_size", (uint64_t)c.group);
       jw_kuint(&jw, "delegates", S.n_blobs);
       jw_kuint(&jw, "named_bytes", S.named_bytes);
       if (tok_out) jw_kstr(&jw, "tokenizer", tok_out);
@@ -881,9 +1042,10 @@ int pte_cli_synth_llama(int argc, char **argv) {
       jw_end(&jw);
     } else {
       printf("wrote %s: %llu bytes (llama dim %d, %d layers, %d/%d heads, vocab %d, seq %d, hidden %d, %llu "
-             "parameters, %zu XNNPACK delegates, %s) in %.2f s\n",
+             "parameters, %s, %zu XNNPACK delegates, %s) in %.2f s\n",
              out, (unsigned long long)lay.file_size, (int)c.dim, (int)c.layers, (int)c.heads, (int)c.kv_heads,
-             (int)c.vocab, (int)c.seq, (int)c.hidden, (unsigned long long)S.weight_params, S.n_blobs,
+             (int)c.vocab, (int)c.seq, (int)c.hidden, (unsigned long long)S.weight_params,
+             c.quant ? "8da4w" : "fp32 linears", S.n_blobs,
              c.dynamic ? "dynamic seq" : "static seq 1", el);
       if (tok_out) printf("wrote %s (llama2.c tokenizer.bin, %d pieces)\n", tok_out, (int)c.vocab);
     }
@@ -894,5 +1056,9 @@ int pte_cli_synth_llama(int argc, char **argv) {
   free(S.gens);
   free(S.hash_buf);
   free(S.freqs);
+  free(S.row);
+  free(S.qrow);
+  free(S.q4s);
+  free(S.keys);
   return rc;
 }
