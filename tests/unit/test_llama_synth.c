@@ -9,6 +9,8 @@
  *     mutable segment instead of a separate arena): a 3-token prefill + 7 decode steps;
  *   - --quant 8da4w (group 32): the same 8 steps against the reference with the 4-bit grouped
  *     weights dequantized as documented and per-token int8 activations (dynamic and --static);
+ *   - a ~100M-parameter model: fp32 within 1e-3, 8da4w within the quantization-noise bound (see
+ *     model_100m_parameters);
  *   - a position past the cache is a specific error, not a crash. */
 #include <math.h>
 #include <stdlib.h>
@@ -33,21 +35,23 @@ static int run_cli(const char *args, char **out) {
 static const llama_ref_cfg k_cfg = {64, 2, 4, 2, 512, 64, 0, 7, 0, 0};
 static const llama_ref_cfg k_q4 = {64, 2, 4, 2, 512, 64, 0, 7, 1, 32};
 
-static char *synth(const char *name, const char *extra) {
+static char *synth_cfg(const char *name, const llama_ref_cfg *c, const char *extra) {
   static char path[4][512];
   static int slot;
   char *p = path[slot++ & 3];
   snprintf(p, 512, "%s", test_tmp_path(name));
   char args[1024];
   snprintf(args, sizeof args, "synth llama -q -o '%s' --dim %d --layers %d --heads %d --kv-heads %d --vocab %d "
-           "--seq %d --seed %llu %s", p, k_cfg.dim, k_cfg.layers, k_cfg.heads, k_cfg.kv_heads, k_cfg.vocab,
-           k_cfg.seq, (unsigned long long)k_cfg.seed, extra);
+           "--seq %d --seed %llu %s", p, c->dim, c->layers, c->heads, c->kv_heads, c->vocab,
+           c->seq, (unsigned long long)c->seed, extra);
   char *o = NULL;
   int code = run_cli(args, &o);
   if (code != 0) test_fail(__FILE__, __LINE__, "pte synth llama failed (%d): %s", code, o ? o : "");
   free(o);
   return code == 0 ? p : NULL;
 }
+
+static char *synth(const char *name, const char *extra) { return synth_cfg(name, &k_cfg, extra); }
 
 static pte_module *open_model(const char *path) {
   pte_error_info err;
@@ -104,12 +108,12 @@ static const int64_t k_tokens[12] = {1, 300, 17, 411, 5, 260, 99, 500, 3, 42, 77
 
 /* Runs tokens[0..n0) as one call (chunk = n0) or one by one, then decodes the rest one by one,
  * 8 steps in all; compares each step's logits with the reference. */
-static void run_steps_cfg(const char *path, int prefill, const llama_ref_cfg *cfg) {
+static void run_steps_tol(const char *path, int prefill, const llama_ref_cfg *cfg, double tol) {
   pte_module *m = open_model(path);
   if (!m) return;
   llama_ref *r = llama_ref_new(cfg);
   CHECK(r != NULL);
-  double *ref = (double *)malloc((size_t)k_cfg.vocab * sizeof(double));
+  double *ref = (double *)malloc((size_t)cfg->vocab * sizeof(double));
   pte_error_info err;
   int pos = 0, steps = 0;
   double worst = 0;
@@ -124,11 +128,11 @@ static void run_steps_cfg(const char *path, int prefill, const llama_ref_cfg *cf
     CHECK_MSG(s == PTE_OK, "step %d: %s", steps, err.msg);
     if (s != PTE_OK) break;
     const pte_tensor *y = pte_module_output_tensor(m, "forward", 0);
-    CHECK(y && y->numel == (size_t)k_cfg.vocab && y->dtype == PTE_DTYPE_FLOAT);
+    CHECK(y && y->numel == (size_t)cfg->vocab && y->dtype == PTE_DTYPE_FLOAT);
     CHECK(llama_ref_forward(r, k_tokens + pos, n, pos, ref));
-    if (!y || y->numel != (size_t)k_cfg.vocab) break;
-    double e = rel_err((const float *)y->data, ref, k_cfg.vocab);
-    CHECK_MSG(e <= 1e-3, "step %d (pos %d, %d tokens): relative error %g", steps, pos, n, e);
+    if (!y || y->numel != (size_t)cfg->vocab) break;
+    double e = rel_err((const float *)y->data, ref, cfg->vocab);
+    CHECK_MSG(e <= tol, "step %d (pos %d, %d tokens): relative error %g (bound %g)", steps, pos, n, e, tol);
     if (e > worst || isnan(e)) worst = e;
     pos += n;
     steps++;
@@ -140,6 +144,9 @@ static void run_steps_cfg(const char *path, int prefill, const llama_ref_cfg *cf
   pte_module_destroy(m);
 }
 
+static void run_steps_cfg(const char *path, int prefill, const llama_ref_cfg *cfg) {
+  run_steps_tol(path, prefill, cfg, 1e-3);
+}
 static void run_steps(const char *path, int prefill) { run_steps_cfg(path, prefill, &k_cfg); }
 
 TEST(dynamic_prefill_then_decode) {
@@ -160,6 +167,27 @@ TEST(q4_dynamic) {
 TEST(q4_static) {
   char *p = synth("llama_q4s.pte", "--quant 8da4w --group-size 32 --static");
   if (p) run_steps_cfg(p, 1, &k_q4);
+}
+
+/* The issue's model size: ~100M parameters (dim 768, 12 layers, 12 heads / 4 KV heads, vocab
+ * 16000, hidden 2048).
+ * fp32 linears: 8 steps within 1e-3 (measured ~7e-7).
+ * 8da4w (group 128): the per-token int8 rounding of the activations is discontinuous, and in a
+ * 12-layer network one rounding that goes the other way (the reference accumulates in double,
+ * pte in float: the inputs of a rounding differ by ~1e-6 relative) changes the logits by ~1%:
+ * perturbing the reference's own embeddings by 1e-6 relative moves its logits by 0.8-1.0% from the
+ * first flipped step on (measured), and pte is within 1e-7 of the reference until such a step
+ * (pos 9 with these tokens: 0.66%). So the bound here is the quantization-noise level, 2e-2;
+ * the 1e-3 check of the 8da4w path is q4_dynamic / q4_static (2 layers, no flip: ~1e-7). */
+TEST(model_100m_parameters) {
+  static const llama_ref_cfg bf = {768, 12, 12, 4, 16000, 128, 0, 3, 0, 0};
+  char *p = synth_cfg("llama_100m_fp.pte", &bf, "");
+  if (p) run_steps_cfg(p, 5, &bf);
+  if (p) remove(p);
+  static const llama_ref_cfg bq = {768, 12, 12, 4, 16000, 128, 0, 3, 1, 128};
+  p = synth_cfg("llama_100m_q4.pte", &bq, "--quant 8da4w --group-size 128");
+  if (p) run_steps_tol(p, 5, &bq, 2e-2);
+  if (p) remove(p);
 }
 
 TEST(static_token_by_token) {
@@ -198,6 +226,7 @@ int main(void) {
   RUN(cache_init_variant);
   RUN(q4_dynamic);
   RUN(q4_static);
+  RUN(model_100m_parameters);
   RUN(position_past_cache_is_an_error);
   RUN(bad_options_are_usage_errors);
   return test_summary();
