@@ -262,6 +262,37 @@ TEST(cli_generate) {
   size_t nb = json_ids(out, "generated_ids", b, 16);
   free(out);
   CHECK(na > 0 && na == nb && memcmp(a, b, na * sizeof(int64_t)) == 0);
+  /* --prompt through the tokenizer.bin `pte synth llama --tokenizer-out` writes: the prompt ids
+   * are the model's BOS (1), then "a" with llama2.c's dummy space prefix, " a": the pieces ' '
+   * (259) and 'a' (324) merge into the two-character piece " a" (the pairs start at id 354 with
+   * "  ", " e", " t", " a" -> 357); the generated ids are the reference's greedy continuation */
+  const char *tp = test_tmp_path("llm_cli_tok.bin");
+  const char *p2 = test_tmp_path("llm_cli2.pte");
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' synth llama -q -o '%s' --dim 64 --layers 2 --heads 4 --kv-heads 2 --vocab 512 "
+           "--seq 32 --seed 11 --tokenizer-out '%s' 2>&1", getenv("PTE_CLI"), p2, tp);
+  free(test_run_capture(cmd, &code));
+  CHECK_EQ_INT(code, 0);
+  snprintf(args, sizeof args, "generate '%s' --tokenizer '%s' --prompt a -n 4 --temperature 0 --json", p2, tp);
+  out = cli_out(args, &code);
+  CHECK_EQ_INT(code, 0);
+  int64_t pids[8], gids[8];
+  size_t np = json_ids(out, "prompt_ids", pids, 8), ng = json_ids(out, "generated_ids", gids, 8);
+  free(out);
+  CHECK_EQ_INT((int64_t)np, 2);
+  CHECK_EQ_INT(pids[0], 1);
+  CHECK_EQ_INT(pids[1], 357);
+  r = llama_ref_new(&k_cfg);
+  lg = (double *)malloc(512 * sizeof(double));
+  ok = r && lg && np == 2 && llama_ref_forward(r, pids, 2, 0, lg);
+  CHECK_EQ_INT((int64_t)ng, 4);
+  for (size_t i = 0; ok && i < ng && i < 4; i++) {
+    int64_t id = (int64_t)ref_argmax(lg, 512);
+    CHECK_EQ_INT(gids[i], id);
+    ok = llama_ref_forward(r, &id, 1, 2 + (int)i, lg);
+  }
+  free(lg);
+  llama_ref_free(r);
   /* usage errors */
   snprintf(args, sizeof args, "generate '%s' -n 3", p);
   free(cli_out(args, &code));
