@@ -4,14 +4,19 @@
  * 32 query heads, 8 kv heads, head_dim 128, float32, one thread.
  *
  * Peers measured in the same run:
- *   - the same kernel with the portable scalar inner loops (ratio = scalar time / ours);
+ *   - the same kernel with the portable scalar inner loops (ratio = scalar time / ours), and with
+ *     the AVX2 ones when the best is AVX-512 (time only);
  *   - a naive attention in plain C (one score buffer of start_pos + 1 floats per head, two-pass
  *     softmax, then the weighted sum: the textbook loop; ratio = naive time / ours);
  *   - the time to stream the same K/V bytes once with a vector sum (the memory-read roofline of
  *     a decode step; ratio = read time / ours, 1.0 would be bandwidth-bound).
  * Every variant's output is compared with the naive one before timing.
  *
- * Usage: bench_llm_sdpa [--quick]
+ * Times are this thread's CPU time (best of 5 batches), so that time the thread spends
+ * descheduled on a busy machine does not count.
+ *
+ * Usage: bench_llm_sdpa [--quick] [--ctx N (only this context, no prefill)]
+ *                       [--profile N: only our kernel at context N, for 2 s (for perf record)]
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +33,7 @@ enum { HQ = 32, HKV = 8, D = 128, LMAX = 2048 };
 
 static double now_s(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -156,7 +161,22 @@ static double max_diff(int S) {
 }
 
 int main(int argc, char **argv) {
-  const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  int quick = 0, only = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--ctx") && i + 1 < argc) only = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--profile") && i + 1 < argc) only = -atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: bench_llm_sdpa [--quick] [--ctx N]\n");
+      return 2;
+    }
+  }
+  const int profile = only < 0;
+  if (profile) only = -only;
+  if (only < 0 || only > LMAX || (profile && only == 0)) {
+    fprintf(stderr, "--ctx must be 1..%d\n", LMAX);
+    return 2;
+  }
   const double secs = quick ? 0.05 : 0.5;
   const size_t ncache = (size_t)LMAX * HKV * D, nq = (size_t)128 * HQ * D;
   g_q = malloc(nq * sizeof(float)), g_out = malloc(nq * sizeof(float)), g_ref = malloc(nq * sizeof(float));
@@ -184,14 +204,23 @@ int main(int argc, char **argv) {
   if (!c.fn) return 1;
   pte_llm_kernels_set_isa(PTE_LLM_ISA_AUTO);
   const pte_llm_isa best = pte_llm_kernels_isa();
+  if (profile) {
+    bctx b = {&c, 1, only - 1};
+    call_setup(&c, 1, only - 1);
+    const double t = time_it(b_sdpa, &b, 2.0);
+    printf("context %d: %.2f us per decode step (%s)\n", only, t * 1e6, pte_llm_isa_name(best));
+    return 0;
+  }
   printf("llm_sdpa: custom_sdpa decode step, 1 layer, %d q heads / %d kv heads, head_dim %d, fp32, 1 thread, "
          "ISA %s\n", HQ, HKV, D, pte_llm_isa_name(best));
-  printf("%8s %12s %12s %12s %12s %9s %9s %9s %10s\n", "context", "ours", "scalar", "naive", "kv read",
-         "x scalar", "x naive", "of read", "GB/s");
+  const int has_avx2 = best == PTE_LLM_ISA_AVX512 && pte_llm_isa_supported(PTE_LLM_ISA_AVX2);
+  printf("%8s %12s %12s %12s %12s %12s %9s %9s %9s %10s\n", "context", "ours", "avx2", "scalar", "naive",
+         "kv read", "x scalar", "x naive", "of read", "GB/s");
   const int ctxs[] = {1, 16, 128, 512, 1024, 2048};
   int failed = 0;
   for (size_t ci = 0; ci < sizeof ctxs / sizeof ctxs[0]; ci++) {
-    const int n = ctxs[ci], start = n - 1;
+    const int n = only ? only : ctxs[ci], start = n - 1;
+    if (only && ci) break;
     bctx b = {&c, 1, start};
     call_setup(&c, 1, start);
     naive(1, start);
@@ -209,11 +238,18 @@ int main(int argc, char **argv) {
     pte_llm_kernels_set_isa(PTE_LLM_ISA_SCALAR);
     const double t_scalar = time_it(b_sdpa, &b, secs);
     pte_llm_kernels_set_isa(best);
+    double t_avx2 = NAN;
+    if (has_avx2) {
+      pte_llm_kernels_set_isa(PTE_LLM_ISA_AVX2);
+      t_avx2 = time_it(b_sdpa, &b, secs);
+    }
+    pte_llm_kernels_set_isa(best);
     const double t_ours = time_it(b_sdpa, &b, secs);
     const double t_naive = time_it(b_naive, &b, secs);
     const double t_read = time_it(b_stream, &b, secs);
     const double bytes = 2.0 * n * HKV * D * sizeof(float);
-    printf("%8d %9.2f us %9.2f us %9.2f us %9.2f us %9.2f %9.2f %9.2f %10.1f\n", n, t_ours * 1e6, t_scalar * 1e6,
+    printf("%8d %9.2f us %9.2f us %9.2f us %9.2f us %9.2f us %9.2f %9.2f %9.2f %10.1f\n", n, t_ours * 1e6,
+           t_avx2 * 1e6, t_scalar * 1e6,
            t_naive * 1e6, t_read * 1e6, t_scalar / t_ours, t_naive / t_ours, t_read / t_ours, bytes / t_ours * 1e-9);
     char cname[64];
     snprintf(cname, sizeof cname, "decode, context %d (32/8 heads, D 128)", n);
@@ -224,7 +260,7 @@ int main(int argc, char **argv) {
                        t_read * 1e6, t_read / t_ours, NULL, PTE_BENCH_NO_GOAL);
   }
   /* prefill: 128 tokens at position 0 */
-  {
+  if (!only) {
     const int S = 128;
     bctx b = {&c, S, 0};
     call_setup(&c, S, 0);

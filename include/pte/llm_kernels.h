@@ -35,14 +35,17 @@
  *     L for both caches.
  *
  * Tensors must be in contiguous dim order (as upstream requires). The attention is computed
- * flash-style: keys in tiles with a running (online) softmax, so no [S x L] buffer is ever
- * built; query heads sharing a kv head are processed together so each K/V tile is read once per
- * group. Scratch (a few tens of KiB for decode, at most ~0.5 MiB) comes from the kernel
- * context's temp allocator: PTE_ERR_MEMORY_ALLOCATION_FAILED names the byte count when there is
- * none or too little. Inner loops are AVX-512F, AVX2+FMA or portable scalar C, chosen once from
- * the CPU (see pte_llm_kernels_set_isa). Failures go through pte_kernel_fail() with
- * PTE_ERR_INVALID_ARGUMENT and a message naming the operator and argument (rank, dtype, dim
- * order, shapes, heads not divisible, start_pos + seq_len beyond the cache, mask shape, ...).
+ * flash-style: keys in tiles of 256 with a running (online) softmax, so no [S x L] buffer is ever
+ * built; query heads sharing a kv head are processed together so each K/V row is read once per
+ * group and block of positions. Scratch comes from the kernel context's temp allocator, once per
+ * call: 4 x (2 R D + R T + 3 R) bytes with R = Hq x min(S, max(1, 256 / Hq)) query rows and
+ * T = min(256, start_pos + S) keys per tile (Llama-3-8B shapes, Hq 32 / D 128: 64 KiB per decode
+ * step, 515 KiB for a prefill of 8 or more tokens); PTE_ERR_MEMORY_ALLOCATION_FAILED names the
+ * byte count when there is none or too little. Inner loops are AVX-512F, AVX2+FMA or portable
+ * scalar C, chosen once from the CPU (see pte_llm_kernels_set_isa). Failures go through
+ * pte_kernel_fail() with PTE_ERR_INVALID_ARGUMENT and a message naming the operator and argument
+ * (rank, dtype, dim order, shapes, heads not divisible, start_pos + seq_len beyond the cache,
+ * mask shape, ...).
  */
 #ifndef PTE_LLM_KERNELS_H
 #define PTE_LLM_KERNELS_H

@@ -26,20 +26,22 @@ bool pte_llm_check_4d(pte_kernel_context *ctx, const char *op, const pte_tensor 
 bool pte_llm_update_cache(pte_kernel_context *ctx, const char *op, const pte_tensor *value, pte_tensor *cache,
                           int64_t start_pos, const char *what, bool copy);
 
-/* The inner loops of the tiled attention, one set per instruction set. Rows are query rows
- * (contiguous, D floats apart), keys/values are rows `kstride`/`vstride` floats apart. */
+/* The inner loops of the tiled attention, one set per instruction set. Query rows are grouped by
+ * kv head: H heads of R rows, row g * R + r at q + (g * R + r) * D (contiguous); key/value row t
+ * of head g starts at k + t * kstride + g * khs. Score / probability row g * R + r is
+ * s + (g * R + r) * ss. */
 typedef struct llm_attn_isa {
   pte_llm_isa isa;
-  /* s[r * ss + t] = dot(q[r * D ..], k[t * kstride ..]) for r < R, t < T */
-  void (*qk)(size_t R, size_t T, size_t D, const float *q, const float *k, size_t kstride, float *s,
-             size_t ss);
+  /* s[(g R + r) ss + t] = dot(q row g R + r, key row t of head g) for g < H, r < R, t < T */
+  void (*qk)(size_t H, size_t R, size_t T, size_t D, const float *q, const float *k, size_t kstride, size_t khs,
+             float *s, size_t ss);
   /* max of x[0..n) (n >= 1; -inf entries allowed) */
   float (*rowmax)(size_t n, const float *x);
   /* x[i] = exp(x[i] - m) for i < n (exactly 0 for x[i] = -inf); returns the sum */
   float (*expsum)(size_t n, float *x, float m);
-  /* acc[r * D + d] = acc[r * D + d] * alpha[r] + sum_t p[r * ps + t] * v[t * vstride + d] */
-  void (*pv)(size_t R, size_t T, size_t D, const float *p, size_t ps, const float *v, size_t vstride,
-             const float *alpha, float *acc);
+  /* for row j = g R + r: acc[j D + d] = acc[j D + d] alpha[j] + sum_t p[j ps + t] v(row t, head g)[d] */
+  void (*pv)(size_t H, size_t R, size_t T, size_t D, const float *p, size_t ps, const float *v, size_t vstride,
+             size_t vhs, const float *alpha, float *acc);
 } llm_attn_isa;
 
 /* sdpa_scalar.c: the portable set, the AVX ones (NULL when not compiled in), and the set in use. */

@@ -1,10 +1,12 @@
 /* llama::custom_sdpa.out and llama::sdpa_with_kv_cache.out: scaled dot-product attention of new
  * queries over a KV cache (semantics in include/pte/llm_kernels.h).
  *
- * Flash-style tiling: for one batch and kv head, the query rows of every query head sharing that
- * kv head (grouped-query attention) are taken in blocks of up to SDPA_ROWS rows (copied once,
- * pre-multiplied by the scale); keys are walked in tiles of SDPA_KEYS with a running maximum m,
- * running sum l and an unnormalised accumulator per row:
+ * Flash-style tiling: the query rows of a block of positions (every query head, up to SDPA_ROWS
+ * rows, at least one position) are copied once, pre-multiplied by the scale and grouped by kv
+ * head (grouped-query attention: the heads sharing a kv head read each K/V row once); keys are
+ * walked in tiles of SDPA_KEYS (the inner loops take each cache row, all kv heads side by side,
+ * in memory order), with a running maximum m, running sum l and an unnormalised accumulator per
+ * row:
  *   s = q . k_j (+ mask), m' = max(m, max_j s), alpha = exp(m - m'), p_j = exp(s_j - m'),
  *   l = l alpha + sum p_j, acc = acc alpha + sum p_j v_j,
  * and out = acc / l at the end. Memory is O(rows x (keys + head_dim)) whatever the sequence
@@ -16,7 +18,7 @@
 
 #include "llm/llm_ops.h"
 
-#define SDPA_ROWS 64  /* query rows per block */
+#define SDPA_ROWS 256 /* query rows (positions x query heads) per block */
 #define SDPA_KEYS 256 /* keys per tile */
 
 bool pte_llm_check_4d(pte_kernel_context *ctx, const char *op, const pte_tensor *t, const char *what) {
@@ -48,13 +50,15 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
   const int64_t B = q->sizes[0], S = q->sizes[1], Hq = q->sizes[2], D = q->sizes[3];
   const int64_t Hkv = kc->sizes[2], G = Hq / Hkv;
   const int64_t kv_len = p->start_pos + S;
-  const int64_t rows_total = S * G;
-  const size_t R = (size_t)(rows_total < SDPA_ROWS ? rows_total : SDPA_ROWS);
+  /* positions per block: every query head of P positions (at least one position) */
+  const int64_t P0 = SDPA_ROWS / Hq > 1 ? SDPA_ROWS / Hq : 1;
+  const int64_t P = P0 < S ? P0 : S;
+  const size_t Rall = (size_t)(P * Hq);
   const size_t T = (size_t)(kv_len < SDPA_KEYS ? kv_len : SDPA_KEYS);
   const size_t Dz = (size_t)D;
 
-  /* scratch: qbuf [R x D], acc [R x D], scores [R x T], m, l, alpha [R] */
-  const size_t nfloats = 2 * R * Dz + R * T + 3 * R;
+  /* scratch: qbuf [Rall x D], acc [Rall x D], scores [Rall x T], m, l, alpha [Rall] */
+  const size_t nfloats = 2 * Rall * Dz + Rall * T + 3 * Rall;
   float *buf = pte_kernel_alloc_temp(ctx, nfloats * sizeof(float), 64);
   if (!buf) {
     pte_kernel_fail(ctx, PTE_ERR_MEMORY_ALLOCATION_FAILED,
@@ -62,8 +66,8 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
                     ctx->temp ? "the temp allocator is too small" : "no temp allocator");
     return false;
   }
-  float *qbuf = buf, *acc = qbuf + R * Dz, *sc = acc + R * Dz, *mrow = sc + R * T, *lrow = mrow + R,
-        *alpha = lrow + R;
+  float *qbuf = buf, *acc = qbuf + Rall * Dz, *sc = acc + Rall * Dz, *mrow = sc + Rall * T, *lrow = mrow + Rall,
+        *alpha = lrow + Rall;
 
   const llm_attn_isa *isa = pte_llm_attn_current();
   const float *qd = (const float *)q->data, *kd = (const float *)kc->data, *vd = (const float *)vc->data;
@@ -73,57 +77,58 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
   const int64_t mstride = p->mask ? p->mask->strides[0] : 0;
 
   for (int64_t b = 0; b < B; b++) {
-    for (int64_t g = 0; g < Hkv; g++) {
-      const float *kb = kd + b * kc->strides[0] + g * kc->strides[2];
-      const float *vb = vd + b * vc->strides[0] + g * vc->strides[2];
-      for (int64_t r0 = 0; r0 < rows_total; r0 += (int64_t)R) {
-        const size_t Rn = (size_t)(rows_total - r0 < (int64_t)R ? rows_total - r0 : (int64_t)R);
-        for (size_t i = 0; i < Rn; i++) {
-          const int64_t r = r0 + (int64_t)i, s = r / G, h = g * G + r % G;
+    const float *kbat = kd + b * kc->strides[0], *vbat = vd + b * vc->strides[0];
+    for (int64_t s0 = 0; s0 < S; s0 += P) {
+      const int64_t Pn = S - s0 < P ? S - s0 : P;
+      const size_t Rg = (size_t)(Pn * G), Rn = (size_t)(Pn * Hq);
+      /* row g * Rg + i: kv head g, position s0 + i / G, query head g * G + i % G */
+      for (int64_t g = 0; g < Hkv; g++)
+        for (size_t i = 0; i < Rg; i++) {
+          const int64_t s = s0 + (int64_t)i / G, h = g * G + (int64_t)i % G;
           const float *qr = qd + b * q->strides[0] + s * q->strides[1] + h * q->strides[2];
-          for (size_t d = 0; d < Dz; d++) qbuf[i * Dz + d] = qr[d] * p->scale;
-          mrow[i] = -INFINITY;
-          lrow[i] = 0.0f;
+          float *dst = qbuf + ((size_t)g * Rg + i) * Dz;
+          for (size_t d = 0; d < Dz; d++) dst[d] = qr[d] * p->scale;
         }
-        memset(acc, 0, Rn * Dz * sizeof(float));
-        const int64_t s_last = (r0 + (int64_t)Rn - 1) / G;
-        const int64_t nkeys = p->causal && p->start_pos + s_last + 1 < kv_len ? p->start_pos + s_last + 1 : kv_len;
-        for (int64_t j0 = 0; j0 < nkeys; j0 += (int64_t)T) {
-          const size_t Tn = (size_t)(nkeys - j0 < (int64_t)T ? nkeys - j0 : (int64_t)T);
-          isa->qk(Rn, Tn, Dz, qbuf, kb + (size_t)j0 * ks, ks, sc, T);
-          for (size_t i = 0; i < Rn; i++) {
-            float *row = sc + i * T;
-            const int64_t s = (r0 + (int64_t)i) / G;
-            if (md) {
-              const float *mr = md + s * mstride + j0;
-              for (size_t t = 0; t < Tn; t++) row[t] += mr[t];
-            }
-            size_t valid = Tn;
-            if (p->causal) {
-              const int64_t lim = p->start_pos + s + 1 - j0;
-              valid = lim <= 0 ? 0 : (lim < (int64_t)Tn ? (size_t)lim : Tn);
-              for (size_t t = valid; t < Tn; t++) row[t] = -INFINITY;
-            }
-            const float tmax = valid ? isa->rowmax(valid, row) : -INFINITY;
-            const float mnew = tmax > mrow[i] ? tmax : mrow[i];
-            if (mnew == -INFINITY) { /* nothing visible yet: contributes nothing */
-              alpha[i] = 1.0f;
-              memset(row, 0, Tn * sizeof(float));
-              continue;
-            }
-            alpha[i] = expf(mrow[i] - mnew);
-            lrow[i] = lrow[i] * alpha[i] + isa->expsum(Tn, row, mnew);
-            mrow[i] = mnew;
+      for (size_t i = 0; i < Rn; i++) mrow[i] = -INFINITY, lrow[i] = 0.0f;
+      memset(acc, 0, Rn * Dz * sizeof(float));
+      const int64_t nkeys = p->causal && p->start_pos + s0 + Pn < kv_len ? p->start_pos + s0 + Pn : kv_len;
+      for (int64_t j0 = 0; j0 < nkeys; j0 += (int64_t)T) {
+        const size_t Tn = (size_t)(nkeys - j0 < (int64_t)T ? nkeys - j0 : (int64_t)T);
+        isa->qk((size_t)Hkv, Rg, Tn, Dz, qbuf, kbat + (size_t)j0 * ks, ks, (size_t)kc->strides[2], sc, T);
+        for (size_t r = 0; r < Rn; r++) {
+          float *row = sc + r * T;
+          const int64_t s = s0 + (int64_t)(r % Rg) / G;
+          if (md) {
+            const float *mr = md + s * mstride + j0;
+            for (size_t t = 0; t < Tn; t++) row[t] += mr[t];
           }
-          isa->pv(Rn, Tn, Dz, sc, T, vb + (size_t)j0 * vs, vs, alpha, acc);
+          size_t valid = Tn;
+          if (p->causal) {
+            const int64_t lim = p->start_pos + s + 1 - j0;
+            valid = lim <= 0 ? 0 : (lim < (int64_t)Tn ? (size_t)lim : Tn);
+            for (size_t t = valid; t < Tn; t++) row[t] = -INFINITY;
+          }
+          const float tmax = valid ? isa->rowmax(valid, row) : -INFINITY;
+          const float mnew = tmax > mrow[r] ? tmax : mrow[r];
+          if (mnew == -INFINITY) { /* nothing visible yet: contributes nothing */
+            alpha[r] = 1.0f;
+            memset(row, 0, Tn * sizeof(float));
+            continue;
+          }
+          alpha[r] = expf(mrow[r] - mnew);
+          lrow[r] = lrow[r] * alpha[r] + isa->expsum(Tn, row, mnew);
+          mrow[r] = mnew;
         }
-        for (size_t i = 0; i < Rn; i++) {
-          const int64_t r = r0 + (int64_t)i, s = r / G, h = g * G + r % G;
-          float *orow = od + b * p->out->strides[0] + s * p->out->strides[1] + h * p->out->strides[2];
-          const float inv = lrow[i] > 0.0f ? 1.0f / lrow[i] : 0.0f;
-          for (size_t d = 0; d < Dz; d++) orow[d] = acc[i * Dz + d] * inv;
-        }
+        isa->pv((size_t)Hkv, Rg, Tn, Dz, sc, T, vbat + (size_t)j0 * vs, vs, (size_t)vc->strides[2], alpha, acc);
       }
+      for (int64_t g = 0; g < Hkv; g++)
+        for (size_t i = 0; i < Rg; i++) {
+          const size_t r = (size_t)g * Rg + i;
+          const int64_t s = s0 + (int64_t)i / G, h = g * G + (int64_t)i % G;
+          float *orow = od + b * p->out->strides[0] + s * p->out->strides[1] + h * p->out->strides[2];
+          const float inv = lrow[r] > 0.0f ? 1.0f / lrow[r] : 0.0f;
+          for (size_t d = 0; d < Dz; d++) orow[d] = acc[r * Dz + d] * inv;
+        }
     }
   }
   return true;

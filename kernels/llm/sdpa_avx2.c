@@ -26,6 +26,11 @@ VFNI static float llm_x2_hmax(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
+VFNI static __m128 llm_x2_hsum4(__m256 a, __m256 b, __m256 c, __m256 d) {
+  const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
+  return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+}
+
 #define VT __m256
 #define VM __m256i
 #define VN 8
@@ -49,6 +54,7 @@ VFNI static float llm_x2_hmax(__m256 v) {
   _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
 #define VHSUM(v) llm_x2_hsum(v)
 #define VHMAX(v) llm_x2_hmax(v)
+#define VHSUM4(a, b, c, d) llm_x2_hsum4(a, b, c, d)
 
 #include "llm/sdpa_simd.h"
 

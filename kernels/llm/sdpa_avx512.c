@@ -27,6 +27,15 @@ VFNI static float llm_x5_hmax(__m512 v) {
   return _mm_cvtss_f32(s);
 }
 
+VFNI static __m256 llm_x5_half(__m512 v) {
+  return _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+VFNI static __m128 llm_x5_hsum4(__m512 a, __m512 b, __m512 c, __m512 d) {
+  const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(llm_x5_half(a), llm_x5_half(b)),
+                                  _mm256_hadd_ps(llm_x5_half(c), llm_x5_half(d)));
+  return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+}
+
 #define VT __m512
 #define VM __mmask16
 #define VN 16
@@ -50,6 +59,7 @@ VFNI static float llm_x5_hmax(__m512 v) {
   _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
 #define VHSUM(v) llm_x5_hsum(v)
 #define VHMAX(v) llm_x5_hmax(v)
+#define VHSUM4(a, b, c, d) llm_x5_hsum4(a, b, c, d)
 
 #include "llm/sdpa_simd.h"
 

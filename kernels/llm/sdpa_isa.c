@@ -5,17 +5,18 @@
 
 #include "llm/llm_ops.h"
 
-static void sc_qk(size_t R, size_t T, size_t D, const float *q, const float *k, size_t kstride, float *s,
-                  size_t ss) {
-  for (size_t t = 0; t < T; t++) {
-    const float *kt = k + t * kstride;
-    for (size_t r = 0; r < R; r++) {
-      const float *qr = q + r * D;
-      float a = 0.0f;
-      for (size_t d = 0; d < D; d++) a += qr[d] * kt[d];
-      s[r * ss + t] = a;
+static void sc_qk(size_t H, size_t R, size_t T, size_t D, const float *q, const float *k, size_t kstride, size_t khs,
+                  float *s, size_t ss) {
+  for (size_t t = 0; t < T; t++)
+    for (size_t g = 0; g < H; g++) {
+      const float *kt = k + t * kstride + g * khs;
+      for (size_t r = g * R; r < (g + 1) * R; r++) {
+        const float *qr = q + r * D;
+        float a = 0.0f;
+        for (size_t d = 0; d < D; d++) a += qr[d] * kt[d];
+        s[r * ss + t] = a;
+      }
     }
-  }
 }
 
 static float sc_rowmax(size_t n, const float *x) {
@@ -35,19 +36,22 @@ static float sc_expsum(size_t n, float *x, float m) {
   return sum;
 }
 
-static void sc_pv(size_t R, size_t T, size_t D, const float *p, size_t ps, const float *v, size_t vstride,
-                  const float *alpha, float *acc) {
-  for (size_t r = 0; r < R; r++) {
-    float *a = acc + r * D;
-    const float al = alpha[r];
-    for (size_t d = 0; d < D; d++) a[d] *= al;
-    for (size_t t = 0; t < T; t++) {
-      const float w = p[r * ps + t];
-      if (w == 0.0f) continue;
-      const float *vt = v + t * vstride;
-      for (size_t d = 0; d < D; d++) a[d] += w * vt[d];
-    }
+static void sc_pv(size_t H, size_t R, size_t T, size_t D, const float *p, size_t ps, const float *v, size_t vstride,
+                  size_t vhs, const float *alpha, float *acc) {
+  for (size_t j = 0; j < H * R; j++) {
+    float *a = acc + j * D;
+    for (size_t d = 0; d < D; d++) a[d] *= alpha[j];
   }
+  for (size_t t = 0; t < T; t++)
+    for (size_t g = 0; g < H; g++) {
+      const float *vt = v + t * vstride + g * vhs;
+      for (size_t j = g * R; j < (g + 1) * R; j++) {
+        const float w = p[j * ps + t];
+        if (w == 0.0f) continue;
+        float *a = acc + j * D;
+        for (size_t d = 0; d < D; d++) a[d] += w * vt[d];
+      }
+    }
 }
 
 static const llm_attn_isa k_llm_scalar = {PTE_LLM_ISA_SCALAR, sc_qk, sc_rowmax, sc_expsum, sc_pv};

@@ -351,6 +351,12 @@ TEST(update_cache_rows_and_dtypes) {
                       ktest_ev_tensor(c8), ktest_ev_int(2), eo};
   CHECK_OK(ktest_run(fn, a8, 4));
   CHECK(ktest_expect(c8, (double[]){0, 0, 0, 0, 0, 0, 0, 0, -1, 2, -3, 4}, 12, 0));
+  /* out aliasing the cache (an exporter may reuse the mutated buffer as the out): still written */
+  pte_evalue *ec = ktest_ev_tensor(c8);
+  pte_evalue *aa[] = {ktest_ev_tensor(ktest_tensor(PTE_DTYPE_CHAR, 4, sv8, NULL, (double[]){7, 8, 9, 10})), ec,
+                      ktest_ev_int(0), ec, ec};
+  CHECK_OK(ktest_run(fn, aa, 5));
+  CHECK(ktest_expect(c8, (double[]){7, 8, 9, 10, 0, 0, 0, 0, -1, 2, -3, 4}, 12, 0));
   ktest_free_all();
 }
 
@@ -435,6 +441,23 @@ TEST(bad_arguments) {
   CHECK_CONTAINS(ktest_last_msg(), "attn_mask must be float32");
   CHECK_STATUS(bad_sdpa(q, kc, vc, 0, NULL, true, false), PTE_ERR_MEMORY_ALLOCATION_FAILED);
   CHECK_CONTAINS(ktest_last_msg(), "bytes of temp memory for its tiles (no temp allocator)");
+  {
+    /* a temp allocator smaller than the tiles: R = 8 rows, 2 keys, D 8 -> (2*8*8 + 8*2 + 3*8)
+     * floats = 672 bytes */
+    static uint8_t small[512];
+    pte_allocator ta;
+    pte_allocator_init(&ta, small, sizeof small);
+    pte_kernel_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.temp = &ta;
+    const int32_t so[] = {1, 2, 4, 8};
+    pte_evalue *eo2 = ktest_ev_tensor(ktest_tensor(PTE_DTYPE_FLOAT, 4, so, NULL, NULL));
+    pte_evalue *a2[] = {ktest_ev_tensor(q), ktest_ev_tensor(kc), ktest_ev_tensor(vc), ktest_ev_int(0),
+                        ktest_ev_none(), ktest_ev_double(0), ktest_ev_bool(true), ktest_ev_none(), eo2, eo2};
+    llm_fn("llama::custom_sdpa.out")(&ctx, a2, 10);
+    CHECK_STATUS(ctx.failure, PTE_ERR_MEMORY_ALLOCATION_FAILED);
+    CHECK_CONTAINS(ctx.msg, "llama::custom_sdpa: needs 672 bytes of temp memory for its tiles (the temp allocator is too small)");
+  }
   /* wrong tags / counts */
   pte_evalue *few[] = {ktest_ev_tensor(q), ktest_ev_tensor(kc)};
   CHECK_STATUS(ktest_run(llm_fn("llama::custom_sdpa.out"), few, 2), PTE_ERR_INVALID_ARGUMENT);
@@ -493,7 +516,8 @@ TEST(registration) {
  *   (out [1,<=4,4,8], k_cache [1,8,2,8], v_cache [1,8,2,8]):
  *   start_pos = input_pos.item(); update_cache(k, k_cache, start_pos); update_cache(v, v_cache,
  *   start_pos); out = custom_sdpa(q, k_cache, v_cache, start_pos, None, 0.0, True, None)
- * Caches are planned at explicit offsets with a zero initial value (mutable data). */
+ * Caches are planned (one at an explicit offset, one by the writer's planner) with a zero initial
+ * value (mutable data). */
 enum { PG_HQ = 4, PG_HKV = 2, PG_D = 8, PG_L = 8, PG_SMAX = 4 };
 
 static uint8_t *build_kv_program(size_t *size, pte_error_info *err) {
@@ -526,8 +550,10 @@ static uint8_t *build_kv_program(size_t *size, pte_error_info *err) {
       break;
     }
     memset(&t, 0, sizeof t);
-    t.dtype = PTE_DTYPE_FLOAT, t.dim = 4, t.sizes = sc, t.plan = PTE_WR_PLAN_EXPLICIT, t.mem_id = 1;
-    t.mem_offset = (uint64_t)i * 4096u, t.mutable_init = init;
+    /* the key cache at an explicit offset, the value cache placed by the writer's planner (which
+     * keeps a mutable-initialised tensor alive for the whole method) */
+    t.dtype = PTE_DTYPE_FLOAT, t.dim = 4, t.sizes = sc, t.plan = i == 0 ? PTE_WR_PLAN_EXPLICIT : PTE_WR_PLAN_AUTO;
+    t.mem_id = 1, t.mem_offset = 0, t.mutable_init = init;
     if (pte_writer_add_tensor(b.w, b.m, &t, &vals[5 + i], &b.err) != PTE_OK) b.ok = false;
   }
   vals[7] = ktest_pb_tensor(&b, PTE_DTYPE_FLOAT, 1, s1, NULL, NULL, 0); /* update_cache placeholders */
