@@ -45,7 +45,7 @@ int tok_vocab_set(tok_vocab *v, int32_t id, const void *bytes, size_t len) {
     memset(v->score + v->cap, 0, (nc - v->cap) * sizeof *s);
     v->cap = nc;
   }
-  if (v->pool_len + len > v->pool_cap) {
+  if (v->pool_len + len > v->pool_cap || !v->pool) { /* allocated even for empty tokens: never NULL + 0 */
     size_t nc = v->pool_cap ? v->pool_cap : 4096;
     while (nc < v->pool_len + len) nc *= 2;
     if (nc > UINT32_MAX) return -1;

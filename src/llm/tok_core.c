@@ -91,13 +91,6 @@ int tok_specials_next(const tok_specials *s, const char *text, size_t len, size_
 }
 
 /* ---- helpers ---- */
-size_t tok_line_of(const char *data, size_t size, size_t off) {
-  size_t line = 1;
-  for (size_t i = 0; i < off && i < size; i++)
-    if (data[i] == '\n') line++;
-  return line;
-}
-
 pte_status tok_oom(const pte_tokenizer *t, pte_error_info *err) {
   return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "%s: out of memory", t->name);
 }
@@ -140,7 +133,7 @@ static pte_status tc_load(const void *data, size_t size, const char *name, const
   pte_status s;
   if (size == 0) {
     s = pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "%s: empty file (not a tokenizer)", t->name);
-  } else if (i < size && d[i] == '{') {
+  } else if (i < size && (d[i] == '{' || d[i] == '[')) {
     t->kind = PTE_TOKENIZER_HF_BPE;
     s = tok_load_hf_json(t, d, size, err);
   } else if (force_tiktoken || tc_looks_tiktoken(d, size)) {

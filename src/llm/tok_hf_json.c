@@ -222,8 +222,12 @@ static pte_status hf_pretok_one(hf_ctx *c, uint32_t p, int *byte_level) {
     uint32_t pat = tj_get(d, p, "pattern");
     uint32_t rx = tj_get(d, pat, "Regex");
     if (!rx || d->nodes[rx].type != TJ_STR) return hf_unsupported(c, p, "Split without a Regex pattern", NULL);
-    if (!tj_str_is(d, tj_get(d, p, "behavior"), "Isolated") || hf_bool(d, tj_get(d, p, "invert"), 0))
-      return hf_unsupported(c, p, "Split other than behavior Isolated, invert false", NULL);
+    /* The known patterns match every character, so keeping the matches and removing the (empty)
+     * rest -- Removed with invert, as some files say -- splits the same as Isolated. */
+    uint32_t beh = tj_get(d, p, "behavior");
+    int inv = hf_bool(d, tj_get(d, p, "invert"), 0);
+    if (!(tj_str_is(d, beh, "Isolated") && !inv) && !(tj_str_is(d, beh, "Removed") && inv))
+      return hf_unsupported(c, p, "Split other than behavior Isolated (or Removed with invert)", NULL);
     pte_pretok_kind k = pte_pretok_from_pattern(d->buf + d->nodes[rx].str, d->nodes[rx].len);
     if (k == PTE_PRETOK_NONE) return hf_unsupported(c, rx, "Split pattern is not one of GPT-2/cl100k/Llama 3/Qwen2/o200k: ", hf_show(c, rx));
     if (t->pretok != PTE_PRETOK_NONE) return hf_unsupported(c, p, "more than one split pattern", NULL);

@@ -110,8 +110,6 @@ pte_status tok_encode_spm(const pte_tokenizer *t, const char *text, size_t len, 
 pte_status tok_encode_tiktoken(const pte_tokenizer *t, const char *text, size_t len, tok_out *out,
                                pte_error_info *err);
 
-/* Line number (1-based) of byte offset off in data. */
-size_t tok_line_of(const char *data, size_t size, size_t off);
 pte_status tok_oom(const pte_tokenizer *t, pte_error_info *err);
 
 #endif

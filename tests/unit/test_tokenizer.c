@@ -414,6 +414,19 @@ TEST(hf_llama3_layout_published) {
   ENC(t, "\xF0\x9F\x91\x8D", 0, 9468, 239, 235);
   /* special tokens inside the text (hand-derived from the above) */
   ENC(t, "<|begin_of_text|>hello<|eot_id|>", 0, 128000, 15339, 128009);
+  pte_tokenizer_free(t);
+  t = NULL;
+  {
+    /* the same split written as behavior Removed + invert (OLMo-style files): same pieces */
+    json = llama3_json(&len);
+    char *at = strstr(json, "\"behavior\":\"Isolated\",\"invert\":false");
+    CHECK(at);
+    memcpy(at, "\"behavior\":\"Removed\", \"invert\":true ", strlen("\"behavior\":\"Isolated\",\"invert\":false"));
+    s = pte_tokenizer_load_bytes(json, len, "llama3_removed_invert.json", &t, &err);
+    free(json);
+    CHECK_MSG(s == PTE_OK, "load: %s", err.msg);
+    ENC(t, "today\n  \n", 0, 31213, 14211);
+  }
 done:
   pte_tokenizer_free(t);
 }

@@ -139,6 +139,8 @@ static size_t pt_run(const pt_text *t, size_t pos, int (*pred)(uint32_t)) {
 static size_t pt_contraction(const pt_text *t, size_t pos, int ci) {
   if (pos + 1 >= t->n || t->s[pos] != '\'') return 0;
   unsigned a = t->s[pos + 1];
+  /* (?i) folds with Unicode simple case folding: 's' also matches U+017F LATIN SMALL LETTER LONG S */
+  if (ci && a == 0xC5 && pos + 2 < t->n && t->s[pos + 2] == 0xBF) return pos + 3;
   if (ci && a >= 'A' && a <= 'Z') a += 32;
   if (a == 's' || a == 't' || a == 'm' || a == 'd') return pos + 2;
   if (pos + 2 >= t->n) return 0;
