@@ -82,7 +82,9 @@ pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_d
         return PTE_ERR_INVALID_ARGUMENT;
       break;
     case PTE_XNN_QUANT_PER_CHANNEL_GROUP:
-      if (t->dtype != PTE_XNN_DT_QBINT4 || !t->block_scales_bf16 || t->n_block_scales == 0) return PTE_ERR_INVALID_ARGUMENT;
+      if (t->dtype != PTE_XNN_DT_QBINT4 || !t->block_scales_bf16 == !t->block_scales_f32 || t->n_block_scales == 0 ||
+          t->n_block_scales > 0xFFFFFFFFu)
+        return PTE_ERR_INVALID_ARGUMENT;
       break;
     case PTE_XNN_QUANT_PER_TENSOR:
       if (t->dtype != PTE_XNN_DT_QINT8 && t->dtype != PTE_XNN_DT_QUINT8 && t->dtype != PTE_XNN_DT_QINT32)
@@ -125,7 +127,7 @@ pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_d
     }
     memcpy(e->scales, t->channel_scales, t->n_channel_scales * sizeof(float));
   }
-  if (t->quant == PTE_XNN_QUANT_PER_CHANNEL_GROUP) {
+  if (t->quant == PTE_XNN_QUANT_PER_CHANNEL_GROUP && t->block_scales_bf16) {
     e->bscales = (uint16_t *)malloc(t->n_block_scales * sizeof(uint16_t));
     if (!e->bscales) {
       free(e->data);
@@ -133,8 +135,17 @@ pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_d
     }
     memcpy(e->bscales, t->block_scales_bf16, t->n_block_scales * sizeof(uint16_t));
   }
+  if (t->quant == PTE_XNN_QUANT_PER_CHANNEL_GROUP && t->block_scales_f32) {
+    e->scales = (float *)malloc(t->n_block_scales * sizeof(float));
+    if (!e->scales) {
+      free(e->data);
+      return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    }
+    memcpy(e->scales, t->block_scales_f32, t->n_block_scales * sizeof(float));
+  }
   if (t->named_key) memcpy(e->key, t->named_key, strlen(t->named_key) + 1);
   e->d.block_scales_bf16 = NULL;
+  e->d.block_scales_f32 = NULL;
   e->d.data = NULL;
   e->d.channel_scales = NULL;
   e->d.named_key = NULL;
@@ -389,7 +400,7 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
       return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT,
                            "xnnpack builder: value %zu has a caller-stored named key: NAMED mode only", i);
     if (b->t[i].data || b->t[i].key[0]) n_const++;
-    if (b->t[i].bscales) n_const++;
+    if (b->t[i].bscales && !b->t[i].d.block_scales_inline) n_const++;
   }
   cinfo *ci = (cinfo *)calloc(b->n_t ? b->n_t : 1, sizeof(cinfo));
   char(*keys)[65] = (char(*)[65])calloc(n_const + 1, 65);
@@ -405,7 +416,7 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
   size_t n_entries = 1, region = 0;
   for (size_t si = 0; si < 2 * b->n_t; si++) {
     btensor *t = &b->t[si / 2];
-    if ((si & 1) ? !t->bscales : (!t->data && !t->key[0])) continue;
+    if ((si & 1) ? (!t->bscales || t->d.block_scales_inline) : (!t->data && !t->key[0])) continue;
     char key[65];
     if (!(si & 1) && t->key[0]) memcpy(key, t->key, sizeof key);
     else pte_sha256_hex(src_data(b, si), src_size(b, si), key);
@@ -493,11 +504,18 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
         qp = pte_xn_PerChannelQuant_end(&fb);
         qtag = pte_xn_XNNQuantParams_PerChannelQuant;
       } else if (t->d.quant == PTE_XNN_QUANT_PER_CHANNEL_GROUP) {
+        pte_fb_ref sc = 0, sc16 = 0;
+        if (t->scales) sc = pte_xn_PerChannelGroupQuant_create_scale(&fb, t->scales, t->d.n_block_scales);
+        else if (t->d.block_scales_inline) sc16 = pte_xn_PerChannelGroupQuant_create_scale_bf16(&fb, t->bscales, t->d.n_block_scales);
         pte_xn_PerChannelGroupQuant_start(&fb);
+        if (sc) pte_xn_PerChannelGroupQuant_add_scale(&fb, sc);
+        if (sc16) pte_xn_PerChannelGroupQuant_add_scale_bf16(&fb, sc16);
         pte_xn_PerChannelGroupQuant_add_channel_dim(&fb, 0);
         pte_xn_PerChannelGroupQuant_add_group_size(&fb, (int32_t)t->d.block_size);
-        pte_xn_PerChannelGroupQuant_add_scale_buffer_idx(&fb, ci[i].sindex);
-        pte_xn_PerChannelGroupQuant_add_num_scales(&fb, (uint32_t)t->d.n_block_scales);
+        if (ci[i].sindex) {
+          pte_xn_PerChannelGroupQuant_add_scale_buffer_idx(&fb, ci[i].sindex);
+          pte_xn_PerChannelGroupQuant_add_num_scales(&fb, (uint32_t)t->d.n_block_scales);
+        }
         qp = pte_xn_PerChannelGroupQuant_end(&fb);
         qtag = pte_xn_XNNQuantParams_PerChannelGroupQuant;
       } else {

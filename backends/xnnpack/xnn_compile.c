@@ -353,6 +353,33 @@ static pte_status parse_group_quant(cctx *c, uint32_t vi, pte_xnn_value *v, pte_
                 v->id, (int)bs, kdim);
   const size_t want = nout * (kdim / (size_t)bs);
   v->block_size = (uint32_t)bs;
+  const uint32_t sbi = pte_xn_PerChannelGroupQuant_scale_buffer_idx(qp);
+  pte_fb_vec s16 = pte_xn_PerChannelGroupQuant_scale_bf16(qp), s32 = pte_xn_PerChannelGroupQuant_scale(qp);
+  const uint8_t *src = NULL; /* bf16 bytes (constant or scale_bf16) */
+  /* the count is checked against what is serialized before anything is allocated */
+  if (sbi) { /* bf16 scales in constant data (current exporters) */
+    const uint32_t ns = pte_xn_PerChannelGroupQuant_num_scales(qp);
+    if (ns != want)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): num_scales %u, %zu blocks (N %zu x K %zu / %d)",
+                  vi, v->id, ns, want, nout, kdim, (int)bs);
+    size_t psz;
+    int bi;
+    const cslot *sl;
+    v->scale_index = sbi;
+    pte_status s = get_constant(c, sbi, want * sizeof(uint16_t), "block scales", &src, &psz, &bi, &sl);
+    if (s != PTE_OK) return s;
+    if (sl && sl->prepared)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): block scales constant %u holds prepared (packed) data",
+                  vi, v->id, sbi);
+  } else if (s16.present) {
+    if (s16.len != want)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u bf16 scales, %zu blocks (N %zu x K %zu / %d)",
+                  vi, v->id, s16.len, want, nout, kdim, (int)bs);
+    src = pte_fb_vec_data(s16);
+  } else if (!s32.present || s32.len != want) {
+    return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u scales, %zu blocks (N %zu x K %zu / %d)", vi,
+                v->id, s32.present ? s32.len : 0u, want, nout, kdim, (int)bs);
+  }
   v->block_scales = (uint16_t *)malloc((want ? want : 1) * sizeof(uint16_t));
   if (!v->block_scales || !own(d, (uint8_t *)v->block_scales)) {
     free(v->block_scales);
@@ -360,34 +387,9 @@ static pte_status parse_group_quant(cctx *c, uint32_t vi, pte_xnn_value *v, pte_
     return CERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
   }
   v->n_block_scales = want;
-  const uint32_t sbi = pte_xn_PerChannelGroupQuant_scale_buffer_idx(qp);
-  pte_fb_vec s16 = pte_xn_PerChannelGroupQuant_scale_bf16(qp), s32 = pte_xn_PerChannelGroupQuant_scale(qp);
-  if (sbi) { /* bf16 scales in constant data (current exporters) */
-    const uint32_t ns = pte_xn_PerChannelGroupQuant_num_scales(qp);
-    if (ns != want)
-      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): num_scales %u, %zu blocks (N %zu x K %zu / %d)",
-                  vi, v->id, ns, want, nout, kdim, (int)bs);
-    const uint8_t *p;
-    size_t psz;
-    int bi;
-    const cslot *sl;
-    v->scale_index = sbi;
-    pte_status s = get_constant(c, sbi, want * sizeof(uint16_t), "block scales", &p, &psz, &bi, &sl);
-    if (s != PTE_OK) return s;
-    if (sl && sl->prepared)
-      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): block scales constant %u holds prepared (packed) data",
-                  vi, v->id, sbi);
-    memcpy(v->block_scales, p, want * sizeof(uint16_t));
-  } else if (s16.present) {
-    if (s16.len != want)
-      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u bf16 scales, %zu blocks (N %zu x K %zu / %d)",
-                  vi, v->id, s16.len, want, nout, kdim, (int)bs);
-    const uint8_t *p = pte_fb_vec_data(s16);
-    for (size_t i = 0; i < want; i++) v->block_scales[i] = (uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
+  if (src) {
+    for (size_t i = 0; i < want; i++) v->block_scales[i] = (uint16_t)(src[2 * i] | (src[2 * i + 1] << 8));
   } else {
-    if (!s32.present || s32.len != want)
-      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u scales, %zu blocks (N %zu x K %zu / %d)", vi,
-                  v->id, s32.present ? s32.len : 0u, want, nout, kdim, (int)bs);
     for (size_t i = 0; i < want; i++) {
       uint32_t bits = pte_fb_vec_u32(s32, (uint32_t)i);
       float f;

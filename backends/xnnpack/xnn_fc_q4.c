@@ -9,7 +9,7 @@
 
 pte_status pte_xnn_prepare_fc_q4(pte_xnn_delegate *d, pte_xnn_node *n, size_t nout, size_t kdim, pte_error_info *err) {
   const size_t ni = (size_t)(n - d->nodes);
-  const pte_xnn_value *w = V(n->in[1]), *in = V(n->in[0]);
+  const pte_xnn_value *w = V(n->in[1]);
   const pte_xnn_value *b = n->in[2] != PTE_XNN_INVALID_ID ? V(n->in[2]) : NULL;
   const size_t block = w->dtype == PTE_XD_QBINT4 ? w->block_size : 0;
   if (nout > 0xFFFFFFFFu || kdim > 0xFFFFFFFFu || kdim == 0)
@@ -20,9 +20,6 @@ pte_status pte_xnn_prepare_fc_q4(pte_xnn_delegate *d, pte_xnn_node *n, size_t no
                 kdim);
   if (w->dtype == PTE_XD_QCINT4 && (w->channel_dim != 0 || w->n_channel_scales != nout))
     return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (FullyConnected): filter scales are not per output channel", ni);
-  if (in->num_nonbatch_dims != 1)
-    return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (FullyConnected): qdint8 input with num_nonbatch_dims %d (1 supported)",
-                ni, (int)in->num_nonbatch_dims);
   if (b && b->prep)
     return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (FullyConnected): bias constant %u holds prepared (packed) data", ni,
                 b->const_index);
@@ -57,8 +54,14 @@ pte_status pte_xnn_run_fc_q4(pte_xnn_exec *x, const pte_xnn_node *n) {
   const pte_xnn_value *a = V(n->in[0]), *w = V(n->in[1]), *o = V(n->out[0]);
   const size_t nout = w->shape[0], kdim = w->shape[1];
   const size_t m = kdim ? a->numel / kdim : 0;
+  /* one set of quantization parameters per product of the last num_nonbatch_dims dims */
+  const int nb = a->num_nonbatch_dims > 0 ? a->num_nonbatch_dims : 1;
+  size_t inner = 1;
+  for (int i = (int)a->rank - nb; i < (int)a->rank; i++)
+    if (i >= 0) inner *= a->shape[i];
+  const size_t rows = inner ? a->numel / inner : 1;
   const pte_xnn_qrow *qp = (const pte_xnn_qrow *)(const void *)(a->data + ((a->numel + 63) & ~(size_t)63));
-  pte_xnn_qd8_q4_gemm(x, n->packed.bytes, m, (const int8_t *)a->data, kdim, qp, 1, (float *)o->data, nout, n->out_min,
-                      n->out_max);
+  pte_xnn_qd8_q4_gemm(x, n->packed.bytes, m, (const int8_t *)a->data, kdim, qp, rows ? m / rows : 1, (float *)o->data,
+                      nout, n->out_min, n->out_max);
   return PTE_OK;
 }

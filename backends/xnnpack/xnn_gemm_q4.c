@@ -179,6 +179,73 @@ PTE_Q4_VNNI static void q4_tile_vnni(size_t mr, size_t nc, size_t kp, size_t nb,
   }
 }
 
+/* Decode (one row) over two adjacent panels: every activation broadcast feeds both panels, four
+ * chunks (32 k) per step, low and high nibbles in separate accumulators. */
+PTE_Q4_VNNI static void q4_gemv2_vnni(size_t nc0, size_t nc1, size_t nb, size_t bl, bool blockwise, const int8_t *a8,
+                                      const int32_t *asum, float ascale, int32_t azp, const uint8_t *pa,
+                                      const uint8_t *pb, float *c, float vmin, float vmax) {
+  const uint8_t *a = (const uint8_t *)a8;
+  const size_t sc = blockwise ? ((nb * 32 + 63) & ~(size_t)63) : 0;
+  const uint16_t *s0p = (const uint16_t *)(const void *)(pa + 192), *s1p = (const uint16_t *)(const void *)(pb + 192);
+  const uint8_t *ch0 = pa + 192 + sc, *ch1 = pb + 192 + sc;
+  const __m512i mask = _mm512_set1_epi8(0x0F);
+  __m512 f0 = _mm512_setzero_ps(), f1 = _mm512_setzero_ps();
+#define PTE_Q4_STEP(q)                                                                                   \
+  do {                                                                                                   \
+    const __m512i xl = _mm512_set1_epi32((int32_t)q4_ld32(a + k + 8 * (q)));                             \
+    const __m512i xh = _mm512_set1_epi32((int32_t)q4_ld32(a + k + 8 * (q) + 4));                         \
+    const __m512i v0 = _mm512_load_si512((const void *)(ch0 + 64 * (q)));                                \
+    const __m512i v1 = _mm512_load_si512((const void *)(ch1 + 64 * (q)));                                \
+    i0 = _mm512_dpbusd_epi32(i0, _mm512_and_si512(v0, mask), xl);                                        \
+    j0 = _mm512_dpbusd_epi32(j0, _mm512_and_si512(_mm512_srli_epi16(v0, 4), mask), xh);                  \
+    i1 = _mm512_dpbusd_epi32(i1, _mm512_and_si512(v1, mask), xl);                                        \
+    j1 = _mm512_dpbusd_epi32(j1, _mm512_and_si512(_mm512_srli_epi16(v1, 4), mask), xh);                  \
+  } while (0)
+  for (size_t b = 0; b < nb; b++) {
+    __m512i i0 = _mm512_setzero_si512(), j0 = _mm512_setzero_si512(), i1 = _mm512_setzero_si512(),
+            j1 = _mm512_setzero_si512();
+    size_t k = b * bl;
+    const size_t kend = k + bl;
+    for (; k + 32 <= kend; k += 32, ch0 += 256, ch1 += 256) {
+      PTE_Q4_STEP(0);
+      PTE_Q4_STEP(1);
+      PTE_Q4_STEP(2);
+      PTE_Q4_STEP(3);
+    }
+    for (; k < kend; k += 8, ch0 += 64, ch1 += 64) PTE_Q4_STEP(0);
+    const __m512i s8 = _mm512_set1_epi32(8 * asum[b]);
+    const __m512 t0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_add_epi32(i0, j0), s8));
+    const __m512 t1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_add_epi32(i1, j1), s8));
+    if (blockwise) {
+      f0 = _mm512_fmadd_ps(t0, _mm512_castsi512_ps(_mm512_slli_epi32(
+                                   _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)(const void *)(s0p + b * 16))), 16)),
+                           f0);
+      f1 = _mm512_fmadd_ps(t1, _mm512_castsi512_ps(_mm512_slli_epi32(
+                                   _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)(const void *)(s1p + b * 16))), 16)),
+                           f1);
+    } else {
+      f0 = _mm512_add_ps(f0, t0), f1 = _mm512_add_ps(f1, t1);
+    }
+  }
+#undef PTE_Q4_STEP
+  const __m512 lo = _mm512_set1_ps(vmin), hi = _mm512_set1_ps(vmax), zp = _mm512_set1_ps((float)azp);
+  const float *ha = (const float *)(const void *)pa, *hb = (const float *)(const void *)pb;
+  __m512 y0 = _mm512_sub_ps(f0, _mm512_mul_ps(zp, _mm512_load_ps(ha + 32)));
+  __m512 y1 = _mm512_sub_ps(f1, _mm512_mul_ps(zp, _mm512_load_ps(hb + 32)));
+  y0 = _mm512_fmadd_ps(y0, _mm512_mul_ps(_mm512_set1_ps(ascale), _mm512_load_ps(ha + 16)), _mm512_load_ps(ha));
+  y1 = _mm512_fmadd_ps(y1, _mm512_mul_ps(_mm512_set1_ps(ascale), _mm512_load_ps(hb + 16)), _mm512_load_ps(hb));
+  y0 = _mm512_min_ps(_mm512_max_ps(y0, lo), hi);
+  y1 = _mm512_min_ps(_mm512_max_ps(y1, lo), hi);
+  _mm512_mask_storeu_ps(c, nc0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nc0) - 1u), y0);
+  _mm512_mask_storeu_ps(c + 16, nc1 >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nc1) - 1u), y1);
+}
+
+static bool q4_has_vnni(void) {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+}
+
+pte_xnn_q4_gemv2_fn pte_xnn_q4_gemv2_avx512vnni(void) { return q4_has_vnni() ? q4_gemv2_vnni : NULL; }
+
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx512vnni(void) {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                  __builtin_cpu_supports("avx512vnni")
@@ -188,6 +255,7 @@ pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx512vnni(void) {
 #else
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx2(void) { return NULL; }
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx512vnni(void) { return NULL; }
+pte_xnn_q4_gemv2_fn pte_xnn_q4_gemv2_avx512vnni(void) { return NULL; }
 #endif
 
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_for(const pte_xnn_kernels *k) {
@@ -208,6 +276,7 @@ size_t pte_xnn_q4_scratch(size_t m, size_t kdim, size_t block) {
 
 typedef struct q4_job {
   pte_xnn_q4_tile_fn tile;
+  pte_xnn_q4_gemv2_fn gemv2; /* one row, two panels (NULL: tiles only) */
   const uint8_t *base;
   size_t n, kp, nb, bl, stride, panels;
   bool blockwise;
@@ -223,6 +292,15 @@ typedef struct q4_job {
 } q4_job;
 
 static void q4_region(const q4_job *j, size_t m0, size_t m1, size_t p0, size_t p1) {
+  if (j->gemv2 && m1 - m0 == 1) {
+    const pte_xnn_qrow q = j->rows[m0 / j->row_div];
+    for (; p0 + 2 <= p1; p0 += 2) {
+      const size_t n0 = p0 * PTE_XNN_Q4_NR, nc1 = j->n - n0 - PTE_XNN_Q4_NR;
+      j->gemv2(PTE_XNN_Q4_NR, nc1 < PTE_XNN_Q4_NR ? nc1 : PTE_XNN_Q4_NR, j->nb, j->bl, j->blockwise, j->a + m0 * j->lda,
+               j->asum + m0 * j->nb, q.scale, q.zero_point, j->base + p0 * j->stride, j->base + (p0 + 1) * j->stride,
+               j->c + m0 * j->ldc + n0, j->vmin, j->vmax);
+    }
+  }
   for (size_t p = p0; p < p1; p++) {
     const uint8_t *panel = j->base + p * j->stride;
     const size_t n0 = p * PTE_XNN_Q4_NR, nc = j->n - n0 < PTE_XNN_Q4_NR ? j->n - n0 : PTE_XNN_Q4_NR;
@@ -268,6 +346,7 @@ void pte_xnn_qd8_q4_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const
   j.nb = block ? kdim / block : 1;
   j.bl = block ? block : j.kp;
   j.tile = pte_xnn_q4_tile_for(x->k);
+  j.gemv2 = x->k->isa == PTE_XNN_KISA_AVX512 ? pte_xnn_q4_gemv2_avx512vnni() : NULL;
   j.rows = rows, j.row_div = row_div ? row_div : 1, j.m = m, j.c = c, j.ldc = ldc, j.vmin = vmin, j.vmax = vmax;
   /* block sums of every row (and rows padded to kp when K is not a multiple of 8) */
   int32_t *asum = (int32_t *)(void *)x->shared;

@@ -353,6 +353,11 @@ typedef struct pte_xnn_tensor_desc {
   uint32_t block_size;
   const uint16_t *block_scales_bf16;
   size_t n_block_scales;
+  /* older forms of the same scales: block_scales_f32 (instead of bf16) writes the fp32 `scale`
+   * list, which readers round to bf16 (upstream's rule); block_scales_inline keeps bf16 scales in
+   * the graph (`scale_bf16`) instead of a constant */
+  const float *block_scales_f32;
+  bool block_scales_inline;
 } pte_xnn_tensor_desc;
 
 /* One node. Fields a kind does not use are ignored. */

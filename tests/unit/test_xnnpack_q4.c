@@ -3,9 +3,9 @@
  * activations. Expected values come from a plain double loop in this file that dequantizes the
  * serialized nibbles by the documented rule (weight = nibble - 8, element (n, k) at nibble n*K + k,
  * even nibble low; bf16 scale = upper half of an fp32), never from pte's kernels. Activations are
- * chosen on the 1/128 grid with each row spanning [-1, 127/128], where XNNPACK's dynamic
- * quantization (scale (max - min) / 255, zero point -128 - min / scale) is exact (scale 2^-7,
- * zero point 0), so the reference needs no rounding rule. Every ISA x 1 and 2 threads; malformed
+ * chosen on the 1/128 grid with each row spanning 255/128 (containing 0 or starting there), where
+ * XNNPACK's dynamic quantization (scale (max - min) / 255, zero point -128 - min / scale) is
+ * exact (scale 2^-7, zero point 0, -64 or -128), so the reference needs no rounding rule. Every ISA x 1 and 2 threads; malformed
  * graphs get specific errors. */
 #include <math.h>
 
@@ -32,6 +32,13 @@ static double f16d(uint16_t h) {
 
 static bool q4_zero_scale; /* q4_build: block scale 5 is 0 */
 static pte_xnn_constants_mode q4_mode = PTE_XNN_CONSTANTS_NAMED; /* q4_build */
+/* q4_build: how the block scales are serialized: 0 bf16 constant (scale_buffer_idx, current
+ * exporters), 1 fp32 `scale` list (older exporters; readers round to bf16 the way upstream's
+ * runtime does: the fp32 product x * 1.00389105f, upper 16 bits), 2 bf16 in the graph (scale_bf16) */
+static int q4_scale_form;
+/* q4_build: num_nonbatch_dims of the qdint8 value (rank-3 inputs: 2 = one set of parameters per
+ * batch of rows; q4_input doubles the second batch so that the two sets differ) */
+static int q4_nonbatch = 1;
 
 typedef struct q4_case {
   int wdt;           /* PTE_XNN_DT_QCINT4 / QBINT4 / FP16 / BF16 */
@@ -81,6 +88,14 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
   g->bsc = (uint16_t *)malloc(nbs * 2 + 2);
   for (size_t i = 0; i < nbs; i++) g->bsc[i] = (uint16_t)(0x3B80 + q4_next() % 0x100); /* ~0.004 .. 0.008 */
   if (q4_zero_scale && nbs > 5) g->bsc[5] = 0;
+  float *f32s = (float *)malloc(nbs * 4 + 4);
+  for (size_t i = 0; i < nbs && q4_scale_form == 1; i++) {
+    f32s[i] = 0.004f + 0.004f * (float)(q4_next() % 10007) / 10007.0f; /* not bf16 values */
+    const float adj = f32s[i] * 1.00389105f;
+    uint32_t bits;
+    memcpy(&bits, &adj, 4);
+    g->bsc[i] = (uint16_t)(bits >> 16); /* what the reference uses */
+  }
   g->csc = (float *)malloc((size_t)c->n * 4);
   for (size_t i = 0; i < c->n; i++) g->csc[i] = 0.002f + 0.0005f * (float)(q4_next() % 16);
   g->bias = (float *)malloc((size_t)c->n * 4);
@@ -105,7 +120,7 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
   if (!half && !plain_fp32_input) {
     memset(&t, 0, sizeof t);
     t.dtype = PTE_XNN_DT_QDINT8, t.rank = c->rank3 ? 3 : 2, t.dims = c->rank3 ? xd3 : xd2;
-    t.quant = PTE_XNN_QUANT_PER_TOKEN, t.num_nonbatch_dims = 1;
+    t.quant = PTE_XNN_QUANT_PER_TOKEN, t.num_nonbatch_dims = q4_nonbatch;
     ok = ok && pte_xnn_builder_add_tensor(b, &t, &xq) == PTE_OK;
   } else {
     xq = x;
@@ -116,7 +131,9 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
     t.quant = PTE_XNN_QUANT_PER_CHANNEL, t.channel_scales = g->csc, t.n_channel_scales = c->n, t.channel_dim = 0;
   if (c->wdt == PTE_XNN_DT_QBINT4) {
     t.quant = PTE_XNN_QUANT_PER_CHANNEL_GROUP, t.block_size = block_override ? block_override : c->block;
-    t.block_scales_bf16 = g->bsc, t.n_block_scales = (size_t)((long)nbs + scale_count_delta);
+    t.block_scales_bf16 = q4_scale_form == 1 ? NULL : g->bsc, t.n_block_scales = (size_t)((long)nbs + scale_count_delta);
+    t.block_scales_f32 = q4_scale_form == 1 ? f32s : NULL;
+    t.block_scales_inline = q4_scale_form == 2;
   }
   ok = ok && pte_xnn_builder_add_tensor(b, &t, &w) == PTE_OK;
   if (c->bias) {
@@ -143,6 +160,7 @@ static bool q4_build(const q4_case *c, q4_graph *g, uint32_t flags, uint32_t blo
   pte_error_info err;
   ok = ok && pte_xnn_builder_finish(b, q4_mode, &g->blob, &err) == PTE_OK;
   pte_xnn_builder_free(b);
+  free(f32s);
   if (!ok) test_fail(__FILE__, __LINE__, "building the 4-bit graph failed");
   return ok;
 }
@@ -155,9 +173,14 @@ static void q4_free(q4_graph *g) {
 /* inputs on the 1/128 grid, each row spanning exactly [-1, 127/128] */
 static void q4_input(const q4_case *c, float *x) {
   for (size_t r = 0; r < c->m; r++) {
-    for (size_t k = 0; k < c->k; k++) x[r * c->k + k] = (float)((int)(q4_next() % 256) - 128) / 128.0f;
-    x[r * c->k + (r % c->k)] = -1.0f;
-    x[r * c->k + ((r + 1) % c->k)] = 127.0f / 128.0f;
+    /* row r spans [(o - 128) / 128, (o + 127) / 128], o = 0, 64 or 128: the dynamic quantization
+     * is exact with scale 2^-7 and zero point -o (so the zero-point terms are exercised) */
+    const int o = q4_nonbatch == 1 ? (int)(r % 3) * 64 : 0;
+    for (size_t k = 0; k < c->k; k++) x[r * c->k + k] = (float)((int)(q4_next() % 256) - 128 + o) / 128.0f;
+    x[r * c->k + (r % c->k)] = (float)(o - 128) / 128.0f;
+    x[r * c->k + ((r + 1) % c->k)] = (float)(o + 127) / 128.0f;
+    if (q4_nonbatch == 2 && r >= c->m / 2) /* second batch: [-2, 127/64], quantization scale 2^-6, exact */
+      for (size_t k = 0; k < c->k; k++) x[r * c->k + k] *= 2.0f;
   }
 }
 
@@ -247,9 +270,28 @@ TEST(fc_qb4w) {
       {PTE_XNN_DT_QBINT4, 5, 256, 33, 128, true, false, false},  /* prefill, tail tile */
       {PTE_XNN_DT_QBINT4, 6, 96, 16, 32, false, true, true},     /* rank 3, clamp, no bias */
       {PTE_XNN_DT_QBINT4, 1, 1024, 640, 32, true, false, false}, /* threaded GEMV */
-      {PTE_XNN_DT_QBINT4, 9, 512, 300, 64, true, false, false},  /* threaded prefill */
+      {PTE_XNN_DT_QBINT4, 9, 512, 300, 64, true, false, false},  /* threaded prefill, panels split */
+      {PTE_XNN_DT_QBINT4, 66, 256, 100, 32, true, false, true},  /* threaded prefill, rows split */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) CHECK(q4_check(&cases[i]));
+}
+
+TEST(fc_qb4w_scale_forms) {
+  const q4_case c = {PTE_XNN_DT_QBINT4, 3, 128, 24, 32, true, false, false};
+  for (int form = 1; form <= 2; form++) {
+    q4_scale_form = form;
+    CHECK(q4_check(&c));
+    q4_scale_form = 0;
+  }
+  /* one set of activation parameters per batch (num_nonbatch_dims 2 on [2, 3, K]) */
+  const q4_case c3 = {PTE_XNN_DT_QBINT4, 6, 128, 24, 32, true, false, true};
+  q4_nonbatch = 2;
+  CHECK(q4_check(&c3));
+  q4_nonbatch = 1;
+  /* inline constants (constant region of the blob) */
+  q4_mode = PTE_XNN_CONSTANTS_INLINE;
+  CHECK(q4_check(&c));
+  q4_mode = PTE_XNN_CONSTANTS_NAMED;
 }
 
 TEST(fc_qc4w) {
@@ -305,6 +347,18 @@ TEST(fc_q4_malformed) {
   CHECK_STATUS(q4_init_status(&g, 0, &err), PTE_ERR_INVALID_PROGRAM);
   CHECK_CONTAINS(err.msg, "num_scales 71, 72 blocks");
   q4_free(&g);
+  /* the same count error in the older serialized forms */
+  q4_scale_form = 1;
+  CHECK(q4_build(&qb, &g, 0, 0, 1, false));
+  CHECK_STATUS(q4_init_status(&g, 0, &err), PTE_ERR_INVALID_PROGRAM);
+  CHECK_CONTAINS(err.msg, "73 scales, 72 blocks (N 24 x K 192 / 64)");
+  q4_free(&g);
+  q4_scale_form = 2;
+  CHECK(q4_build(&qb, &g, 0, 0, -2, false));
+  CHECK_STATUS(q4_init_status(&g, 0, &err), PTE_ERR_INVALID_PROGRAM);
+  CHECK_CONTAINS(err.msg, "70 bf16 scales, 72 blocks");
+  q4_free(&g);
+  q4_scale_form = 0;
   /* nibble bytes: one byte short of N * K / 2 */
   CHECK(q4_build(&qb, &g, 0, 0, 0, false));
   CHECK_STATUS(q4_init_status(&g, 1, &err), PTE_ERR_INVALID_PROGRAM);
@@ -346,7 +400,7 @@ TEST(fc_q4_malformed) {
  * fuzz target compiles raw blobs without named data). */
 static int write_seeds(const char *dir) {
   const q4_case cs[2] = {{PTE_XNN_DT_QBINT4, 2, 64, 16, 32, true, false, false},
-                         {PTE_XNN_DT_QCINT4, 2, 16, 8, 0, true, true, false}};
+                         {PTE_XNN_DT_QCINT4, 1, 8, 8, 0, true, true, false}}; /* [1, 8]: what the target feeds */
   q4_mode = PTE_XNN_CONSTANTS_INLINE;
   int rc = 0;
   for (int i = 0; i < 2 && rc == 0; i++) {
@@ -371,6 +425,7 @@ static int write_seeds(const char *dir) {
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) return write_seeds(argv[2]);
   RUN(fc_qb4w);
+  RUN(fc_qb4w_scale_forms);
   RUN(fc_qc4w);
   RUN(fc_half_weights);
   RUN(fc_q4_malformed);
