@@ -201,7 +201,7 @@ static pte_status sl_view(sl *S, int32_t x, const int32_t *sizes, size_t dim, in
   int32_t osz[8];
   bool dyn = false;
   for (size_t i = 0; i < dim; i++) {
-    int32_t v;
+    int32_t v = -1;
     if (sizes[i] == -2) {
       items[i] = S->v_seq;
       osz[i] = S->c.dynamic ? S->c.seq : 1;
@@ -213,7 +213,7 @@ static pte_status sl_view(sl *S, int32_t x, const int32_t *sizes, size_t dim, in
     items[i] = v;
     osz[i] = sizes[i];
   }
-  int32_t l, o;
+  int32_t l = -1, o = -1;
   pte_status s = pte_writer_add_int_list(S->w, S->m, items, dim, &l, &S->err);
   if (s == PTE_OK) s = sl_act(S, osz, dim, dyn, &o);
   int32_t args[4] = {x, l, o, o};
@@ -224,7 +224,7 @@ static pte_status sl_view(sl *S, int32_t x, const int32_t *sizes, size_t dim, in
 
 static pte_status sl_binary(sl *S, uint32_t op, int32_t a, int32_t b, const int32_t *osz, size_t dim, bool dyn,
                             int32_t *y) {
-  int32_t o;
+  int32_t o = -1;
   pte_status s = sl_act(S, osz, dim, dyn, &o);
   if (s != PTE_OK) return s;
   if (op == S->op_mul) {
@@ -242,7 +242,7 @@ static pte_status sl_binary(sl *S, uint32_t op, int32_t a, int32_t b, const int3
 static pte_status sl_rmsnorm(sl *S, int32_t x, uint32_t tid, int32_t *y) {
   const int32_t TB = S->c.dynamic ? S->c.seq : 1, D = S->c.dim;
   int32_t full[3] = {1, TB, D}, red[3] = {1, TB, 1};
-  int32_t sq, ms, ad, r, xn, w, o, dl;
+  int32_t sq = -1, ms = -1, ad = -1, r = -1, xn = -1, w = -1, o = -1, dl = -1;
   pte_status s = sl_binary(S, S->op_mul, x, x, full, 3, true, &sq);
   int64_t m1 = -1;
   if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, &m1, 1, &dl, &S->err);
@@ -522,7 +522,7 @@ static pte_status sl_xlinears(sl *S, int32_t x, uint32_t rank, uint32_t in, size
 static pte_status sl_rope(sl *S, int32_t x, int32_t nh, int32_t cosv, int32_t sinv, int32_t *y) {
   const int32_t TB = S->c.dynamic ? S->c.seq : 1, hd = S->c.hd;
   int32_t pairs[5] = {1, -2, nh, hd / 2, 2}, hsz[4] = {1, TB, nh, hd / 2}, psz[5] = {1, TB, nh, hd / 2, 2};
-  int32_t xv, re, im, a, b, c, d, ore, oim, l, st, four, zero, one;
+  int32_t xv = -1, re = -1, im = -1, a = -1, b = -1, c = -1, d = -1, ore = -1, oim = -1, l = -1, st = -1, four = -1, zero = -1, one = -1;
   pte_status s = sl_view(S, x, pairs, 5, &xv);
   if (s == PTE_OK) s = sl_int(S, 4, &four);
   if (s == PTE_OK) s = sl_int(S, 0, &zero);
@@ -581,7 +581,7 @@ static pte_status sl_layer(sl *S, uint32_t l, int32_t x, int32_t cosv, int32_t s
   const sl_cfg *c = &S->c;
   const int32_t TB = c->dynamic ? c->seq : 1, D = c->dim;
   const uint32_t base = 1 + 9 * l;
-  int32_t h, qkv[3], q4, k4, v4, qr, kr, kc, vc, du1, du2, att, a3, o, x1;
+  int32_t h = -1, qkv[3], q4 = -1, k4 = -1, v4 = -1, qr = -1, kr = -1, kc = -1, vc = -1, du1 = -1, du2 = -1, att = -1, a3 = -1, o = -1, x1 = -1;
   pte_status s = sl_rmsnorm(S, x, base + 0, &h);
   uint32_t tids[3] = {base + 1, base + 2, base + 3};
   uint32_t outs[3] = {(uint32_t)(c->heads * c->hd), (uint32_t)(c->kv_heads * c->hd), (uint32_t)(c->kv_heads * c->hd)};
@@ -611,7 +611,7 @@ static pte_status sl_layer(sl *S, uint32_t l, int32_t x, int32_t cosv, int32_t s
   int32_t full[3] = {1, TB, D};
   if (s == PTE_OK) s = sl_binary(S, S->op_add, x, o, full, 3, true, &x1);
   /* feed-forward */
-  int32_t h2, gu[2], sg, m, d, x2;
+  int32_t h2 = -1, gu[2], sg = -1, m = -1, d = -1, x2 = -1;
   if (s == PTE_OK) s = sl_rmsnorm(S, x1, base + 5, &h2);
   uint32_t ftids[2] = {base + 6, base + 7}, fouts[2] = {(uint32_t)c->hidden, (uint32_t)c->hidden};
   if (s == PTE_OK) s = sl_xlinears(S, h2, 3, (uint32_t)D, 2, ftids, fouts, gu);
@@ -651,7 +651,7 @@ static pte_status sl_forward(sl *S) {
   };
   for (size_t i = 0; i < sizeof ops / sizeof ops[0] && s == PTE_OK; i++) s = sl_op(S, ops[i].n, ops[i].o, ops[i].op);
   /* inputs */
-  int32_t tsz[2] = {1, TB}, psz[1] = {1}, tokens, ipos;
+  int32_t tsz[2] = {1, TB}, psz[1] = {1}, tokens = -1, ipos = -1;
   if (s == PTE_OK) s = sl_tensor(S, PTE_DTYPE_LONG, tsz, 2, true, &tokens);
   if (s == PTE_OK) s = sl_tensor(S, PTE_DTYPE_LONG, psz, 1, false, &ipos);
   /* common scalars */
@@ -664,7 +664,7 @@ static pte_status sl_forward(sl *S) {
   if (s == PTE_OK) s = sl_int(S, 1, &S->v_one);
   if (s == PTE_OK) s = sl_int(S, -1, &S->v_m1);
   /* seq, pos, end (symbolic ints, computed each execution) */
-  int32_t dim1;
+  int32_t dim1 = -1;
   if (s == PTE_OK) s = sl_int(S, 1, &dim1);
   if (c->dynamic) {
     if (s == PTE_OK) s = sl_int(S, 0, &S->v_seq); /* placeholder Int the sym_size call writes */
@@ -680,7 +680,7 @@ static pte_status sl_forward(sl *S) {
   int32_t pa[3] = {S->v_pos, S->v_seq, S->v_end};
   if (s == PTE_OK) s = sl_call(S, S->op_padd, pa, 3);
   /* embedding */
-  int32_t esz[2] = {c->vocab, D}, emb, x, pad;
+  int32_t esz[2] = {c->vocab, D}, emb = -1, x = -1, pad = -1;
   int32_t xsz[3] = {1, TB, D};
   if (s == PTE_OK) s = sl_const(S, esz, 2, 0, 1.0f, 0.0f, &emb);
   if (s == PTE_OK) s = sl_int(S, -1, &pad);
@@ -699,11 +699,11 @@ static pte_status sl_forward(sl *S) {
     t.dim = 2;
     s = pte_writer_add_constant_tensor(S->w, S->m, &t, &src, k ? &fs : &fc, &S->err);
   }
-  int32_t cs[2] = {-1, -1}, zero;
+  int32_t cs[2] = {-1, -1}, zero = -1;
   int32_t ssz[2] = {TB, half};
   if (s == PTE_OK) s = sl_int(S, 0, &zero);
   for (int k = 0; k < 2 && s == PTE_OK; k++) {
-    int32_t sl_out;
+    int32_t sl_out = -1;
     s = sl_tensor(S, PTE_DTYPE_FLOAT, ssz, 2, true, &sl_out);
     int32_t a[7] = {k ? fs : fc, zero, S->v_pos, S->v_end, S->v_one, sl_out, sl_out};
     if (s == PTE_OK) s = sl_call(S, S->op_slice, a, 7);
@@ -713,7 +713,7 @@ static pte_status sl_forward(sl *S) {
   }
   for (uint32_t l = 0; l < (uint32_t)c->layers && s == PTE_OK; l++) s = sl_layer(S, l, x, cs[0], cs[1], &x);
   /* final norm, last position, output projection */
-  int32_t n, last, logits;
+  int32_t n = -1, last = -1, logits = -1;
   if (s == PTE_OK) s = sl_rmsnorm(S, x, 1 + 9 * (uint32_t)c->layers, &n);
   int32_t lsz[2] = {1, D};
   if (s == PTE_OK) s = sl_act(S, lsz, 2, false, &last);
