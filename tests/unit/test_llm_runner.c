@@ -4,7 +4,8 @@
  *   - greedy generation (temperature 0) produces the ids the independent reference
  *     (tests/support/llama_ref.c) produces by argmax over its own logits, for a dynamic model
  *     (prompt in one call) and a --static one (token by token);
- *   - the context limit and ids outside the vocabulary are specific errors;
+ *   - the context limit and ids outside the vocabulary are specific errors; a non-LLM program is
+ *     refused; a `pte prepare`d 8da4w model gives bit-identical logits;
  *   - the sampler: argmax ties pick the lowest id; temperature 1 draws match hand-derived
  *     probabilities; top-p keeps exactly the smallest nucleus; the same seed repeats;
  *   - `pte generate --tokens ... --temperature 0 --json` prints the reference's greedy ids, and
@@ -305,11 +306,53 @@ TEST(cli_generate) {
   CHECK_EQ_INT(code, 1);
 }
 
+/* `pte prepare` of an 8da4w model (packed 4-bit panels persisted): the prepared file gives
+ * bit-identical logits, step by step; a model that is not an LLM export is refused by name. */
+TEST(prepared_model) {
+  const char *p = test_tmp_path("llm_q4.pte"), *pp = test_tmp_path("llm_q4.prepared.pte");
+  if (!synth(p, "--quant 8da4w --group-size 32")) return;
+  char cmd[2048];
+  int code = -1;
+  snprintf(cmd, sizeof cmd, "'%s' prepare '%s' -o '%s' -q 2>&1", getenv("PTE_CLI"), p, pp);
+  char *o = test_run_capture(cmd, &code);
+  CHECK_MSG(code == 0, "prepare: %s", o ? o : "");
+  free(o);
+  pte_llm *a = open_lm(p), *b = code == 0 ? open_lm(pp) : NULL;
+  if (!a || !b) {
+    pte_llm_free(a);
+    pte_llm_free(b);
+    return;
+  }
+  const int64_t ids[6] = {1, 300, 17, 411, 5, 260};
+  pte_error_info err;
+  const float *la = NULL, *lb = NULL;
+  CHECK_OK(pte_llm_feed(a, ids, 4, &la, &err));
+  CHECK_OK(pte_llm_feed(b, ids, 4, &lb, &err));
+  CHECK(la && lb && memcmp(la, lb, 512 * sizeof(float)) == 0);
+  for (int i = 4; i < 6; i++) {
+    CHECK_OK(pte_llm_feed(a, ids + i, 1, &la, &err));
+    CHECK_OK(pte_llm_feed(b, ids + i, 1, &lb, &err));
+    CHECK(la && lb && memcmp(la, lb, 512 * sizeof(float)) == 0);
+  }
+  pte_llm_free(a);
+  pte_llm_free(b);
+  /* an MLP is not an LLM export */
+  const char *mlp = test_tmp_path("llm_not.pte");
+  snprintf(cmd, sizeof cmd, "'%s' synth mlp -q -o '%s' 2>&1", getenv("PTE_CLI"), mlp);
+  free(test_run_capture(cmd, &code));
+  CHECK_EQ_INT(code, 0);
+  pte_llm *lm = NULL;
+  CHECK_STATUS(pte_llm_open(mlp, NULL, &lm, &err), PTE_ERR_INVALID_PROGRAM);
+  CHECK_CONTAINS(err.msg, "expected (tokens, input_pos)");
+  CHECK(lm == NULL);
+}
+
 int main(void) {
   RUN(sampler);
   RUN(greedy_dynamic);
   RUN(greedy_static);
   RUN(errors);
   RUN(cli_generate);
+  RUN(prepared_model);
   return test_summary();
 }
