@@ -105,6 +105,7 @@ typedef struct pte_llm_stats {
   double first_token_seconds; /* from the start of the prompt to the first generated token */
   double decode_seconds;      /* the decode steps after the first token */
   bool stopped_at_eos;
+  bool context_full;          /* stopped because the context (max_context_len) is full */
 } pte_llm_stats;
 
 /* Called with each generated id; return false to stop. */

@@ -222,7 +222,11 @@ pte_status pte_llm_generate(pte_llm *lm, const int64_t *prompt, size_t n_prompt,
       st.stopped_at_eos = true;
       break;
     }
-    if (!go || st.generated_tokens >= max_new || lm->pos >= lm->info.max_context_len) break;
+    if (!go || st.generated_tokens >= max_new) break;
+    if (lm->pos >= lm->info.max_context_len) {
+      st.context_full = true;
+      break;
+    }
     s = pte_llm_feed(lm, &id, 1, &logits, err);
   }
   if (st.generated_tokens > 1) st.decode_seconds = llm_now() - t_first;

@@ -151,6 +151,14 @@ TEST(errors) {
   CHECK_OK(pte_llm_feed(lm, ids, 32, &lg, &err));
   CHECK_EQ_INT(pte_llm_position(lm), 32);
   CHECK_STATUS(pte_llm_feed(lm, ids, 1, &lg, &err), PTE_ERR_OUT_OF_RESOURCES);
+  /* generation stops when the context is full: 30 prompt ids leave 2 positions, so 3 ids are
+   * sampled (the last one is not fed) */
+  pte_llm_sampler smp;
+  pte_llm_sampler_init(&smp, 0.0f, 1.0f, 0);
+  pte_llm_stats st;
+  CHECK_OK(pte_llm_generate(lm, ids, 30, 50, &smp, NULL, NULL, &st, &err));
+  CHECK_EQ_INT((int64_t)st.generated_tokens, 3);
+  CHECK(st.context_full || st.stopped_at_eos);
   pte_llm_free(lm);
   CHECK(pte_llm_open(test_tmp_path("no_such_model.pte"), NULL, &lm, &err) != PTE_OK);
 }

@@ -230,6 +230,7 @@ static int run_generate(int argc, char **argv) {
   }
   pte_llm_stats st;
   memset(&st, 0, sizeof st);
+  bool started = false;
   if (s == PTE_OK && rc == PTE_EXIT_OK) {
     if (!json && !prompt) { /* echo the prompt ids */
       for (size_t i = 0; i < n_ids; i++) printf("%s%lld", i ? " " : "", (long long)ids[i]);
@@ -238,6 +239,7 @@ static int run_generate(int argc, char **argv) {
       fputs(prompt, stdout);
     }
     fflush(stdout);
+    started = true;
     pte_llm_sampler smp;
     pte_llm_sampler_init(&smp, (float)temperature, (float)top_p, seed);
     s = pte_llm_generate(lm, ids, n_ids, (size_t)max_new, &smp, gen_on_token, &g, &st, &err);
@@ -248,7 +250,7 @@ static int run_generate(int argc, char **argv) {
   double gtps = st.decode_seconds > 0 ? (double)(st.generated_tokens - 1) / st.decode_seconds : 0;
   uint64_t rss = gen_peak_rss();
   if (s != PTE_OK) {
-    if (!json) printf("\n");
+    if (!json && started) printf("\n");
     fprintf(stderr, "pte generate: %s (0x%02x): %s\n", pte_status_name(s), (unsigned)s, err.msg);
     rc = PTE_EXIT_FAIL;
   } else if (rc == PTE_EXIT_OK && json) {
@@ -282,6 +284,7 @@ static int run_generate(int argc, char **argv) {
     jw_key(&jw, "text");
     jw_strn(&jw, g.text ? g.text : "", g.n_text);
     jw_kbool(&jw, "stopped_at_eos", st.stopped_at_eos);
+    jw_kbool(&jw, "context_full", st.context_full);
     jw_kuint(&jw, "prompt_tokens", st.prompt_tokens);
     jw_kuint(&jw, "generated_tokens", st.generated_tokens);
     jw_key(&jw, "prompt_tokens_per_second");
@@ -300,7 +303,8 @@ static int run_generate(int argc, char **argv) {
     printf("\n\nprompt: %zu tokens in %.1f ms (%.1f tokens/s); generated: %zu tokens (%.1f tokens/s)%s\n"
            "time to first token %.1f ms, load_method %.1f ms, threads %ld, peak RSS %.1f MiB\n",
            st.prompt_tokens, st.prompt_seconds * 1e3, ptps, st.generated_tokens, gtps,
-           st.stopped_at_eos ? ", stopped at EOS" : "", st.first_token_seconds * 1e3, pte_llm_load_seconds(lm) * 1e3,
+           st.stopped_at_eos ? ", stopped at EOS" : st.context_full ? ", stopped: the context is full" : "",
+           st.first_token_seconds * 1e3, pte_llm_load_seconds(lm) * 1e3,
            threads, (double)rss / 1048576.0);
   }
   pte_tokenizer_free(g.tok);
