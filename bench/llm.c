@@ -233,7 +233,10 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < bw_bytes / 8; i++) buf[i] = i * 0x9E3779B97F4A7C15ull;
   uint64_t sink = 0;
   /* 2-3. decode / prefill */
-  const double wbytes_per_param = !strcmp(quant, "none") ? 4.0 : 0.5 + 2.0 / 32.0; /* 8da4w: int4 + bf16 scale/32 */
+  /* 8da4w: a nibble per weight + a bf16 scale per group (synth's default group: 128, or 32 when
+   * a linear has fewer than 128 inputs) */
+  const int group = D < 128 || H * hd < 128 ? 32 : 128;
+  const double wbytes_per_param = !strcmp(quant, "none") ? 4.0 : 0.5 + 2.0 / group;
   const double bytes_tok = (double)lin * wbytes_per_param + (double)D * 4.0;
   printf("weights read per decode token: %.1f MiB\n", bytes_tok / 1048576.0);
   for (int threads = 1; threads <= 2; threads++) {
