@@ -3,8 +3,8 @@
  * memory bandwidth, and what `pte prepare` does to its load.
  *
  * Writes a llama-architecture model with `pte synth llama` (default: dim 768, 12 layers, 12 heads,
- * 4 KV heads, vocab 16000, seq 256: ~100M parameters; fp32 linears unless QUANT=8da4w is given and
- * supported), then in one run:
+ * 4 KV heads, vocab 16000, seq 256: ~100M parameters), 8da4w then fp32 linears (env QUANT=none or
+ * QUANT=8da4w: only that one), and for each, in one run:
  *   1. the read bandwidth of this machine: one and two threads summing a 512 MiB buffer (best of
  *      3 passes, measured right before and right after the decode runs of the same thread count,
  *      the better kept: the machine is shared), the peer every decode number is divided by;
@@ -190,10 +190,20 @@ static double median_load_ms(const char *path) {
   return v[1];
 }
 
+static int run_one(const int *cfg, const char *quant);
+
 int main(int argc, char **argv) {
   int cfg[6] = {768, 12, 12, 4, 16000, 256};
   for (int i = 1; i < argc && i <= 6; i++) cfg[i - 1] = atoi(argv[i]);
-  const char *quant = getenv("QUANT") ? getenv("QUANT") : "none";
+  pte_error_info err;
+  pte_module_register_all(&err);
+  const char *q = getenv("QUANT");
+  if (q && *q) return run_one(cfg, q);
+  int rc = run_one(cfg, "8da4w");
+  return rc ? rc : run_one(cfg, "none");
+}
+
+static int run_one(const int *cfg, const char *quant) {
   const int D = cfg[0], L = cfg[1], H = cfg[2], K = cfg[3], V = cfg[4], S = cfg[5];
   const int hd = D / H, F = (4 * D * 2 / 3 + 255) / 256 * 256;
   char dir[PATH_MAX - 128], cli[PATH_MAX], bdir[PATH_MAX - 64], model[PATH_MAX], prepared[PATH_MAX], js[PATH_MAX];
@@ -223,8 +233,6 @@ int main(int argc, char **argv) {
     return 0;
   }
   printf("%s: written in %.1f s\n", c, now_s() - t0);
-  pte_error_info err;
-  pte_module_register_all(&err);
   for (int i = 0; i < 256; i++) g_prompt[i] = 3 + (i * 37) % (V - 3);
   /* 1. bandwidth */
   const size_t bw_bytes = (size_t)512 << 20;
@@ -243,6 +251,7 @@ int main(int argc, char **argv) {
     pte_llm *lm = open_lm(model, threads);
     if (!lm) {
       pte_bench_skipped("llm", c, "decode", "skipped: cannot open the model");
+      free(buf);
       return 0;
     }
     /* the machine is shared: bandwidth measured right before and after the decode runs, best kept */
@@ -295,5 +304,7 @@ int main(int argc, char **argv) {
   pte_bench_result("llm", c, "pte generate peak RSS (prepared)", "MiB", rss_after / 1024.0, "unprepared",
                    rss_before / 1024.0, (double)rss_before / (double)rss_after, "-", PTE_BENCH_NO_GOAL);
   unlink(js);
+  unlink(model);
+  unlink(prepared);
   return 0;
 }
