@@ -34,6 +34,7 @@
  * RoPE tables: freqs[p][j] = p * theta^(-2j/hd) (theta 10000), stored as float cos / sin. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,8 +267,8 @@ static pte_status sl_rmsnorm(sl *S, int32_t x, uint32_t tid, int32_t *y) {
 /* ------------------------------------------------------------------ 8da4w weights */
 /* 8da4w (8-bit dynamic activations, 4-bit grouped weights), as the exporter's quantizer defines
  * it: each group of G consecutive inputs of an output row gets a symmetric scale
- * s = bf16(max |w| / 7.5) (bf16 round to nearest even, as stored in the blob), q = clamp(
- * round_half_even(w / s), -8, 7) (0 when s is 0), stored as the XNNPACK qbint4 filter (nibble
+ * s = bf16(max(max |w| / 7.5, FLT_EPSILON)) (bf16 round to nearest even, as stored in the blob;
+ * XNNPACK wants positive scales), q = clamp(round_half_even(w / s), -8, 7), stored as the XNNPACK qbint4 filter (nibble
  * q + 8, two per byte, low nibble first, row-major [N, K]) with the [N, K / G] bf16 scales.
  * Activations are quantized per token at run time (a Convert to qdint8 in every delegate). */
 typedef struct sl_q4 {
@@ -299,13 +300,13 @@ static void sl_q4_row(sl_q4 *Q, uint32_t o, uint8_t *q, uint16_t *sc) {
   for (uint32_t g0 = 0; g0 < K; g0 += G) {
     float mx = 0;
     for (uint32_t i = 0; i < G; i++) mx = fmaxf(mx, fabsf(w[g0 + i]));
-    uint16_t hb = sl_bf16(mx / 7.5f);
+    uint16_t hb = sl_bf16(fmaxf(mx / 7.5f, FLT_EPSILON)); /* scales must be positive (clamped as torchao does) */
     float sb = sl_bf16_f(hb);
     if (sc) sc[g0 / G] = hb;
     for (uint32_t i = 0; i < G; i += 2) {
       int v[2];
       for (int j = 0; j < 2; j++) {
-        float r = sb > 0 ? nearbyintf(w[g0 + i + (uint32_t)j] / sb) : 0.0f;
+        float r = nearbyintf(w[g0 + i + (uint32_t)j] / sb);
         v[j] = r < -8 ? -8 : r > 7 ? 7 : (int)r;
       }
       q[(g0 + i) / 2] = (uint8_t)((v[0] + 8) | ((v[1] + 8) << 4));
