@@ -7,6 +7,7 @@
  *     which also checks that the KV cache (mutable buffers) persists across executes;
  *   - --static (T = 1): the same 8 steps token by token; --cache-init (zero initial values in the
  *     mutable segment instead of a separate arena): a 3-token prefill + 7 decode steps;
+ *     --attention sdpa_with_kv_cache (the fused op): dynamic and static;
  *   - --quant 8da4w (group 32): the same 8 steps against the reference with the 4-bit grouped
  *     weights dequantized as documented and per-token int8 activations (dynamic and --static);
  *   - a ~100M-parameter model: fp32 within 1e-3, 8da4w within the quantization-noise bound (see
@@ -159,6 +160,13 @@ TEST(cache_init_variant) {
   if (p) run_steps(p, 3);
 }
 
+TEST(fused_sdpa_with_kv_cache) {
+  char *p = synth("llama_fused.pte", "--attention sdpa_with_kv_cache");
+  if (p) run_steps(p, 5);
+  p = synth("llama_fused_s.pte", "--attention sdpa_with_kv_cache --static");
+  if (p) run_steps(p, 1);
+}
+
 TEST(q4_dynamic) {
   char *p = synth("llama_q4.pte", "--quant 8da4w --group-size 32");
   if (p) run_steps_cfg(p, 5, &k_q4);
@@ -214,6 +222,10 @@ TEST(bad_options_are_usage_errors) {
   CHECK_EQ_INT(run_cli("synth llama -o /dev/null --dim 64 --layers 1 --heads 3 --kv-heads 1 --vocab 300 --seq 8", NULL), 2);
   CHECK_EQ_INT(run_cli("synth llama -o /dev/null --dim 64 --layers 1 --heads 4 --kv-heads 3 --vocab 300 --seq 8", NULL), 2);
   CHECK_EQ_INT(run_cli("synth llama -o /dev/null --dim 64 --layers 1 --heads 4 --kv-heads 2 --seq 8", NULL), 2);
+  CHECK_EQ_INT(run_cli("synth llama -o /dev/null --dim 64 --layers 1 --heads 4 --kv-heads 2 --vocab 300 --seq 8 "
+                       "--attention flash", NULL), 2);
+  CHECK_EQ_INT(run_cli("synth llama -o /dev/null --dim 64 --layers 1 --heads 4 --kv-heads 2 --vocab 300 --seq 8 "
+                       "--quant 8da4w --group-size 48", NULL), 2);
   CHECK_EQ_INT(run_cli("synth llama -o /dev/null --dim 64 --layers 1 --heads 4 --kv-heads 2 --vocab 100 --seq 8 "
                        "--tokenizer-out /dev/null", NULL), 2);
 }
@@ -224,6 +236,7 @@ int main(void) {
   RUN(dynamic_prefill_then_decode);
   RUN(static_token_by_token);
   RUN(cache_init_variant);
+  RUN(fused_sdpa_with_kv_cache);
   RUN(q4_dynamic);
   RUN(q4_static);
   RUN(model_100m_parameters);

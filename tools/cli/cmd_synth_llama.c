@@ -14,6 +14,8 @@
  *     q, k viewed [1, T, heads, hd/2, 2]: (re, im) pairs rotated by (cos, sin) (select_copy,
  *       mul/sub/add, stack, view back to [1, T, heads, hd])
  *     llama::update_cache.out(k, k_cache, pos), llama::update_cache.out(v, v_cache, pos)
+ *       (--attention sdpa_with_kv_cache: one llama::sdpa_with_kv_cache.out(q, k, v, k_cache,
+ *       v_cache, pos, seq, None, 0.0, True, None) instead of the three calls)
  *       (k_cache / v_cache [1, S, kv_heads, hd]: mutable buffers, memory planned for the whole
  *       method in arena 2; --cache-init: in arena 1 with a zero initial value in the mutable segment)
  *     a = llama::custom_sdpa.out(q, k_cache, v_cache, pos, None, 0.0, is_causal=True, None)
@@ -113,6 +115,7 @@ typedef struct sl_cfg {
   int32_t dim, layers, heads, kv_heads, vocab, seq, hidden, hd;
   uint64_t seed;
   bool dynamic, cache_init;
+  bool fused;    /* llama::sdpa_with_kv_cache instead of update_cache + custom_sdpa */
   int quant;     /* 0 none (fp32 linears), 1 8da4w */
   int32_t group; /* 8da4w group size */
   double eps, theta;
@@ -595,16 +598,22 @@ static pte_status sl_layer(sl *S, uint32_t l, int32_t x, int32_t cosv, int32_t s
   if (s == PTE_OK) s = sl_rope(S, k4, c->kv_heads, cosv, sinv, &kr);
   if (s == PTE_OK) s = sl_cache(S, &kc);
   if (s == PTE_OK) s = sl_cache(S, &vc);
-  int32_t one[1] = {1};
-  if (s == PTE_OK) s = sl_act(S, one, 1, false, &du1);
-  if (s == PTE_OK) s = sl_act(S, one, 1, false, &du2);
-  int32_t u1[5] = {kr, kc, S->v_pos, du1, du1}, u2[5] = {v4, vc, S->v_pos, du2, du2};
-  if (s == PTE_OK) s = sl_call(S, S->op_upd, u1, 5);
-  if (s == PTE_OK) s = sl_call(S, S->op_upd, u2, 5);
   int32_t asz[4] = {1, TB, c->heads, c->hd};
-  if (s == PTE_OK) s = sl_act(S, asz, 4, true, &att);
-  int32_t sa[10] = {qr, kc, vc, S->v_pos, S->v_none, S->v_zero_d, S->v_true, S->v_none, att, att};
-  if (s == PTE_OK) s = sl_call(S, S->op_sdpa, sa, 10);
+  if (c->fused) { /* sdpa_with_kv_cache(q, k, v, k_cache, v_cache, start_pos, seq_len, None, 0.0, True, None) */
+    if (s == PTE_OK) s = sl_act(S, asz, 4, true, &att);
+    int32_t fa[13] = {qr, kr, v4, kc, vc, S->v_pos, S->v_seq, S->v_none, S->v_zero_d, S->v_true, S->v_none, att, att};
+    if (s == PTE_OK) s = sl_call(S, S->op_sdpa, fa, 13);
+  } else {
+    int32_t one[1] = {1};
+    if (s == PTE_OK) s = sl_act(S, one, 1, false, &du1);
+    if (s == PTE_OK) s = sl_act(S, one, 1, false, &du2);
+    int32_t u1[5] = {kr, kc, S->v_pos, du1, du1}, u2[5] = {v4, vc, S->v_pos, du2, du2};
+    if (s == PTE_OK) s = sl_call(S, S->op_upd, u1, 5);
+    if (s == PTE_OK) s = sl_call(S, S->op_upd, u2, 5);
+    if (s == PTE_OK) s = sl_act(S, asz, 4, true, &att);
+    int32_t sa[10] = {qr, kc, vc, S->v_pos, S->v_none, S->v_zero_d, S->v_true, S->v_none, att, att};
+    if (s == PTE_OK) s = sl_call(S, S->op_sdpa, sa, 10);
+  }
   int32_t fl[3] = {1, -2, c->heads * c->hd};
   if (s == PTE_OK) s = sl_view(S, att, fl, 3, &a3);
   uint32_t to = base + 4, od = (uint32_t)D;
@@ -647,10 +656,15 @@ static pte_status sl_forward(sl *S) {
       {"aten::select_copy", "int_out", &S->op_sel}, {"aten::slice_copy", "Tensor_out", &S->op_slice},
       {"aten::stack", "out", &S->op_stack},         {"aten::view_copy", "out", &S->op_view},
       {"aten::sym_size", "int", &S->op_symsize},    {"aten::_local_scalar_dense", "", &S->op_item},
-      {"executorch_prim::add", "Scalar", &S->op_padd}, {"llama::update_cache", "out", &S->op_upd},
-      {"llama::custom_sdpa", "out", &S->op_sdpa},
+      {"executorch_prim::add", "Scalar", &S->op_padd},
   };
   for (size_t i = 0; i < sizeof ops / sizeof ops[0] && s == PTE_OK; i++) s = sl_op(S, ops[i].n, ops[i].o, ops[i].op);
+  if (c->fused) {
+    if (s == PTE_OK) s = sl_op(S, "llama::sdpa_with_kv_cache", "out", &S->op_sdpa);
+  } else {
+    if (s == PTE_OK) s = sl_op(S, "llama::update_cache", "out", &S->op_upd);
+    if (s == PTE_OK) s = sl_op(S, "llama::custom_sdpa", "out", &S->op_sdpa);
+  }
   /* inputs */
   int32_t tsz[2] = {1, TB}, psz[1] = {1}, tokens = -1, ipos = -1;
   if (s == PTE_OK) s = sl_tensor(S, PTE_DTYPE_LONG, tsz, 2, true, &tokens);
@@ -837,8 +851,10 @@ static void sl_help(FILE *f) {
           "  --quant none|8da4w         fp32 linears (default), or 8-bit dynamic activations x 4-bit\n"
           "                             grouped weights (qdint8 Convert + qbint4 FullyConnected, bf16 scales)\n"
           "  --group-size G             8da4w group size (default 128, or 32 when some linear has fewer\n"
-          "                             than 128 inputs); must divide every linear's input width\n"
+          "                             than 128 inputs); a multiple of 32 dividing every linear's input\n"
           "  --static                   fixed T = 1 (token-by-token prefill)\n"
+          "  --attention custom_sdpa|sdpa_with_kv_cache   update_cache + custom_sdpa (default, current\n"
+          "                             exports) or the fused llama::sdpa_with_kv_cache (older exports)\n"
           "  --cache-init               store the KV caches' zero initial value in the mutable segment\n"
           "                             (default: caches in their own planned arena, no initial data)\n"
           "  --seed N                   weight generator seed (default 0)\n"
@@ -900,7 +916,10 @@ int pte_cli_synth_llama(int argc, char **argv) {
       ok = v && (!strcmp(v, "none") || !strcmp(v, "8da4w")), i++;
       if (ok) c.quant = !strcmp(v, "8da4w");
     } else if (!strcmp(a, "--group-size")) {
-      ok = sl_parse_i32(v, 2, 1 << 16, &c.group) && c.group % 2 == 0, i++;
+      ok = sl_parse_i32(v, 32, 1 << 16, &c.group) && c.group % 32 == 0, i++; /* XNNPACK qbint4 blocks */
+    } else if (!strcmp(a, "--attention")) {
+      ok = v && (!strcmp(v, "custom_sdpa") || !strcmp(v, "sdpa_with_kv_cache")), i++;
+      if (ok) c.fused = !strcmp(v, "sdpa_with_kv_cache");
     } else if (!strcmp(a, "--cache-init")) {
       c.cache_init = true;
     } else if (!strcmp(a, "--static")) {
