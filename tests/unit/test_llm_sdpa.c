@@ -15,6 +15,7 @@
 
 #include "knn_numpy.h"
 #include "ktest.h"
+#include "llm/llm_ops.h"
 #include "pte/llm_kernels.h"
 #include "pte/module.h"
 #include "pte/writer.h"
@@ -236,6 +237,69 @@ TEST(long_tiles_and_blocks) {
   /* decode over 700 keys, odd head dim */
   const attn_case d = {1, 1, 6, 2, 67, 800, 699, true, false, false, false};
   CHECK(run_all_isas(&d, "decode at 699, D 67"));
+}
+
+/* Many small random shapes (head_dim 1..40 for every vector tail, row counts that are not
+ * multiples of 4, odd key counts, masks, both entry points) on every ISA. */
+TEST(random_shapes_sweep) {
+  uint32_t st = 31337u;
+  for (int it = 0; it < 60; it++) {
+#define PICK(n) ((int)((st = st * 1664525u + 1013904223u) >> 16) % (n))
+    attn_case c;
+    c.B = 1 + PICK(2);
+    c.Hkv = 1 + PICK(3);
+    c.Hq = c.Hkv * (1 + PICK(5));
+    c.D = 1 + PICK(40);
+    c.S = 1 + PICK(9);
+    c.start = PICK(3) == 0 ? 0 : PICK(30);
+    c.L = c.start + c.S + PICK(4);
+    c.mask = PICK(4) == 0;
+    c.causal = !c.mask && PICK(3) != 0;
+    c.scale = PICK(4) == 0;
+    c.with_cache = PICK(2) == 0;
+#undef PICK
+    char label[160];
+    snprintf(label, sizeof label, "sweep %d: B %d S %d Hq %d Hkv %d D %d L %d start %d%s%s%s%s", it, c.B, c.S, c.Hq,
+             c.Hkv, c.D, c.L, c.start, c.causal ? " causal" : "", c.mask ? " mask" : "", c.scale ? " scale" : "",
+             c.with_cache ? " with_kv_cache" : " custom_sdpa");
+    CHECK(run_all_isas(&c, label));
+  }
+}
+
+/* The inner loops' exp / max directly: exp(x - m) within 3 ulp of libm's double exp while the
+ * result is a normal float, at most 2^-126 below that (flushed or not), exactly 0 for -inf; any
+ * length (vector tails). */
+TEST(inner_exp_and_max) {
+  const llm_attn_isa *sets[] = {pte_llm_attn_scalar(), pte_llm_attn_avx2(), pte_llm_attn_avx512()};
+  const pte_llm_isa ids[] = {PTE_LLM_ISA_SCALAR, PTE_LLM_ISA_AVX2, PTE_LLM_ISA_AVX512};
+  enum { N = 1000 };
+  float x[N];
+  double want[N];
+  for (size_t k = 0; k < 3; k++) {
+    if (!sets[k] || !pte_llm_isa_supported(ids[k])) continue;
+    for (size_t n = 1; n <= N; n = n < 40 ? n + 1 : n * 3) {
+      double wsum = 0;
+      float mx = -INFINITY;
+      for (size_t i = 0; i < n; i++) {
+        x[i] = i % 97 == 5 ? -INFINITY : (float)(2.0 - 95.0 * (double)((i * 7919) % n) / (double)n);
+        if (x[i] > mx) mx = x[i];
+      }
+      CHECK_MSG(sets[k]->rowmax(n, x) == mx, "[%s] rowmax of %zu", pte_llm_isa_name(ids[k]), n);
+      for (size_t i = 0; i < n; i++) {
+        const double d = (double)(x[i] - mx);
+        want[i] = exp(d);
+        wsum += want[i];
+      }
+      const float sum = sets[k]->expsum(n, x, mx);
+      for (size_t i = 0; i < n; i++) {
+        const double tol = want[i] == 0 ? 0 : want[i] < 0x1p-126 ? 0x1p-126 : 3 * 0x1p-23 * want[i];
+        CHECK_MSG(fabs((double)x[i] - want[i]) <= tol, "[%s] n %zu: exp at %zu = %.9g, want %.9g",
+                  pte_llm_isa_name(ids[k]), n, i, (double)x[i], want[i]);
+      }
+      CHECK_MSG(fabs((double)sum - wsum) <= 1e-6 * wsum, "[%s] n %zu: sum %.9g, want %.9g", pte_llm_isa_name(ids[k]),
+                n, (double)sum, wsum);
+    }
+  }
 }
 
 /* Prefill 5 then decode steps of one token at 5..9 through sdpa_with_kv_cache on the SAME caches;
@@ -651,6 +715,8 @@ int main(void) {
   RUN(noncausal_prefill_at_offset);
   RUN(explicit_mask);
   RUN(long_tiles_and_blocks);
+  RUN(random_shapes_sweep);
+  RUN(inner_exp_and_max);
   RUN(prefill_then_decode_steps);
   RUN(update_cache_rows_and_dtypes);
   RUN(update_cache_with_indices);
