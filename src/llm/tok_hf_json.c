@@ -96,13 +96,15 @@ static pte_status hf_vocab(hf_ctx *c, uint32_t vocab) {
       cap = n;
     }
     long m = hf_unbyte(c, d->buf + d->nodes[k].str, n, buf);
-    if (m < 0) {
-      s = hf_bad(c, k, "vocab token is not byte-level text: ", hf_show(c, k));
-      break;
-    }
     if ((size_t)id < t->vocab.n && t->vocab.defined[id]) {
       s = hf_bad(c, v, "vocab id used twice, by token ", hf_show(c, k));
       break;
+    }
+    if (m < 0) {
+      /* Not byte-level text (some files list their special tokens in the vocab as plain text):
+       * kept as its UTF-8 bytes for decoding, never produced by merging. */
+      if (tok_vocab_set(&t->vocab, (int32_t)id, d->buf + d->nodes[k].str, n) != 0) s = tok_oom(t, c->err);
+      continue;
     }
     if (tok_vocab_set(&t->vocab, (int32_t)id, buf, (size_t)m) != 0) {
       s = tok_oom(t, c->err);

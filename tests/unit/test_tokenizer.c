@@ -10,11 +10,14 @@
  *  [T2] pytorch-labs/tokenizers test/test_tiktoken.cpp (Llama 3 tokenizer.model: "hello world"
  *       with BOS -> 128000, 15339, 1917; bos 128000, eos 128001):
  *       https://github.com/pytorch-labs/tokenizers/blob/main/test/test_tiktoken.cpp
+ *  [T4] zurawiki/tiktoken-rs tiktoken-rs/tests/tiktoken.rs (r50k_base / cl100k_base / o200k_base:
+ *       "This is a test         with a lot of spaces" [+ "<|endoftext|>"], and its pieces):
+ *       https://github.com/zurawiki/tiktoken-rs/blob/main/tiktoken-rs/tests/tiktoken.rs
  *  [T3] huggingface/transformers tests/models/gpt2/test_tokenization_gpt2.py (the toy vocab and
  *       merges of test_full_tokenizer: "lower newer", add_prefix_space -> 14 15 10 9 3 2 15):
  *       https://github.com/huggingface/transformers/blob/main/tests/models/gpt2/test_tokenization_gpt2.py
  * Byte tokens: GPT-2, r50k and cl100k give the 256 single bytes ranks 0..255 in the byte-level
- * order (printable '!'..'~', 0xA1..0xAC, 0xAE..0xFF, then the 68 others ascending). Four published
+ * order (printable '!'..'~', 0xA1..0xAC, 0xAE..0xFF, then the 68 others ascending). Published
  * cl100k ids confirm it: ' ' = 220, 'r' = 81, 0x8D = 235, 0x91 = 239, 0xC2 = 126, 0x85 = 227. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +263,47 @@ done:
   pte_tokenizer_free(t);
 }
 
+/* [T4]: every piece of the sentence is one token in cl100k and o200k (the published split has as
+ * many pieces as ids), so the subset is those tokens; in r50k the 8-space piece has no token and
+ * comes out as 8 single spaces (220), which a subset without space runs reproduces. The o200k
+ * case checks the o200k split pattern on published ids. */
+static const char spaces_text[] = "This is a test         with a lot of spaces";
+static void check_spaces(const char *pattern, const tk_tok *toks, size_t ntok, int32_t eot, const int32_t *want,
+                         size_t nwant) {
+  size_t len;
+  char *file = tiktoken_file(toks, ntok, &len);
+  static const char *const specials[] = {"<|endoftext|>"};
+  pte_tiktoken_options opt = {pattern, specials, 1, eot, -1, 0};
+  pte_tokenizer *t = NULL;
+  pte_error_info err = {0};
+  pte_status s = pte_tokenizer_load_tiktoken(file, len, pattern, &opt, &t, &err);
+  free(file);
+  CHECK_MSG(s == PTE_OK, "load: %s", err.msg);
+  char text[128];
+  snprintf(text, sizeof text, "%s<|endoftext|>", spaces_text);
+  int32_t w2[32];
+  memcpy(w2, want, nwant * sizeof *want);
+  w2[nwant] = eot;
+  if (check_encode(t, spaces_text, strlen(spaces_text), 0, want, nwant, 1))
+    (void)check_encode(t, text, strlen(text), 0, w2, nwant + 1, 1);
+  pte_tokenizer_free(t);
+}
+
+TEST(tiktoken_rs_published) {
+  static const tk_tok cl[] = {{"This", 2028}, {" is", 374}, {" a", 264}, {" test", 1296}, {"        ", 260},
+                              {" with", 449}, {" lot", 2763}, {" of", 315}, {" spaces", 12908}};
+  static const int32_t cl_ids[] = {2028, 374, 264, 1296, 260, 449, 264, 2763, 315, 12908};
+  check_spaces("cl100k", cl, sizeof cl / sizeof cl[0], 100257, cl_ids, 10);
+  static const tk_tok o2[] = {{"This", 2500}, {" is", 382}, {" a", 261}, {" test", 1746}, {"        ", 269},
+                              {" with", 483}, {" lot", 3261}, {" of", 328}, {" spaces", 18608}};
+  static const int32_t o2_ids[] = {2500, 382, 261, 1746, 269, 483, 261, 3261, 328, 18608};
+  check_spaces("o200k", o2, sizeof o2 / sizeof o2[0], 199999, o2_ids, 10);
+  static const tk_tok r5[] = {{"This", 1212}, {" is", 318}, {" a", 257}, {" test", 1332},
+                              {" with", 351}, {" lot", 1256}, {" of", 286}, {" spaces", 9029}};
+  static const int32_t r5_ids[] = {1212, 318, 257, 1332, 220, 220, 220, 220, 220, 220, 220, 220, 351, 257, 1256, 286, 9029};
+  check_spaces("gpt2", r5, sizeof r5 / sizeof r5[0], 50256, r5_ids, 17);
+}
+
 /* ---- Hugging Face tokenizer.json ---- */
 
 /* [T3]: the toy GPT-2 vocab and merges of transformers' test, as a tokenizer.json (ByteLevel with
@@ -386,7 +430,11 @@ static char *llama3_json(size_t *len) {
   }
   /* multi-byte tokens in byte-level text: space = U+0120 (Ġ), \n = U+010A (Ċ), F0 = ð, 9F = U+0141 */
   sb_str(&s, ",\"hello\":15339,\"\\u0120world\":1917,\"today\":31213,\"rer\":38149,\"'re\":2351,"
-             "\"\\u010A\\u0120\\u010A\":27907,\"\\u010A\\u0120\\u0120\\u010A\":14211,\"\\u00F0\\u0141\":9468},"
+             "\"\\u010A\\u0120\\u010A\":27907,\"\\u010A\\u0120\\u0120\\u010A\":14211,\"\\u00F0\\u0141\":9468,"
+             /* [T4]'s cl100k tokens */
+             "\"This\":2028,\"\\u0120is\":374,\"\\u0120a\":264,\"\\u0120test\":1296,"
+             "\"\\u0120\\u0120\\u0120\\u0120\\u0120\\u0120\\u0120\\u0120\":260,\"\\u0120with\":449,"
+             "\"\\u0120lot\":2763,\"\\u0120of\":315,\"\\u0120spaces\":12908},"
              "\"merges\":[\"\\u00F0 \\u0141\"]}}");
   *len = s.n;
   return s.p;
@@ -412,6 +460,7 @@ TEST(hf_llama3_layout_published) {
   ENC(t, "today\n  \n", 0, 31213, 14211);
   ENC(t, " \xC2\x85" "0", 0, 220, 126, 227, 15);
   ENC(t, "\xF0\x9F\x91\x8D", 0, 9468, 239, 235);
+  ENC(t, "This is a test         with a lot of spaces", 0, 2028, 374, 264, 1296, 260, 449, 264, 2763, 315, 12908);
   /* special tokens inside the text (hand-derived from the above) */
   ENC(t, "<|begin_of_text|>hello<|eot_id|>", 0, 128000, 15339, 128009);
   pte_tokenizer_free(t);
@@ -576,6 +625,55 @@ TEST(cap_and_arguments) {
   CHECK_CONTAINS(err.msg, "/nonexistent/tokenizer.json");
 }
 
+/* pte_tokenizer_load recognises the tiktoken encodings by their rank count and adds their special
+ * tokens (ids after the ranks, as tiktoken's cl100k_base / o200k_base / gpt2 and Llama 3's
+ * tokenizer.model define them). Synthetic rank files of those sizes: the 256 bytes, then distinct
+ * 4-byte tokens. */
+static char *synthetic_ranks(size_t nranks, size_t *len) {
+  sbuf s = {0};
+  char line[64], enc[16];
+  for (size_t r = 0; r < nranks; r++) {
+    uint8_t tok[4] = {(uint8_t)r, 0, 0, 0};
+    size_t tl = 1;
+    if (r >= 256) tok[0] = 1, tok[1] = (uint8_t)(r >> 16), tok[2] = (uint8_t)(r >> 8), tok[3] = (uint8_t)r, tl = 4;
+    b64(tok, tl, enc);
+    snprintf(line, sizeof line, "%s %zu\n", enc, r);
+    sb_str(&s, line);
+  }
+  *len = s.n;
+  return s.p;
+}
+
+TEST(tiktoken_known_encodings_by_rank_count) {
+  static const struct {
+    size_t nranks;
+    int32_t bos, eos, vocab, special_id;
+    const char *special;
+  } k[] = {{100256, -1, 100257, 100277, 100276, "<|endofprompt|>"},
+           {199998, -1, 199999, 200019, 200018, "<|endofprompt|>"},
+           {128000, 128000, 128001, 128256, 128009, "<|eot_id|>"},
+           {50256, -1, 50256, 50257, 50256, "<|endoftext|>"}};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    size_t len;
+    char *file = synthetic_ranks(k[i].nranks, &len);
+    pte_tokenizer *t = NULL;
+    pte_error_info err = {0};
+    pte_status s = pte_tokenizer_load_bytes(file, len, "ranks", &t, &err);
+    free(file);
+    CHECK_MSG(s == PTE_OK, "%zu ranks: %s", k[i].nranks, err.msg);
+    int ok = pte_tokenizer_kind_of(t) == PTE_TOKENIZER_TIKTOKEN && pte_tokenizer_bos_id(t) == k[i].bos &&
+             pte_tokenizer_eos_id(t) == k[i].eos && pte_tokenizer_vocab_size(t) == (size_t)k[i].vocab;
+    int32_t ids[8];
+    size_t n = 0;
+    char text[64];
+    snprintf(text, sizeof text, "a%s", k[i].special);
+    ok = ok && pte_tokenizer_encode(t, text, strlen(text), 0, ids, 8, &n, &err) == PTE_OK && n == 2 && ids[0] == 'a' &&
+         ids[1] == k[i].special_id;
+    pte_tokenizer_free(t);
+    CHECK_MSG(ok, "%zu ranks: bos/eos/vocab/special not those of the encoding (%s)", k[i].nranks, err.msg);
+  }
+}
+
 /* The file path API gives the same as the bytes API. */
 TEST(load_from_file) {
   size_t len;
@@ -596,11 +694,13 @@ int main(void) {
   RUN(tiktoken_cl100k_published);
   RUN(tiktoken_llama3_published);
   RUN(tiktoken_gpt2_published);
+  RUN(tiktoken_rs_published);
   RUN(hf_gpt2_toy_published);
   RUN(hf_llama3_layout_published);
   RUN(spm_hand_derived);
   RUN(long_inputs);
   RUN(cap_and_arguments);
   RUN(load_from_file);
+  RUN(tiktoken_known_encodings_by_rank_count);
   return test_summary();
 }

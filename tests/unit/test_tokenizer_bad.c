@@ -70,7 +70,25 @@ TEST(hf_json_errors) {
   BAD(HF_HEAD HF_PRE HF_MODEL("BPE", "{\"a\": 0, \"b\": 0}", "[]"), PTE_ERR_INVALID_ARGUMENT, "vocab id used twice, by token b");
   BAD(HF_HEAD HF_PRE HF_MODEL("BPE", "{\"a\": 0, \"a\": 1}", "[]"), PTE_ERR_INVALID_ARGUMENT, "same bytes");
   BAD(HF_HEAD HF_PRE HF_MODEL("BPE", "{\"a\": 1.5}", "[]"), PTE_ERR_INVALID_ARGUMENT, "vocab id");
-  BAD(HF_HEAD HF_PRE HF_MODEL("BPE", "{\"a b\": 0}", "[]"), PTE_ERR_INVALID_ARGUMENT, "not byte-level text");
+  /* a vocab entry that is not byte-level text (a plain-text special token) decodes as written but
+   * never comes out of merging; a merge naming it is an error */
+  {
+    const char *j = HF_HEAD HF_PRE HF_MODEL("BPE", "{\"a\": 0, \"b\": 1, \"a b\": 2}", "[]");
+    pte_tokenizer *t = NULL;
+    pte_error_info e = {0};
+    CHECK_OK(pte_tokenizer_load_bytes(j, strlen(j), "plain.json", &t, &e));
+    const char *p;
+    size_t pl;
+    CHECK_OK(pte_tokenizer_decode(t, -1, 2, &p, &pl, &e));
+    CHECK(pl == 3 && memcmp(p, "a b", 3) == 0);
+    int32_t ids[8];
+    size_t n;
+    CHECK_OK(pte_tokenizer_encode(t, "a b", 3, 0, ids, 8, &n, &e));
+    pte_tokenizer_free(t);
+    CHECK(n == 2 && ids[0] == 0 && ids[1] == 1); /* "a", " b" -> " " has no token and no unk: dropped */
+  }
+  BAD(HF_HEAD HF_PRE HF_MODEL("BPE", "{\"a\": 0, \"b\": 1, \"a b\": 2}", "[[\"a b\", \"a\"]]"),
+      PTE_ERR_INVALID_ARGUMENT, "merge names a token that is not in the vocab");
   BAD(HF_HEAD HF_PRE HF_MODEL("BPE", "[]", "[]"), PTE_ERR_INVALID_ARGUMENT, "model.vocab is not an object");
   BAD(HF_HEAD HF_PRE HF_MODEL("BPE", "{}", "[]"), PTE_ERR_INVALID_ARGUMENT, "empty vocab");
   /* added tokens */

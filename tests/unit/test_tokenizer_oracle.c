@@ -196,10 +196,31 @@ TEST(oracle_tiktoken) { tokor_format("tiktoken.tok", "tiktoken.cases", 1); }
 TEST(oracle_hf_json) { tokor_format("hf.tok", "hf.cases", 0); }
 TEST(oracle_spm) { tokor_format("spm.tok", "spm.cases", 0); }
 
+/* The checked-in Unicode table is what its generator makes (src/llm/tok_regex/gen_unicode_table.py,
+ * from this Python's unicodedata): a differing Unicode version means the table must be regenerated. */
+TEST(unicode_table_regenerates) {
+  const char *schema = getenv("PTE_SCHEMA_DIR");
+  CHECK_MSG(schema, "PTE_SCHEMA_DIR not set (run through ctest)");
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd,
+           "/usr/bin/python3 '%s/../src/llm/tok_regex/gen_unicode_table.py' | cmp - '%s/../src/llm/tok_regex/unicode_table.c'"
+           " && echo same",
+           schema, schema);
+  int rc = -1;
+  char *out = test_run_capture(cmd, &rc);
+  int same = out && strstr(out, "same") != NULL;
+  free(out);
+  CHECK_MSG(rc == 0 && same,
+            "src/llm/tok_regex/unicode_table.c differs from what gen_unicode_table.py writes with this Python "
+            "(table: Unicode %s): regenerate it",
+            pte_uc_unicode_version);
+}
+
 int main(void) {
   RUN(oracle_pretokenize);
   RUN(oracle_tiktoken);
   RUN(oracle_hf_json);
   RUN(oracle_spm);
+  RUN(unicode_table_regenerates);
   return test_summary();
 }
