@@ -1,5 +1,6 @@
 /* Writer side: builds XNNPACK delegate blobs (XH00 header + XN00 graph + constants) the way the
  * exporter lays them out, with sha256-keyed named data or inline constants. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,45 @@ pte_status pte_xnn_builder_add_node(pte_xnn_builder *b, const pte_xnn_node_desc 
   if (uses_b)
     for (uint32_t i = 0; i < n->num_dims; i++) e->b[i] = n->b[i];
   e->d.a = e->d.b = NULL;
+  return PTE_OK;
+}
+
+/* ---- 4-bit weights (8da4w) ------------------------------------------------------------------- */
+
+static uint16_t bf16_rne(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u += 0x7FFFu + ((u >> 16) & 1u); /* finite positive scales only */
+  return (uint16_t)(u >> 16);
+}
+
+pte_status pte_xnn_quantize_qb4w(const float *w, size_t n, size_t k, size_t block, uint8_t *nibbles,
+                                 uint16_t *scales_bf16) {
+  if (!w || !nibbles || !scales_bf16 || block == 0 || k % block != 0 || (k & 1u)) return PTE_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; i < n * k; i++)
+    if (!isfinite(w[i])) return PTE_ERR_INVALID_ARGUMENT;
+  const size_t nb = k / block;
+  memset(nibbles, 0, n * k / 2);
+  for (size_t r = 0; r < n; r++)
+    for (size_t b = 0; b < nb; b++) {
+      const float *x = w + r * k + b * block;
+      float lo = 0.0f, hi = 0.0f;
+      for (size_t i = 0; i < block; i++) {
+        if (x[i] < lo) lo = x[i];
+        if (x[i] > hi) hi = x[i];
+      }
+      const float amax = -lo > hi ? -lo : hi;
+      float scale = amax / 7.5f;
+      if (scale < FLT_EPSILON) scale = FLT_EPSILON;
+      scales_bf16[r * nb + b] = bf16_rne(scale);
+      for (size_t i = 0; i < block; i++) {
+        float q = nearbyintf(x[i] / scale); /* default rounding mode: half to even */
+        q = q < -8.0f ? -8.0f : (q > 7.0f ? 7.0f : q);
+        const size_t idx = r * k + b * block + i;
+        const uint8_t u = (uint8_t)((int)q + 8);
+        nibbles[idx >> 1] |= (uint8_t)((idx & 1) ? (u << 4) : u);
+      }
+    }
   return PTE_OK;
 }
 

@@ -430,6 +430,15 @@ void pte_xnn_blob_free(pte_xnn_blob *blob);
 pte_status pte_xnn_blob_build_mlp(size_t batch, size_t n_layers, const size_t *widths, const float *const *weights,
                                   const float *const *biases, bool relu_hidden, bool relu_last,
                                   pte_xnn_constants_mode mode, pte_xnn_blob *out, pte_error_info *err);
+/* 4-bit blockwise weights the way the 8da4w recipe (torchao's int8-dynamic-activation /
+ * int4-weight quantizer) makes them, in the bytes a qbint4 filter takes: per block of `block`
+ * consecutive weights of a row of W [n, k] (row-major fp32), scale = max(-min(0, lo), max(0, hi)) / 7.5
+ * (at least FLT_EPSILON), q = clamp(round-half-even(w / scale), -8, 7); nibbles[n * k / 2] hold
+ * q + 8 (element (r, c) at nibble r * k + c, the even one in the low 4 bits); scales_bf16[n * k / block]
+ * ([n, k / block]) the fp32 scales rounded to bf16 (nearest, ties to even), as stored for the runtime.
+ * Errors: PTE_ERR_INVALID_ARGUMENT (NULL, block 0 or not dividing k, k odd, a non-finite weight). */
+pte_status pte_xnn_quantize_qb4w(const float *w, size_t n, size_t k, size_t block, uint8_t *nibbles,
+                                 uint16_t *scales_bf16);
 pte_status pte_xnn_blob_build_linear(size_t batch, size_t in_features, size_t out_features, const float *weight,
                                      const float *bias, pte_xnn_constants_mode mode, pte_xnn_blob *out,
                                      pte_error_info *err);

@@ -422,6 +422,41 @@ static int write_seeds(const char *dir) {
   return rc;
 }
 
+/* the 8da4w weight quantizer, values derived by hand */
+TEST(quantize_qb4w) {
+  float w[2 * 64];
+  for (int i = 0; i < 32; i++) w[i] = (float)(i - 16) * 0.5f; /* -8 .. 7.5: scale 8 / 7.5 */
+  for (int i = 32; i < 64; i++) w[i] = 0.0f;                 /* all zero: scale FLT_EPSILON */
+  static const float ties[6] = {7.5f, 2.5f, 1.5f, 0.5f, -0.5f, -2.5f}; /* scale exactly 1 */
+  for (int i = 64; i < 96; i++) w[i] = i - 64 < 6 ? ties[i - 64] : 0.0f;
+  for (int i = 96; i < 128; i++) w[i] = (i % 2) ? 3.0f : -1.5f; /* scale 0.4 */
+  uint8_t nib[64];
+  uint16_t sc[4];
+  CHECK_OK(pte_xnn_quantize_qb4w(w, 2, 64, 32, nib, sc));
+  /* 8 / 7.5 = 1.06666672 in fp32 (0x3F888889) -> bf16 0x3F89 (rounded up); FLT_EPSILON 0x34000000
+   * -> 0x3400; 1 -> 0x3F80; 3 / 7.5 = 0.4 (0x3ECCCCCD) -> 0x3ECD */
+  CHECK_EQ_INT(sc[0], 0x3F89);
+  CHECK_EQ_INT(sc[1], 0x3400);
+  CHECK_EQ_INT(sc[2], 0x3F80);
+  CHECK_EQ_INT(sc[3], 0x3ECD);
+  /* block 0: w / 1.06666672 = (i - 16) * 0.46874998: -7.4999996 -> -7, -6.5624997 -> -7,
+   * -5.6249997 -> -6, ..., 6.5625 -> 7, 7.03 -> 7 (no ties); stored q + 8, element i at nibble i */
+  static const int want[32] = {1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8,
+                               8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15};
+  for (int i = 0; i < 32; i++) {
+    const int got = (i & 1) ? nib[i / 2] >> 4 : nib[i / 2] & 15;
+    CHECK_MSG(got == want[i], "element %d: nibble %d, expected %d", i, got, want[i]);
+  }
+  for (int i = 16; i < 32; i++) CHECK_EQ_INT(nib[i], 0x88);
+  /* ties to even: 7.5 -> 8 -> clamped 7, 2.5 -> 2, 1.5 -> 2, 0.5 -> 0, -0.5 -> 0, -2.5 -> -2 */
+  CHECK_EQ_INT(nib[32], 0xAF);
+  CHECK_EQ_INT(nib[33], 0x8A);
+  CHECK_EQ_INT(nib[34], 0x68);
+  /* -1.5 / 0.4 = -3.75 -> -4, 3 / 0.4 = 7.5 -> 8 -> clamped 7 */
+  for (int i = 48; i < 64; i++) CHECK_EQ_INT(nib[i], 0xF4);
+  CHECK_STATUS(pte_xnn_quantize_qb4w(w, 2, 64, 48, nib, sc), PTE_ERR_INVALID_ARGUMENT);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) return write_seeds(argv[2]);
   RUN(fc_qb4w);
@@ -429,5 +464,6 @@ int main(int argc, char **argv) {
   RUN(fc_qc4w);
   RUN(fc_half_weights);
   RUN(fc_q4_malformed);
+  RUN(quantize_qb4w);
   return test_summary();
 }
