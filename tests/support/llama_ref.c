@@ -55,8 +55,9 @@ static float ref_bf16(float f) {
   return f;
 }
 
-/* 8da4w weights, the values the 4-bit filter represents: per group of G inputs of a row,
- * s = bf16(max(max|w| / 7.5, FLT_EPSILON)), w' = s * clamp(round_half_even(w / s), -8, 7). */
+/* 8da4w weights, the values the 4-bit filter represents (torchao's recipe, then XNNPACK's bf16
+ * scales): per group of G inputs of a row, s = max(max|w| / 7.5, FLT_EPSILON) in fp32,
+ * w' = bf16(s) * clamp(round_half_even(w / s), -8, 7). */
 static float *ref_gen_q4(uint64_t seed, uint32_t tid, size_t rows, size_t cols, float scale, int group) {
   float *p = ref_gen(seed, tid, rows * cols, scale, 0.0f);
   if (!p || group <= 0) return p;
@@ -64,10 +65,10 @@ static float *ref_gen_q4(uint64_t seed, uint32_t tid, size_t rows, size_t cols, 
     for (size_t g = 0; g < cols; g += (size_t)group) {
       float *w = p + r * cols + g, mx = 0;
       for (int i = 0; i < group; i++) mx = fmaxf(mx, fabsf(w[i]));
-      float s = ref_bf16(fmaxf(mx / 7.5f, FLT_EPSILON));
+      float s = fmaxf(mx / 7.5f, FLT_EPSILON), sb = ref_bf16(s);
       for (int i = 0; i < group; i++) {
-        double q = nearbyint((double)(w[i] / s));
-        w[i] = (float)((q < -8 ? -8 : q > 7 ? 7 : q) * s);
+        double q = nearbyint((double)(w[i] / s)); /* rounded with the fp32 scale */
+        w[i] = (float)((q < -8 ? -8 : q > 7 ? 7 : q) * sb); /* applied with the stored bf16 one */
       }
     }
   return p;

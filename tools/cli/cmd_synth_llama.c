@@ -138,6 +138,7 @@ typedef struct sl {
   uint64_t named_bytes, weight_params, cache_off;
   float *row;            /* 8da4w: one generated weight row (K floats) */
   uint8_t *qrow;         /* 8da4w: its nibbles (K / 2 bytes) */
+  uint16_t *qscales;     /* 8da4w: its scales (K / G) when the caller does not want them */
   struct sl_q4 *q4s;     /* 8da4w weight sources (one per quantized weight) */
   size_t n_q4s;
   char (*keys)[65];      /* named-data keys added (scales returned by the blob builder) */
@@ -269,9 +270,10 @@ static pte_status sl_rmsnorm(sl *S, int32_t x, uint32_t tid, int32_t *y) {
 
 /* ------------------------------------------------------------------ 8da4w weights */
 /* 8da4w (8-bit dynamic activations, 4-bit grouped weights), as the exporter's quantizer defines
- * it: each group of G consecutive inputs of an output row gets a symmetric scale
- * s = bf16(max(max |w| / 7.5, FLT_EPSILON)) (bf16 round to nearest even, as stored in the blob;
- * XNNPACK wants positive scales), q = clamp(round_half_even(w / s), -8, 7), stored as the XNNPACK qbint4 filter (nibble
+ * it (torchao's recipe, pte_xnn_quantize_qb4w): each group of G consecutive inputs of an output
+ * row gets a symmetric fp32 scale s = max(max |w| / 7.5, FLT_EPSILON), q = clamp(
+ * round_half_even(w / s), -8, 7), and the scale is stored rounded to bf16 (nearest even), so the
+ * weight the runtime uses is q * bf16(s); stored as the XNNPACK qbint4 filter (nibble
  * q + 8, two per byte, low nibble first, row-major [N, K]) with the [N, K / G] bf16 scales.
  * Activations are quantized per token at run time (a Convert to qdint8 in every delegate). */
 typedef struct sl_q4 {
@@ -280,41 +282,12 @@ typedef struct sl_q4 {
   uint32_t n, k;
 } sl_q4;
 
-static uint16_t sl_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x40);
-  u += 0x7FFFu + ((u >> 16) & 1u);
-  return (uint16_t)(u >> 16);
-}
-
-static float sl_bf16_f(uint16_t h) {
-  uint32_t u = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-/* Quantizes row `o`: nibbles into q (k / 2 bytes), scales into sc (k / G entries) when not NULL. */
+/* Quantizes row `o` with the writer's 8da4w recipe (pte_xnn_quantize_qb4w): nibbles into q
+ * (k / 2 bytes), bf16 scales into sc (k / G entries) when not NULL. */
 static void sl_q4_row(sl_q4 *Q, uint32_t o, uint8_t *q, uint16_t *sc) {
   const uint32_t K = Q->k, G = (uint32_t)Q->S->c.group;
-  float *w = Q->S->row;
-  sl_block(&Q->g, o * K, w, K);
-  for (uint32_t g0 = 0; g0 < K; g0 += G) {
-    float mx = 0;
-    for (uint32_t i = 0; i < G; i++) mx = fmaxf(mx, fabsf(w[g0 + i]));
-    uint16_t hb = sl_bf16(fmaxf(mx / 7.5f, FLT_EPSILON)); /* scales must be positive (clamped as torchao does) */
-    float sb = sl_bf16_f(hb);
-    if (sc) sc[g0 / G] = hb;
-    for (uint32_t i = 0; i < G; i += 2) {
-      int v[2];
-      for (int j = 0; j < 2; j++) {
-        float r = nearbyintf(w[g0 + i + (uint32_t)j] / sb);
-        v[j] = r < -8 ? -8 : r > 7 ? 7 : (int)r;
-      }
-      q[(g0 + i) / 2] = (uint8_t)((v[0] + 8) | ((v[1] + 8) << 4));
-    }
-  }
+  sl_block(&Q->g, o * K, Q->S->row, K);
+  (void)pte_xnn_quantize_qb4w(Q->S->row, 1, K, G, q, sc ? sc : Q->S->qscales); /* finite, G | K: cannot fail */
 }
 
 static pte_status sl_q4_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
@@ -994,13 +967,14 @@ int pte_cli_synth_llama(int argc, char **argv) {
   const size_t kmax = (size_t)(c.hidden > c.dim ? c.hidden : c.dim) + (size_t)c.heads * (size_t)c.hd;
   S.row = (float *)malloc(kmax * sizeof(float));
   S.qrow = (uint8_t *)malloc(kmax);
+  S.qscales = (uint16_t *)malloc(kmax * sizeof(uint16_t));
   S.q4s = (struct sl_q4 *)calloc(S.cap_gens, sizeof *S.q4s);
   S.cap_keys = S.cap_blobs * 4 + 8;
   S.keys = (char(*)[65])calloc(S.cap_keys, 65);
   const int32_t half = c.hd / 2;
   S.freqs = (float *)malloc((size_t)c.seq * (size_t)half * 2 * sizeof(float));
   pte_status s = PTE_OK;
-  if (!S.gens || !S.blobs || !S.hash_buf || !S.freqs || !S.row || !S.qrow || !S.q4s || !S.keys) {
+  if (!S.gens || !S.blobs || !S.hash_buf || !S.freqs || !S.row || !S.qrow || !S.qscales || !S.q4s || !S.keys) {
     s = pte_error_set(&S.err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "llama: out of memory");
   } else {
     for (int32_t p = 0; p < c.seq; p++)
@@ -1078,6 +1052,7 @@ int pte_cli_synth_llama(int argc, char **argv) {
   free(S.freqs);
   free(S.row);
   free(S.qrow);
+  free(S.qscales);
   free(S.q4s);
   free(S.keys);
   return rc;
