@@ -9,11 +9,13 @@
  *   - a naive attention in plain C (one score buffer of start_pos + 1 floats per head, two-pass
  *     softmax, then the weighted sum: the textbook loop; ratio = naive time / ours);
  *   - the time to stream the same K/V bytes once with a vector sum (the memory-read roofline of
- *     a decode step; ratio = read time / ours, 1.0 would be bandwidth-bound).
+ *     a decode step; ratio = read time / ours, 1.0 would be bandwidth-bound);
+ *   - ours on 2 threads (pte_llm_kernels_set_threads: kv heads split), in wall time against ours
+ *     on 1 thread in wall time (ratio = 1-thread / 2-thread time).
  * Every variant's output is compared with the naive one before timing.
  *
  * Times are this thread's CPU time (best of 5 batches), so that time the thread spends
- * descheduled on a busy machine does not count.
+ * descheduled on a busy machine does not count; the 2-thread comparison is in wall time.
  *
  * Usage: bench_llm_sdpa [--quick] [--ctx N (only this context, no prefill)]
  *                       [--profile N: only our kernel at context N, for 2 s (for perf record)]
@@ -31,9 +33,10 @@
 
 enum { HQ = 32, HKV = 8, D = 128, LMAX = 2048 };
 
+static clockid_t g_clock = CLOCK_THREAD_CPUTIME_ID; /* CPU time: the machine may be shared */
 static double now_s(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
+  clock_gettime(g_clock, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -214,8 +217,8 @@ int main(int argc, char **argv) {
   printf("llm_sdpa: custom_sdpa decode step, 1 layer, %d q heads / %d kv heads, head_dim %d, fp32, 1 thread, "
          "ISA %s\n", HQ, HKV, D, pte_llm_isa_name(best));
   const int has_avx2 = best == PTE_LLM_ISA_AVX512 && pte_llm_isa_supported(PTE_LLM_ISA_AVX2);
-  printf("%8s %12s %12s %12s %12s %12s %9s %9s %9s %10s\n", "context", "ours", "avx2", "scalar", "naive",
-         "kv read", "x scalar", "x naive", "of read", "GB/s");
+  printf("%8s %12s %12s %12s %12s %12s %12s %9s %9s %9s %10s\n", "context", "ours", "2 thr wall", "avx2", "scalar",
+         "naive", "kv read", "x scalar", "x naive", "of read", "GB/s");
   const int ctxs[] = {1, 16, 128, 512, 1024, 2048};
   int failed = 0;
   for (size_t ci = 0; ci < sizeof ctxs / sizeof ctxs[0]; ci++) {
@@ -245,16 +248,25 @@ int main(int argc, char **argv) {
     }
     pte_llm_kernels_set_isa(best);
     const double t_ours = time_it(b_sdpa, &b, secs);
+    g_clock = CLOCK_MONOTONIC;
+    const double t_one_wall = time_it(b_sdpa, &b, secs);
+    pte_llm_kernels_set_threads(2);
+    const double t_two = time_it(b_sdpa, &b, secs);
+    pte_llm_kernels_set_threads(1);
+    g_clock = CLOCK_THREAD_CPUTIME_ID;
     const double t_naive = time_it(b_naive, &b, secs);
     const double t_read = time_it(b_stream, &b, secs);
     const double bytes = 2.0 * n * HKV * D * sizeof(float);
-    printf("%8d %9.2f us %9.2f us %9.2f us %9.2f us %9.2f us %9.2f %9.2f %9.2f %10.1f\n", n, t_ours * 1e6,
-           t_avx2 * 1e6, t_scalar * 1e6,
+    printf("%8d %9.2f us %9.2f us %9.2f us %9.2f us %9.2f us %9.2f us %9.2f %9.2f %9.2f %10.1f\n", n,
+           t_ours * 1e6, t_two * 1e6, t_avx2 * 1e6, t_scalar * 1e6,
            t_naive * 1e6, t_read * 1e6, t_scalar / t_ours, t_naive / t_ours, t_read / t_ours, bytes / t_ours * 1e-9);
     char cname[64];
     snprintf(cname, sizeof cname, "decode, context %d (32/8 heads, D 128)", n);
     pte_bench_result("llm_sdpa", cname, "time per step", "µs", t_ours * 1e6, "naive C attention", t_naive * 1e6,
                      t_naive / t_ours, NULL, PTE_BENCH_NO_GOAL);
+    if (n >= 512)
+      pte_bench_result("llm_sdpa", cname, "2 threads (wall)", "µs", t_two * 1e6, "1 thread (wall)",
+                       t_one_wall * 1e6, t_one_wall / t_two, NULL, PTE_BENCH_NO_GOAL);
     if (n >= 512)
       pte_bench_result("llm_sdpa", cname, "vs K/V read time", "µs", t_ours * 1e6, "streaming the K/V bytes",
                        t_read * 1e6, t_read / t_ours, NULL, PTE_BENCH_NO_GOAL);

@@ -67,6 +67,17 @@ pte_status pte_register_llm_kernels(void);
 size_t pte_llm_kernel_count(void);
 const pte_kernel *pte_llm_kernel(size_t i);
 
+/* Threads for the attention (default 1: the calling thread only): the kv heads are split among
+ * min(n, kv heads) threads, the caller plus n - 1 pool threads started on first use and kept
+ * parked. One attention call uses the pool at a time; a call made while another one holds it
+ * runs on its own thread. Outputs are identical whatever the count. Each thread gets its own
+ * scratch (same formula as above with its share of the heads). Waking the pool costs tens of
+ * microseconds on a loaded machine, so threads pay off for long contexts / prefill only.
+ * PTE_ERR_INVALID_ARGUMENT unless 1 <= n <= PTE_LLM_MAX_THREADS. */
+#define PTE_LLM_MAX_THREADS 64
+pte_status pte_llm_kernels_set_threads(int n);
+int pte_llm_kernels_threads(void);
+
 /* Instruction sets of the attention inner loops. */
 typedef enum pte_llm_isa {
   PTE_LLM_ISA_AUTO = 0,   /* the best the CPU supports (resolved at the first call) */

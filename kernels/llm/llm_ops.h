@@ -26,6 +26,12 @@ bool pte_llm_check_4d(pte_kernel_context *ctx, const char *op, const pte_tensor 
 bool pte_llm_update_cache(pte_kernel_context *ctx, const char *op, const pte_tensor *value, pte_tensor *cache,
                           int64_t start_pos, const char *what, bool copy);
 
+/* llm_pool.c: runs fn(ctx, part, n) for part < n on the caller and n - 1 pool threads, n =
+ * min(max_parts, pte_llm_kernels_threads()), or fn(ctx, 0, 1) alone when the pool is busy;
+ * returns n. */
+typedef void (*llm_task_fn)(void *ctx, size_t part, size_t nparts);
+size_t pte_llm_parallel(llm_task_fn fn, void *ctx, size_t max_parts);
+
 /* The inner loops of the tiled attention, one set per instruction set. Query rows are grouped by
  * kv head: H heads of R rows, row g * R + r at q + (g * R + r) * D (contiguous); key/value row t
  * of head g starts at k + t * kstride + g * khs. Score / probability row g * R + r is

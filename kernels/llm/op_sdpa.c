@@ -44,47 +44,44 @@ typedef struct sdpa_problem {
   float scale;
 } sdpa_problem;
 
-/* The attention proper, on checked arguments. */
-static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_problem *p) {
+/* One call's work, split into `chunks` disjoint ranges of kv heads, each with its own scratch. */
+typedef struct sdpa_job {
+  const sdpa_problem *p;
+  const llm_attn_isa *isa;
+  float *scratch;
+  size_t chunk_floats, chunks;
+  int64_t P; /* positions per block */
+  size_t T;  /* keys per tile */
+} sdpa_job;
+
+/* The attention for kv heads [g0, g0 + H) with scratch `buf`. */
+static void sdpa_heads(const sdpa_job *job, int64_t g0, int64_t H, float *buf) {
+  const sdpa_problem *p = job->p;
+  const llm_attn_isa *isa = job->isa;
   const pte_tensor *q = p->q, *kc = p->k, *vc = p->v;
   const int64_t B = q->sizes[0], S = q->sizes[1], Hq = q->sizes[2], D = q->sizes[3];
-  const int64_t Hkv = kc->sizes[2], G = Hq / Hkv;
-  const int64_t kv_len = p->start_pos + S;
-  /* positions per block: every query head of P positions (at least one position) */
-  const int64_t P0 = SDPA_ROWS / Hq > 1 ? SDPA_ROWS / Hq : 1;
-  const int64_t P = P0 < S ? P0 : S;
-  const size_t Rall = (size_t)(P * Hq);
-  const size_t T = (size_t)(kv_len < SDPA_KEYS ? kv_len : SDPA_KEYS);
-  const size_t Dz = (size_t)D;
-
-  /* scratch: qbuf [Rall x D], acc [Rall x D], scores [Rall x T], m, l, alpha [Rall] */
-  const size_t nfloats = 2 * Rall * Dz + Rall * T + 3 * Rall;
-  float *buf = pte_kernel_alloc_temp(ctx, nfloats * sizeof(float), 64);
-  if (!buf) {
-    pte_kernel_fail(ctx, PTE_ERR_MEMORY_ALLOCATION_FAILED,
-                    "%s: needs %zu bytes of temp memory for its tiles (%s)", op, nfloats * sizeof(float),
-                    ctx->temp ? "the temp allocator is too small" : "no temp allocator");
-    return false;
-  }
-  float *qbuf = buf, *acc = qbuf + Rall * Dz, *sc = acc + Rall * Dz, *mrow = sc + Rall * T, *lrow = mrow + Rall,
-        *alpha = lrow + Rall;
-
-  const llm_attn_isa *isa = pte_llm_attn_current();
-  const float *qd = (const float *)q->data, *kd = (const float *)kc->data, *vd = (const float *)vc->data;
+  const int64_t G = Hq / kc->sizes[2];
+  const int64_t kv_len = p->start_pos + S, P = job->P;
+  const size_t T = job->T, Dz = (size_t)D;
+  const size_t Rmax = (size_t)(P * G * H);
+  float *qbuf = buf, *acc = qbuf + Rmax * Dz, *sc = acc + Rmax * Dz, *mrow = sc + Rmax * T, *lrow = mrow + Rmax,
+        *alpha = lrow + Rmax;
+  const float *qd = (const float *)q->data;
   const float *md = p->mask ? (const float *)p->mask->data : NULL;
   float *od = (float *)p->out->data;
   const size_t ks = (size_t)kc->strides[1], vs = (size_t)vc->strides[1];
   const int64_t mstride = p->mask ? p->mask->strides[0] : 0;
 
   for (int64_t b = 0; b < B; b++) {
-    const float *kbat = kd + b * kc->strides[0], *vbat = vd + b * vc->strides[0];
+    const float *kbat = (const float *)kc->data + b * kc->strides[0] + g0 * kc->strides[2];
+    const float *vbat = (const float *)vc->data + b * vc->strides[0] + g0 * vc->strides[2];
     for (int64_t s0 = 0; s0 < S; s0 += P) {
       const int64_t Pn = S - s0 < P ? S - s0 : P;
-      const size_t Rg = (size_t)(Pn * G), Rn = (size_t)(Pn * Hq);
-      /* row g * Rg + i: kv head g, position s0 + i / G, query head g * G + i % G */
-      for (int64_t g = 0; g < Hkv; g++)
+      const size_t Rg = (size_t)(Pn * G), Rn = (size_t)(Pn * G * H);
+      /* row g * Rg + i: kv head g0 + g, position s0 + i / G, query head (g0 + g) * G + i % G */
+      for (int64_t g = 0; g < H; g++)
         for (size_t i = 0; i < Rg; i++) {
-          const int64_t s = s0 + (int64_t)i / G, h = g * G + (int64_t)i % G;
+          const int64_t s = s0 + (int64_t)i / G, h = (g0 + g) * G + (int64_t)i % G;
           const float *qr = qd + b * q->strides[0] + s * q->strides[1] + h * q->strides[2];
           float *dst = qbuf + ((size_t)g * Rg + i) * Dz;
           for (size_t d = 0; d < Dz; d++) dst[d] = qr[d] * p->scale;
@@ -94,7 +91,7 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
       const int64_t nkeys = p->causal && p->start_pos + s0 + Pn < kv_len ? p->start_pos + s0 + Pn : kv_len;
       for (int64_t j0 = 0; j0 < nkeys; j0 += (int64_t)T) {
         const size_t Tn = (size_t)(nkeys - j0 < (int64_t)T ? nkeys - j0 : (int64_t)T);
-        isa->qk((size_t)Hkv, Rg, Tn, Dz, qbuf, kbat + (size_t)j0 * ks, ks, (size_t)kc->strides[2], sc, T);
+        isa->qk((size_t)H, Rg, Tn, Dz, qbuf, kbat + (size_t)j0 * ks, ks, (size_t)kc->strides[2], sc, T);
         for (size_t r = 0; r < Rn; r++) {
           float *row = sc + r * T;
           const int64_t s = s0 + (int64_t)(r % Rg) / G;
@@ -119,18 +116,62 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
           lrow[r] = lrow[r] * alpha[r] + isa->expsum(Tn, row, mnew);
           mrow[r] = mnew;
         }
-        isa->pv((size_t)Hkv, Rg, Tn, Dz, sc, T, vbat + (size_t)j0 * vs, vs, (size_t)vc->strides[2], alpha, acc);
+        isa->pv((size_t)H, Rg, Tn, Dz, sc, T, vbat + (size_t)j0 * vs, vs, (size_t)vc->strides[2], alpha, acc);
       }
-      for (int64_t g = 0; g < Hkv; g++)
+      for (int64_t g = 0; g < H; g++)
         for (size_t i = 0; i < Rg; i++) {
           const size_t r = (size_t)g * Rg + i;
-          const int64_t s = s0 + (int64_t)i / G, h = g * G + (int64_t)i % G;
+          const int64_t s = s0 + (int64_t)i / G, h = (g0 + g) * G + (int64_t)i % G;
           float *orow = od + b * p->out->strides[0] + s * p->out->strides[1] + h * p->out->strides[2];
           const float inv = lrow[r] > 0.0f ? 1.0f / lrow[r] : 0.0f;
           for (size_t d = 0; d < Dz; d++) orow[d] = acc[r * Dz + d] * inv;
         }
     }
   }
+}
+
+/* Part `part` of `nparts`: chunks [part * chunks / nparts, (part + 1) * chunks / nparts). */
+static void sdpa_part(void *ctx, size_t part, size_t nparts) {
+  const sdpa_job *job = (const sdpa_job *)ctx;
+  const int64_t Hkv = job->p->k->sizes[2];
+  const size_t c0 = part * job->chunks / nparts, c1 = (part + 1) * job->chunks / nparts;
+  for (size_t c = c0; c < c1; c++) {
+    const int64_t g0 = (int64_t)c * Hkv / (int64_t)job->chunks, g1 = (int64_t)(c + 1) * Hkv / (int64_t)job->chunks;
+    if (g1 > g0) sdpa_heads(job, g0, g1 - g0, job->scratch + c * job->chunk_floats);
+  }
+}
+
+/* The attention proper, on checked arguments: scratch for every chunk of kv heads (one chunk per
+ * thread), then the chunks on the pool. */
+static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_problem *p) {
+  const pte_tensor *q = p->q;
+  const int64_t S = q->sizes[1], Hq = q->sizes[2], D = q->sizes[3];
+  const int64_t Hkv = p->k->sizes[2], G = Hq / Hkv;
+  const int64_t kv_len = p->start_pos + S;
+  sdpa_job job;
+  memset(&job, 0, sizeof job);
+  job.p = p;
+  job.isa = pte_llm_attn_current();
+  /* positions per block: every query head of P positions (at least one position) */
+  const int64_t P0 = SDPA_ROWS / Hq > 1 ? SDPA_ROWS / Hq : 1;
+  job.P = P0 < S ? P0 : S;
+  job.T = (size_t)(kv_len < SDPA_KEYS ? kv_len : SDPA_KEYS);
+  const int threads = pte_llm_kernels_threads();
+  job.chunks = (size_t)(threads < Hkv ? threads : Hkv);
+  /* scratch per chunk (at most ceil(Hkv / chunks) heads): qbuf [R x D], acc [R x D],
+   * scores [R x T], m, l, alpha [R] */
+  const int64_t hmax = (Hkv + (int64_t)job.chunks - 1) / (int64_t)job.chunks;
+  const size_t R = (size_t)(job.P * G * hmax);
+  job.chunk_floats = (2 * R * (size_t)D + R * job.T + 3 * R + 15) / 16 * 16;
+  const size_t nfloats = job.chunks == 1 ? 2 * R * (size_t)D + R * job.T + 3 * R : job.chunks * job.chunk_floats;
+  job.scratch = pte_kernel_alloc_temp(ctx, nfloats * sizeof(float), 64);
+  if (!job.scratch) {
+    pte_kernel_fail(ctx, PTE_ERR_MEMORY_ALLOCATION_FAILED,
+                    "%s: needs %zu bytes of temp memory for its tiles (%s)", op, nfloats * sizeof(float),
+                    ctx->temp ? "the temp allocator is too small" : "no temp allocator");
+    return false;
+  }
+  pte_llm_parallel(sdpa_part, &job, job.chunks);
   return true;
 }
 

@@ -9,6 +9,7 @@
  * caches through pte_module over several executes and checks the caches after each one.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,93 @@ TEST(inner_exp_and_max) {
                 n, (double)sum, wsum);
     }
   }
+}
+
+/* ------------------------------------------------------------------ threads */
+
+typedef struct thr_call {
+  pte_tensor *q, *kc, *vc, *out;
+  int64_t start;
+  uint8_t temp_mem[1 << 18];
+  pte_status status;
+  int reps;
+} thr_call;
+
+/* custom_sdpa(q, kc, vc, start, causal) into c->out with a private temp allocator (thread-safe:
+ * no ktest state). */
+static void thr_run(thr_call *c) {
+  pte_allocator ta;
+  pte_allocator_init(&ta, c->temp_mem, sizeof c->temp_mem);
+  pte_kernel_context ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.temp = &ta;
+  pte_evalue eq = {.tag = PTE_TAG_TENSOR, .u.tensor = c->q}, ek = {.tag = PTE_TAG_TENSOR, .u.tensor = c->kc};
+  pte_evalue ev = {.tag = PTE_TAG_TENSOR, .u.tensor = c->vc}, eo = {.tag = PTE_TAG_TENSOR, .u.tensor = c->out};
+  pte_evalue es = {.tag = PTE_TAG_INT, .u.i = c->start}, en = {.tag = PTE_TAG_NONE};
+  pte_evalue ed = {.tag = PTE_TAG_DOUBLE, .u.d = 0.0}, eb = {.tag = PTE_TAG_BOOL, .u.b = true};
+  pte_evalue *args[] = {&eq, &ek, &ev, &es, &en, &ed, &eb, &en, &eo, &eo};
+  llm_fn("llama::custom_sdpa.out")(&ctx, args, 10);
+  c->status = ctx.failure;
+}
+
+static void *thr_main(void *arg) {
+  thr_call *c = (thr_call *)arg;
+  for (int i = 0; i < c->reps && c->status == PTE_OK; i++) thr_run(c);
+  return NULL;
+}
+
+/* Heads split over 1..8 threads give bit-identical outputs (and match the reference through the
+ * shape cases); two callers at once (one gets the pool, the other runs alone) both stay exact. */
+TEST(threads_identical_results) {
+  CHECK_STATUS(pte_llm_kernels_set_threads(0), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_llm_kernels_set_threads(PTE_LLM_MAX_THREADS + 1), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_OK(pte_llm_kernels_set_threads(3));
+  CHECK_EQ_INT(pte_llm_kernels_threads(), 3);
+  const attn_case c = {2, 9, 12, 6, 24, 40, 17, true, false, false, true};
+  const bool ref_ok = run_all_isas(&c, "3 threads, 6 kv heads");
+  CHECK_OK(pte_llm_kernels_set_threads(1));
+  CHECK(ref_ok);
+
+  enum { S = 3, HQ = 8, HKV = 4, D = 40, L = 300, START = 290 };
+  const int32_t sq[] = {1, S, HQ, D}, sc[] = {1, L, HKV, D};
+  g_seed = 5u;
+  double *qv = malloc(sizeof(double) * S * HQ * D), *kv = malloc(sizeof(double) * L * HKV * D),
+         *vv = malloc(sizeof(double) * L * HKV * D);
+  fill_rnd(qv, (size_t)S * HQ * D), fill_rnd(kv, (size_t)L * HKV * D), fill_rnd(vv, (size_t)L * HKV * D);
+  static thr_call calls[3];
+  memset(calls, 0, sizeof calls);
+  for (int i = 0; i < 3; i++) {
+    calls[i].q = ktest_tensor(PTE_DTYPE_FLOAT, 4, sq, NULL, qv);
+    calls[i].kc = ktest_tensor(PTE_DTYPE_FLOAT, 4, sc, NULL, kv);
+    calls[i].vc = ktest_tensor(PTE_DTYPE_FLOAT, 4, sc, NULL, vv);
+    calls[i].out = ktest_tensor(PTE_DTYPE_FLOAT, 4, sq, NULL, NULL);
+    calls[i].start = START;
+    calls[i].reps = 40;
+  }
+  free(qv), free(kv), free(vv);
+  const size_t nbytes = sizeof(float) * S * HQ * D;
+  thr_run(&calls[0]); /* 1 thread: the reference bits */
+  CHECK_OK(calls[0].status);
+  const int counts[] = {2, 3, 4, 8};
+  for (size_t i = 0; i < 4; i++) {
+    CHECK_OK(pte_llm_kernels_set_threads(counts[i]));
+    memset(calls[1].out->data, 0, nbytes);
+    thr_run(&calls[1]);
+    CHECK_OK(calls[1].status);
+    CHECK_MSG(memcmp(calls[0].out->data, calls[1].out->data, nbytes) == 0, "%d threads: output differs",
+              counts[i]);
+  }
+  CHECK_OK(pte_llm_kernels_set_threads(2));
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) memset(calls[1 + i].out->data, 0, nbytes);
+  for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, thr_main, &calls[1 + i]) == 0);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  CHECK_OK(pte_llm_kernels_set_threads(1));
+  for (int i = 0; i < 2; i++) {
+    CHECK_OK(calls[1 + i].status);
+    CHECK_MSG(memcmp(calls[0].out->data, calls[1 + i].out->data, nbytes) == 0, "concurrent caller %d differs", i);
+  }
+  ktest_free_all();
 }
 
 /* Prefill 5 then decode steps of one token at 5..9 through sdpa_with_kv_cache on the SAME caches;
@@ -717,6 +805,7 @@ int main(void) {
   RUN(long_tiles_and_blocks);
   RUN(random_shapes_sweep);
   RUN(inner_exp_and_max);
+  RUN(threads_identical_results);
   RUN(prefill_then_decode_steps);
   RUN(update_cache_rows_and_dtypes);
   RUN(update_cache_with_indices);
