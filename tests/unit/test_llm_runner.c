@@ -261,6 +261,14 @@ TEST(cli_generate) {
   CHECK_EQ_INT((int64_t)n, (int64_t)k);
   free(lg);
   llama_ref_free(r);
+  /* the attention kernels on 2 threads: the same ids */
+  snprintf(args, sizeof args, "generate '%s' --tokens 1,300,17,411,5 -n 10 --temperature 0 --attention-threads 2 --json", p);
+  out = cli_out(args, &code);
+  CHECK_EQ_INT(code, 0);
+  int64_t got2[16];
+  size_t n2 = json_ids(out, "generated_ids", got2, 16);
+  free(out);
+  CHECK(n2 == n && memcmp(got, got2, n * sizeof(int64_t)) == 0);
   /* sampling with a seed repeats */
   snprintf(args, sizeof args, "generate '%s' --tokens 1,300 -n 12 --temperature 1 --top-p 0.95 --seed 99 --json", p);
   int64_t a[16], b[16];

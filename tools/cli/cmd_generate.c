@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "jsonw.h"
 #include "pte/llm.h"
+#include "pte/llm_kernels.h"
 #include "pte/tokenizer.h"
 
 static void gen_help(FILE *f) {
@@ -32,6 +33,8 @@ static void gen_help(FILE *f) {
           "  --top-p P            nucleus sampling mass (default 0.9; 1 = all tokens)\n"
           "  --seed S             sampling seed (default 0)\n"
           "  --threads N          threads of each XNNPACK delegate (default 1)\n"
+          "  --attention-threads N  threads of the llama:: attention kernels (default 1; pays off for\n"
+          "                       long prompts / contexts)\n"
           "  --json               one JSON object: tokens, text, speeds, peak RSS\n"
           "  -h, --help           this help\n"
           "\n"
@@ -132,7 +135,7 @@ static uint64_t gen_peak_rss(void) {
 
 static int run_generate(int argc, char **argv) {
   const char *model = NULL, *tok_path = NULL, *prompt = NULL, *ids_arg = NULL;
-  long max_new = 32, threads = 1;
+  long max_new = 32, threads = 1, att_threads = 1;
   double temperature = 0.8, top_p = 0.9;
   unsigned long long seed = 0;
   bool json = false;
@@ -159,6 +162,9 @@ static int run_generate(int argc, char **argv) {
       ok = v && *v && (seed = strtoull(v, &end, 10), *end == 0), i++;
     } else if (!strcmp(a, "--threads")) {
       ok = v && (threads = strtol(v, &end, 10), *end == 0) && threads >= 1 && threads <= 64, i++;
+    } else if (!strcmp(a, "--attention-threads")) {
+      ok = v && (att_threads = strtol(v, &end, 10), *end == 0) && att_threads >= 1 && att_threads <= PTE_LLM_MAX_THREADS,
+      i++;
     } else if (!strcmp(a, "--json")) {
       json = true;
     } else if (a[0] == '-' && a[1]) {
@@ -201,7 +207,9 @@ static int run_generate(int argc, char **argv) {
   pte_llm_options lo;
   memset(&lo, 0, sizeof lo);
   lo.num_threads = (int)threads;
-  s = pte_llm_open(model, &lo, &lm, &err);
+  s = pte_llm_kernels_set_threads((int)att_threads);
+  if (s != PTE_OK) s = pte_error_set(&err, s, "generate: cannot use %ld attention threads", att_threads);
+  if (s == PTE_OK) s = pte_llm_open(model, &lo, &lm, &err);
   const pte_llm_info *info = lm ? pte_llm_get_info(lm) : NULL;
   if (s == PTE_OK && ids_arg && !gen_parse_ids(ids_arg, &ids, &n_ids)) {
     fprintf(stderr, "pte generate: --tokens wants comma-separated non-negative ids\n");
@@ -296,6 +304,7 @@ static int run_generate(int argc, char **argv) {
     jw_key(&jw, "load_method_ms");
     jw_double(&jw, pte_llm_load_seconds(lm) * 1e3);
     jw_kuint(&jw, "threads", (uint64_t)threads);
+    jw_kuint(&jw, "attention_threads", (uint64_t)att_threads);
     jw_kuint(&jw, "peak_rss_bytes", rss);
     jw_obj_end(&jw);
     jw_end(&jw);
