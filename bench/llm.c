@@ -8,7 +8,7 @@
  *   1. the read bandwidth of this machine: one and two threads summing a 512 MiB buffer (best of
  *      3 passes, measured right before and right after the decode runs of the same thread count,
  *      the better kept: the machine is shared), the peer every decode number is divided by;
- *   2. decode tokens/s on 1 and 2 threads (8-token prompt, then 64 decode steps, best of 3), the
+ *   2. decode tokens/s on 1 and 2 threads (XNNPACK delegates and attention; 8-token prompt, then 64 decode steps, best of 3), the
  *      bytes of weights one decode step reads (every linear weight once + one embedding row), the
  *      achieved weight bandwidth = bytes x tokens/s and ratio = achieved / measured bandwidth
  *      (goal >= 0.70 on one thread);
@@ -32,6 +32,7 @@
 
 #include "bench_result.h"
 #include "pte/llm.h"
+#include "pte/llm_kernels.h"
 #include "pte/module.h"
 
 static double now_s(void) {
@@ -248,6 +249,7 @@ static int run_one(const int *cfg, const char *quant) {
   const double bytes_tok = (double)lin * wbytes_per_param + (double)D * 4.0;
   printf("weights read per decode token: %.1f MiB\n", bytes_tok / 1048576.0);
   for (int threads = 1; threads <= 2; threads++) {
+    pte_llm_kernels_set_threads(threads); /* the attention too */
     pte_llm *lm = open_lm(model, threads);
     if (!lm) {
       pte_bench_skipped("llm", c, "decode", "skipped: cannot open the model");
@@ -275,6 +277,7 @@ static int run_one(const int *cfg, const char *quant) {
     pte_bench_result("llm", cc, "prefill 128 tokens", "tokens/s", pt, NULL, -1, NAN, "-", PTE_BENCH_NO_GOAL);
   }
   free(buf);
+  pte_llm_kernels_set_threads(1);
   /* 4. prepare */
   long rss_prep = 0, rss_before = 0, rss_after = 0;
   char *prep_argv[] = {cli, "prepare", model, "-o", prepared, "-q", NULL};
