@@ -74,6 +74,8 @@ static pte_status bind_tensor(pte_xnn_delegate *d, pte_xnn_value *v, pte_evalue 
   return PTE_OK;
 }
 
+static pte_status run_nodes(pte_xnn_delegate *d, pte_xnn_exec *x, pte_error_info *err);
+
 pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size_t nargs, pte_error_info *err) {
   if (!d || (!args && nargs)) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "xnnpack: NULL delegate or args");
   if (nargs < d->num_externs)
@@ -138,11 +140,19 @@ pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size
   x.shared = d->arena + d->arena_size;
   x.scratch = x.shared + d->shared_scratch;
   x.scratch_stride = d->scratch_per_thread;
+  pte_xnn_pool_begin(d->pool);
+  s = run_nodes(d, &x, err);
+  pte_xnn_pool_end(d->pool);
+  return s;
+}
+
+static pte_status run_nodes(pte_xnn_delegate *d, pte_xnn_exec *x, pte_error_info *err) {
+  pte_status s;
   if (d->profiling) {
     for (size_t i = 0; i < d->n_nodes; i++) {
       struct timespec t0, t1;
       clock_gettime(CLOCK_MONOTONIC, &t0);
-      s = pte_xnn_run_node(&x, i, err);
+      s = pte_xnn_run_node(x, i, err);
       clock_gettime(CLOCK_MONOTONIC, &t1);
       const uint64_t ns = (uint64_t)((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
       d->prof_ns[i] += ns;
@@ -153,7 +163,7 @@ pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size
     return PTE_OK;
   }
   for (size_t i = 0; i < d->n_nodes; i++) {
-    s = pte_xnn_run_node(&x, i, err);
+    s = pte_xnn_run_node(x, i, err);
     if (s != PTE_OK) return s;
   }
   return PTE_OK;

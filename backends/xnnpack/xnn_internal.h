@@ -300,6 +300,9 @@ pte_xnn_pool *pte_xnn_pool_create(int threads); /* NULL if threads <= 1 or creat
 void pte_xnn_pool_destroy(pte_xnn_pool *p);
 int pte_xnn_pool_threads(const pte_xnn_pool *p); /* 1 for NULL */
 void pte_xnn_parallel(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n);
+/* Brackets one execute: in between, idle workers spin for the next job instead of sleeping. */
+void pte_xnn_pool_begin(pte_xnn_pool *p);
+void pte_xnn_pool_end(pte_xnn_pool *p);
 
 /* ---- Packing (xnn_pack.c) ----------------------------------------------------------------- */
 /* fp32 GEMM tile chosen for a problem with n outputs (the narrow variant when it fits), and the
