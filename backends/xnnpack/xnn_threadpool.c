@@ -24,6 +24,7 @@
 /* idle spin before sleeping, and the caller's spin on stragglers before yielding */
 #define TP_IDLE_SPIN_NS 1000000L
 #define TP_WAIT_SPIN_NS 50000L
+#define TP_YIELD_AFTER_NS 20000L
 
 struct pte_xnn_pool {
   int threads; /* including the caller */
@@ -100,9 +101,12 @@ static void *tp_worker(void *arg) {
         changed = true;
         break;
       }
-      if ((i & 63u) == 0 && (atomic_load_explicit(&p->stop, memory_order_relaxed) ||
-                             tp_now_ns() - t0 > (uint64_t)TP_IDLE_SPIN_NS))
-        break;
+      if ((i & 63u) == 0) {
+        const uint64_t dt = tp_now_ns() - t0;
+        if (atomic_load_explicit(&p->stop, memory_order_relaxed) || dt > (uint64_t)TP_IDLE_SPIN_NS) break;
+        /* on a busy machine this core may be shared with the caller (running a serial node) */
+        if (dt > (uint64_t)TP_YIELD_AFTER_NS) sched_yield();
+      }
     }
     if (changed) continue;
     pthread_mutex_lock(&p->mu);
