@@ -275,6 +275,10 @@ const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx512(void); /* NULL if not comp
 typedef void (*pte_xnn_gavg_q8_fn)(const uint8_t *p, bool u8, size_t C, size_t rows, size_t cn, int32_t zp,
                                    float scale, double *acc);
 pte_xnn_gavg_q8_fn pte_xnn_gavg_q8_for(const pte_xnn_vec_kernels *vec);
+/* fp32 -> qdint8 of one row of n values (xnn_quantize.c): writes y, returns the row's parameters;
+ * the version for an elementwise table's ISA (every one bit-identical to the scalar one). */
+typedef pte_xnn_qrow (*pte_xnn_qd8_row_fn)(size_t n, const float *x, int8_t *y);
+pte_xnn_qd8_row_fn pte_xnn_qd8_row_for(const pte_xnn_vec_kernels *vec);
 /* The elementwise table matching a GEMM kernel table's ISA (never NULL). */
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_for(const pte_xnn_kernels *k);
 
