@@ -420,7 +420,9 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
   }
   if (n->as_dwconv) {
     dw_job j = {x, n, a, o, a->shape[1], a->shape[2], a->shape[3], o->shape[1], o->shape[2]};
-    pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, dw_rows, &j, a->shape[0] * j.OH);
+    const size_t rows = a->shape[0] * j.OH, work = rows * j.OW * j.C * p->kh * p->kw;
+    const size_t groups = x->threads > 1 && work >= ((size_t)1 << 15) ? (size_t)x->threads * 8 : 1;
+    pte_xnn_parallel_grouped(x->pool, dw_rows, &j, rows, groups);
     return PTE_OK;
   }
   conv_job j;

@@ -304,6 +304,9 @@ pte_xnn_pool *pte_xnn_pool_create(int threads); /* NULL if threads <= 1 or creat
 void pte_xnn_pool_destroy(pte_xnn_pool *p);
 int pte_xnn_pool_threads(const pte_xnn_pool *p); /* 1 for NULL */
 void pte_xnn_parallel(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n);
+/* fn(ctx, i, tid) for i in [0, n) as at most `groups` runs of consecutive items (serial when
+ * p is NULL or groups <= 1): fine-grained row loops handed out in a few pieces. */
+void pte_xnn_parallel_grouped(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n, size_t groups);
 /* Brackets one execute: in between, idle workers spin for the next job instead of sleeping. */
 void pte_xnn_pool_begin(pte_xnn_pool *p);
 void pte_xnn_pool_end(pte_xnn_pool *p);

@@ -230,3 +230,28 @@ void pte_xnn_parallel(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n) 
   for (size_t base = 0; base < n; base += TP_MAX_ITEMS)
     tp_run(p, fn, ctx, base, n - base < TP_MAX_ITEMS ? n - base : TP_MAX_ITEMS);
 }
+
+typedef struct tp_group {
+  pte_xnn_task_fn fn;
+  void *ctx;
+  size_t n, per;
+} tp_group;
+
+static void tp_group_task(void *ctx, size_t item, int tid) {
+  const tp_group *g = (const tp_group *)ctx;
+  const size_t i0 = item * g->per, i1 = i0 + g->per < g->n ? i0 + g->per : g->n;
+  for (size_t i = i0; i < i1; i++) g->fn(g->ctx, i, tid);
+}
+
+void pte_xnn_parallel_grouped(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n, size_t groups) {
+  if (!p || groups <= 1 || n <= 1) {
+    for (size_t i = 0; i < n; i++) fn(ctx, i, 0);
+    return;
+  }
+  if (groups >= n) {
+    pte_xnn_parallel(p, fn, ctx, n);
+    return;
+  }
+  tp_group g = {fn, ctx, n, (n + groups - 1) / groups};
+  pte_xnn_parallel(p, tp_group_task, &g, (n + g.per - 1) / g.per);
+}

@@ -114,6 +114,30 @@ TEST(pool_workers_take_part) {
   CHECK_MSG(workers > 0, "no item ran on a worker thread");
 }
 
+TEST(pool_grouped_runs_every_item_once) {
+  pte_xnn_pool *p = pte_xnn_pool_create(2);
+  CHECK(p != NULL);
+  if (!p) return;
+  static atomic_uint hits[1000];
+  for (size_t n = 0; n <= 1000; n += 37)
+    for (size_t groups = 0; groups <= 70; groups += 7) {
+      for (size_t i = 0; i < n; i++) atomic_init(&hits[i], 0);
+      tpt_job j;
+      memset(&j, 0, sizeof j);
+      j.hits = hits;
+      j.n = n;
+      j.threads = 2;
+      j.work = 10;
+      pte_xnn_pool_begin(p);
+      pte_xnn_parallel_grouped(p, tpt_task, &j, n, groups);
+      pte_xnn_pool_end(p);
+      size_t wrong = atomic_load(&j.bad_tid) + atomic_load(&j.out_of_range);
+      for (size_t i = 0; i < n; i++) wrong += atomic_load(&hits[i]) != 1;
+      CHECK_MSG(wrong == 0, "n=%zu groups=%zu: %zu items not run exactly once", n, groups, wrong);
+    }
+  pte_xnn_pool_destroy(p);
+}
+
 TEST(pool_null_and_serial) {
   CHECK(pte_xnn_pool_create(1) == NULL);
   CHECK(pte_xnn_pool_create(0) == NULL);
@@ -136,6 +160,7 @@ int main(void) {
   RUN(pool_runs_every_item_once);
   RUN(pool_wakes_sleeping_workers);
   RUN(pool_workers_take_part);
+  RUN(pool_grouped_runs_every_item_once);
   RUN(pool_null_and_serial);
   return test_summary();
 }
