@@ -36,7 +36,8 @@ static void tpt_task(void *ctx, size_t item, int tid) {
   atomic_fetch_add(&j->hits[item], 1);
   /* a little work so that items spread over the threads */
   volatile unsigned s = 0;
-  for (unsigned i = 0; i < (unsigned)(item % 7) * j->work; i++) s += i;
+  for (unsigned i = 0; i < (unsigned)(item % 7) * j->work; i++) s = s + i;
+  (void)s;
 }
 
 static void tpt_sleep_us(long us) {
