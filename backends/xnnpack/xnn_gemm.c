@@ -121,8 +121,9 @@ void pte_xnn_f32_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const fl
   j.mr = pte_xnn_f32_tile_for_nr(x->k, g.nr).mr;
   j.a = a, j.lda = lda, j.c = c, j.ldc = ldc, j.vmin = vmin, j.vmax = vmax;
   /* Split the panels when there are enough of them (each thread streams its own weights);
-   * otherwise split the rows. Over-partition a little for balance. */
-  const size_t want = (size_t)t * 2;
+   * otherwise split the rows. Over-partition for balance (a worker that starts late, or is
+   * descheduled on a busy machine, then leaves fewer items to the others). */
+  const size_t want = (size_t)t * 4;
   if (g.panels >= want || m <= j.mr) {
     j.chunks_m = 1;
     j.rows_per = m;
