@@ -211,25 +211,45 @@ pte_status pte_xnn_run_pad(pte_xnn_exec *x, const pte_xnn_node *n) {
   return PTE_OK;
 }
 
-pte_status pte_xnn_run_concat(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *o = V(n->out[0]);
-  const unsigned ax = n->p.cat.axis, r = o->rank;
-  const size_t es = pte_xnn_dtype_size(o->dtype);
-  size_t outer = 1, inner_o = 1;
-  for (unsigned i = 0; i < ax; i++) outer *= o->shape[i];
-  for (unsigned i = ax; i < r; i++) inner_o *= o->shape[i];
+typedef struct cat_job {
+  pte_xnn_exec *x;
+  const pte_xnn_node *n;
+  const pte_xnn_value *o;
+  size_t inner_o, es;
+} cat_job;
+
+/* outer index q: the inputs' rows side by side */
+static void cat_row(void *ctx, size_t q, int tid) {
+  (void)tid;
+  const cat_job *j = (const cat_job *)ctx;
+  const pte_xnn_delegate *d = j->x->d;
+  const unsigned ax = j->n->p.cat.axis, r = j->o->rank;
   size_t col = 0;
-  for (unsigned k = 0; k < n->n_in; k++) {
-    const pte_xnn_value *a = V(n->in[k]);
+  for (unsigned k = 0; k < j->n->n_in; k++) {
+    const pte_xnn_value *a = V(j->n->in[k]);
     size_t inner_a = 1;
     for (unsigned i = ax; i < r; i++) inner_a *= a->shape[i];
-    for (size_t q = 0; q < outer; q++) memcpy(o->data + (q * inner_o + col) * es, a->data + q * inner_a * es, inner_a * es);
+    memcpy(j->o->data + (q * j->inner_o + col) * j->es, a->data + q * inner_a * j->es, inner_a * j->es);
     col += inner_a;
   }
-  return PTE_OK;
 }
 
+pte_status pte_xnn_run_concat(pte_xnn_exec *x, const pte_xnn_node *n) {
+  pte_xnn_delegate *d = x->d;
+  cat_job j;
+  j.x = x;
+  j.n = n;
+  j.o = V(n->out[0]);
+  j.es = pte_xnn_dtype_size(j.o->dtype);
+  const unsigned ax = n->p.cat.axis, r = j.o->rank;
+  size_t outer = 1;
+  j.inner_o = 1;
+  for (unsigned i = 0; i < ax; i++) outer *= j.o->shape[i];
+  for (unsigned i = ax; i < r; i++) j.inner_o *= j.o->shape[i];
+  const size_t groups = x->threads > 1 && j.o->numel >= 65536 ? (size_t)x->threads * 8 : 1;
+  pte_xnn_parallel_grouped(x->pool, cat_row, &j, outer, groups);
+  return PTE_OK;
+}
 
 typedef struct rs_job {
   pte_xnn_exec *x;
