@@ -282,7 +282,8 @@ static void i8_task(void *ctx, size_t item, int tid) {
 static void i8_run(pte_xnn_exec *x, i8_job *j) {
   const size_t mr = x->k->i8_mr;
   const size_t tiles = (j->m + mr - 1) / mr;
-  size_t chunks = x->threads > 1 ? (size_t)x->threads * 2 : 1;
+  /* below ~64K multiply-adds (a couple of microseconds) the hand-off costs more than it saves */
+  size_t chunks = x->threads > 1 && j->m * j->g.n * j->g.k >= ((size_t)1 << 16) ? (size_t)x->threads * 2 : 1;
   if (chunks > tiles) chunks = tiles;
   j->rows_per = ((tiles + chunks - 1) / chunks) * mr;
   j->chunks = (j->m + j->rows_per - 1) / j->rows_per;
