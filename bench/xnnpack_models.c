@@ -339,6 +339,7 @@ static void bx_run(const bx_model *m, int threads, int runs) {
   }
   for (int w = 0; w < 2; w++) { /* warm-up */
     pte_xnn_delegate_execute(d, io.args, io.n, &err);
+    pte_xnn_delegate_sleep_workers(d);
     pxl_invoke(r, lerr, sizeof lerr);
     pxl_yield_workers(r);
   }
@@ -350,7 +351,9 @@ static void bx_run(const bx_model *m, int threads, int runs) {
       if (pte_turn) fail |= pte_xnn_delegate_execute(d, io.args, io.n, &err) != PTE_OK;
       else fail |= pxl_invoke(r, lerr, sizeof lerr) != 0;
       double t = bx_now() - t0;
-      if (!pte_turn) pxl_yield_workers(r); /* untimed: its workers must not spin through pte's turn */
+      /* untimed: neither side's workers may spin through the other's turn */
+      if (pte_turn) pte_xnn_delegate_sleep_workers(d);
+      else pxl_yield_workers(r);
       if (pte_turn) tp[i] = t;
       else tl[i] = t;
     }

@@ -169,3 +169,7 @@ static pte_status run_nodes(pte_xnn_delegate *d, pte_xnn_exec *x, pte_error_info
   return PTE_OK;
 }
 
+
+void pte_xnn_delegate_sleep_workers(pte_xnn_delegate *d) {
+  if (d) pte_xnn_pool_sleep(d->pool);
+}

@@ -310,6 +310,10 @@ void pte_xnn_parallel_grouped(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, si
 /* Brackets one execute: in between, idle workers spin for the next job instead of sleeping. */
 void pte_xnn_pool_begin(pte_xnn_pool *p);
 void pte_xnn_pool_end(pte_xnn_pool *p);
+/* Ends the workers' linger after end at once (they sleep): a benchmark that interleaves another
+ * runtime calls it (pte_xnn_delegate_sleep_workers) so that they do not spin through its turn. */
+void pte_xnn_pool_sleep(pte_xnn_pool *p);
+void pte_xnn_delegate_sleep_workers(pte_xnn_delegate *d);
 
 /* ---- Packing (xnn_pack.c) ----------------------------------------------------------------- */
 /* fp32 GEMM tile chosen for a problem with n outputs (the narrow variant when it fits), and the

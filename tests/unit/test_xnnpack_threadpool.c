@@ -1,7 +1,8 @@
 /* XNNPACK backend thread pool (backends/xnnpack/xnn_threadpool.c): every item of every job runs
  * exactly once, on a valid thread id, with the job's own context, across many back-to-back jobs
  * of varying sizes (0, 1, fewer items than threads, many), inside and outside begin/end, with
- * workers left idle long enough to fall asleep in between, and with more threads than cores. */
+ * workers sent to sleep (pte_xnn_pool_sleep) or left idle long enough to fall asleep in between,
+ * and with more threads than cores. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -75,6 +76,7 @@ static size_t tpt_run(int threads, unsigned jobs, size_t max_n, unsigned work, b
     if (bracket && it % 16 == 0) pte_xnn_pool_begin(p);
     pte_xnn_parallel(p, tpt_task, &j, n);
     if (bracket && it % 16 == 15) pte_xnn_pool_end(p);
+    if (bracket && it % 32 == 31) pte_xnn_pool_sleep(p); /* workers go to sleep now */
     for (size_t i = 0; i < n; i++)
       if (atomic_load(&hits[i]) != 1) wrong++;
     wrong += atomic_load(&j.bad_tid) + atomic_load(&j.out_of_range) + atomic_load(&j.bad_tag);
