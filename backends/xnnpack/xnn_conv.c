@@ -23,6 +23,7 @@ pte_status pte_xnn_run_fc(pte_xnn_exec *x, const pte_xnn_node *n) {
   const bool tr = (n->flags & PTE_XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
   const size_t nout = tr ? w->shape[1] : w->shape[0], kdim = tr ? w->shape[0] : w->shape[1];
   const size_t m = kdim ? a->numel / kdim : (a->rank ? a->numel / (a->shape[a->rank - 1] ? a->shape[a->rank - 1] : 1) : 1);
+  if (n->variant == PTE_XNN_V_QD8_Q4) return pte_xnn_run_fc_q4(x, n);
   const uint8_t *packed = n->packed.bytes;
   if (n->weights_dynamic) {
     const pte_xnn_value *b = n->in[2] != PTE_XNN_INVALID_ID ? V(n->in[2]) : NULL;

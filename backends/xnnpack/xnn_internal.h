@@ -76,6 +76,10 @@ typedef struct pte_xnn_value {
   uint32_t n_channel_scales;
   uint32_t channel_dim;
   int32_t num_nonbatch_dims; /* qdint8 */
+  /* qbint4 (PerChannelGroupQuant, xnn_q4.h): block size and N * K / block bf16 scales (heap copy) */
+  uint32_t block_size;
+  uint16_t *block_scales;
+  size_t n_block_scales;
   /* constant bytes (valid until destroy when raw_needed; otherwise only during init) */
   const uint8_t *cdata;
   size_t csize;
@@ -116,7 +120,8 @@ enum {
   PTE_XNN_PACK_F32_GEMM = 1, /* panels: [NR f32 bias][K x NR f32] */
   PTE_XNN_PACK_QS8_GEMM = 2, /* panels: [NR i32 bias'][NR f32 scale][K/2 x NR x 2 i8] (KR 2) */
   PTE_XNN_PACK_QD8_GEMM = 3, /* panels: [NR f32 bias][NR f32 wscale][NR i32 ksum][K/2 x NR x 2 i8] */
-  PTE_XNN_PACK_F32_DWCONV = 4 /* [C f32 bias][KH*KW x C f32] */
+  PTE_XNN_PACK_F32_DWCONV = 4, /* [C f32 bias][KH*KW x C f32] */
+  PTE_XNN_PACK_Q4_GEMM = 5     /* 4-bit weights, see xnn_q4.h */
 };
 typedef struct pte_xnn_packed_info {
   uint32_t kind, isa, nr, kr;
@@ -133,7 +138,8 @@ void pte_xnn_packed_free(pte_xnn_packed *p);
 enum {
   PTE_XNN_V_F32 = 0,   /* fp32 everything */
   PTE_XNN_V_QS8 = 1,   /* static int8: qint8 in/out, qint8/qcint8 weights, int32 bias */
-  PTE_XNN_V_QD8 = 2    /* qdint8 input, qcint8 weights, fp32 bias/out */
+  PTE_XNN_V_QD8 = 2,   /* qdint8 input, qcint8 weights, fp32 bias/out */
+  PTE_XNN_V_QD8_Q4 = 3 /* qdint8 input, qcint4 / qbint4 weights, fp32 bias/out (xnn_q4.h) */
 };
 
 typedef struct pte_xnn_conv_params {

@@ -5,6 +5,7 @@
 
 #include "pte_gen/xnnpack_gen.h"
 #include "xnn_compile_ctx.h"
+#include "xnn_q4.h"
 
 /* ============================================================================ small helpers */
 
@@ -289,6 +290,83 @@ pte_xnn_node *pte_xnn_cc_new_node(pte_xnn_delegate *d) {
 
 static bool scale_ok(float s) { return isfinite(s) && s > 0.0f; }
 
+/* PerChannelGroupQuant (qbint4 blockwise weights; the rules in xnn_q4.h). */
+static pte_status parse_group_quant(cctx *c, uint32_t vi, pte_xnn_value *v, pte_fb_table qp) {
+  pte_xnn_delegate *d = c->d;
+  if (v->dtype != PTE_XD_QBINT4)
+    return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): blockwise quantization on %s", vi, v->id,
+                pte_xnn_dtype_name(v->dtype));
+  if (v->rank != 2)
+    return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): qbint4 tensor has rank %u, 2 expected", vi, v->id,
+                (unsigned)v->rank);
+  const int32_t cd = pte_xn_PerChannelGroupQuant_channel_dim(qp);
+  if (cd != 0)
+    return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): qbint4 channel_dim %d (0 supported)", vi, v->id,
+                (int)cd);
+  const int32_t bs = pte_xn_PerChannelGroupQuant_group_size(qp);
+  const size_t nout = v->decl[0], kdim = v->decl[1];
+  if (bs <= 0 || (uint32_t)bs % 32u != 0)
+    return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): qbint4 block size %d is not a positive multiple of 32",
+                vi, v->id, (int)bs);
+  if (kdim % (size_t)bs != 0)
+    return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): qbint4 block size %d does not divide K = %zu", vi,
+                v->id, (int)bs, kdim);
+  const size_t want = nout * (kdim / (size_t)bs);
+  v->block_size = (uint32_t)bs;
+  const uint32_t sbi = pte_xn_PerChannelGroupQuant_scale_buffer_idx(qp);
+  pte_fb_vec s16 = pte_xn_PerChannelGroupQuant_scale_bf16(qp), s32 = pte_xn_PerChannelGroupQuant_scale(qp);
+  const uint8_t *src = NULL; /* bf16 bytes (constant or scale_bf16) */
+  /* the count is checked against what is serialized before anything is allocated */
+  if (sbi) { /* bf16 scales in constant data (current exporters) */
+    const uint32_t ns = pte_xn_PerChannelGroupQuant_num_scales(qp);
+    if (ns != want)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): num_scales %u, %zu blocks (N %zu x K %zu / %d)",
+                  vi, v->id, ns, want, nout, kdim, (int)bs);
+    size_t psz;
+    int bi;
+    const cslot *sl;
+    v->scale_index = sbi;
+    pte_status s = get_constant(c, sbi, want * sizeof(uint16_t), "block scales", &src, &psz, &bi, &sl);
+    if (s != PTE_OK) return s;
+    if (sl && sl->prepared)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): block scales constant %u holds prepared (packed) data",
+                  vi, v->id, sbi);
+  } else if (s16.present) {
+    if (s16.len != want)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u bf16 scales, %zu blocks (N %zu x K %zu / %d)",
+                  vi, v->id, s16.len, want, nout, kdim, (int)bs);
+    src = pte_fb_vec_data(s16);
+  } else if (!s32.present || s32.len != want) {
+    return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u scales, %zu blocks (N %zu x K %zu / %d)", vi,
+                v->id, s32.present ? s32.len : 0u, want, nout, kdim, (int)bs);
+  }
+  v->block_scales = (uint16_t *)malloc((want ? want : 1) * sizeof(uint16_t));
+  if (!v->block_scales || !pte_xnn_cc_own(d, (uint8_t *)v->block_scales)) {
+    free(v->block_scales);
+    v->block_scales = NULL;
+    return CERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+  }
+  v->n_block_scales = want;
+  if (src) {
+    for (size_t i = 0; i < want; i++) v->block_scales[i] = (uint16_t)(src[2 * i] | (src[2 * i + 1] << 8));
+  } else {
+    for (size_t i = 0; i < want; i++) {
+      uint32_t bits = pte_fb_vec_u32(s32, (uint32_t)i);
+      float f;
+      memcpy(&f, &bits, 4);
+      v->block_scales[i] = pte_xnn_f32_to_bf16_upstream(f);
+    }
+  }
+  for (size_t i = 0; i < want; i++) {
+    const float f = pte_xnn_bf16_to_f32(v->block_scales[i]);
+    if (!(f > 0.0f) || !isnormal(f))
+      return CERR(c, PTE_ERR_INVALID_PROGRAM,
+                  "xnnpack: value %u (id %u): block scale %zu (bf16 bits 0x%x) is not finite, normal and positive", vi, v->id, i,
+                  (unsigned)v->block_scales[i]);
+  }
+  return PTE_OK;
+}
+
 pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_t *n_legacy_dq) {
   pte_xnn_delegate *d = c->d;
   uint8_t tag = pte_xn_XValue_xvalue_union_type(xv);
@@ -364,7 +442,7 @@ pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_
       break;
     }
     case pte_xn_XNNQuantParams_PerChannelQuant: {
-      if (dt != PTE_XD_QCINT8 && dt != PTE_XD_QCINT32)
+      if (dt != PTE_XD_QCINT8 && dt != PTE_XD_QCINT32 && dt != PTE_XD_QCINT4)
         return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): per-channel quantization on %s", vi, v->id,
                     pte_xnn_dtype_name(dt));
       int32_t cd = pte_xn_PerChannelQuant_channel_dim(qp);
@@ -418,20 +496,42 @@ pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_
       v->num_nonbatch_dims = nb;
       break;
     }
-    case pte_xn_XNNQuantParams_PerChannelGroupQuant:
-      return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): blockwise (PerChannelGroupQuant) weights are not supported",
-                  vi, v->id);
+    case pte_xn_XNNQuantParams_PerChannelGroupQuant: {
+      pte_status s = parse_group_quant(c, vi, v, qp);
+      if (s != PTE_OK) return s;
+      break;
+    }
     default:
       return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u: unknown quantization kind %u", vi, qtag);
   }
   if (dt == PTE_XD_QDINT8 && qtag != pte_xn_XNNQuantParams_PerTokenDynamicQuant)
     return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): qdint8 needs PerTokenDynamicQuant", vi, v->id);
-  if ((dt == PTE_XD_QCINT8 || dt == PTE_XD_QCINT32) && qtag != pte_xn_XNNQuantParams_PerChannelQuant)
+  if (dt == PTE_XD_QBINT4 && qtag != pte_xn_XNNQuantParams_PerChannelGroupQuant)
+    return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): qbint4 needs PerChannelGroupQuant", vi, v->id);
+  const bool four_bit = dt == PTE_XD_QCINT4 || dt == PTE_XD_QBINT4;
+  if ((dt == PTE_XD_QCINT8 || dt == PTE_XD_QCINT32 || dt == PTE_XD_QCINT4) && qtag != pte_xn_XNNQuantParams_PerChannelQuant)
     return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %s needs PerChannelQuant", vi, v->id,
                 pte_xnn_dtype_name(dt));
-  if (pte_xnn_dtype_size(dt) == 0)
+  if (pte_xnn_dtype_size(dt) == 0 && !four_bit)
     return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): datatype %s is not supported", vi, v->id,
                 pte_xnn_dtype_name(dt));
+  /* 4-bit filters: constant [N, K], two weights per byte (xnn_q4.h) */
+  size_t cbytes = v->numel * pte_xnn_dtype_size(dt);
+  if (four_bit) {
+    if (rank != 2)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %s tensor has rank %u, 2 expected", vi, v->id,
+                  pte_xnn_dtype_name(dt), rank);
+    if (dt == PTE_XD_QCINT4 && (v->decl[1] & 1u))
+      return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): qcint4 tensor with an odd inner dim %zu", vi,
+                  v->id, v->decl[1]);
+    if (dt == PTE_XD_QCINT4 && v->channel_dim != 0)
+      return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): qcint4 tensor with channel_dim %u (0 supported)",
+                  vi, v->id, v->channel_dim);
+    if (!pte_xn_XNNTensorValue_constant_buffer_idx(tv))
+      return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): %s tensor must be constant", vi, v->id,
+                  pte_xnn_dtype_name(dt));
+    cbytes = (v->numel + 1) / 2;
+  }
 
   /* constant data */
   uint32_t cbi = pte_xn_XNNTensorValue_constant_buffer_idx(tv);
@@ -444,7 +544,7 @@ pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_
     size_t psz;
     int bi;
     const cslot *sl;
-    pte_status s = get_constant(c, cbi, v->numel * pte_xnn_dtype_size(dt), "tensor data", &p, &psz, &bi, &sl);
+    pte_status s = get_constant(c, cbi, cbytes, "tensor data", &p, &psz, &bi, &sl);
     if (s != PTE_OK) return s;
     v->is_const = true;
     v->const_index = cbi;
@@ -455,7 +555,7 @@ pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_
       v->prep_in_blob = sl->in_blob;
     } else {
       v->cdata = p;
-      v->csize = v->numel * pte_xnn_dtype_size(dt);
+      v->csize = cbytes;
     }
   }
 
