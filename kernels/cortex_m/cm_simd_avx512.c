@@ -1,0 +1,263 @@
+/* AVX-512 VNNI paths of the cortex_m kernels (cm_simd.h). Compiled with target attributes and
+ * called only when the CPU has AVX-512 F/BW/VL and VNNI.
+ *
+ * GEMM: vpdpbusd multiplies unsigned by signed bytes, so the activations enter as
+ * u = x + 128 (x ^ 0x80) and the accumulator starts at bias + (in_off - 128) * sum_k w[o][k]:
+ *   sum_k (x + in_off) w = sum_k u w + (in_off - 128) sum_k w      (exact modulo 2^32;
+ * vpdpbusd is the non-saturating form, so every step wraps like the target's int32 adds).
+ * Weights are packed per block of 16 output channels as [k / 4][16 lanes][4 bytes] (one gather
+ * per 4-byte column), activations are broadcast 4 bytes at a time; outputs are channel lanes,
+ * requantized lane-wise (cm_simd_x86.h).
+ */
+#include <string.h>
+
+#include "cortex_m/cm_simd.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define CM512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+/* Lane-wise pte_cm_requantize(acc, mult, shift) with left = max(shift, 0), right = max(-shift, 0). */
+CM512 static inline __m512i rq512(__m512i acc, __m512i mult, __m512i left, __m512i right) {
+  const __m512i a = _mm512_sllv_epi32(acc, left);
+  const __m512i rnd = _mm512_set1_epi64(1LL << 30);
+  /* (a * mult + 2^30) >> 31, low 32 bits: bits 31..62 of the 64-bit sums (even / odd lanes) */
+  __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, mult), rnd);
+  __m512i po = _mm512_add_epi64(
+      _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(mult, 32)), rnd);
+  pe = _mm512_srli_epi64(pe, 31);
+  po = _mm512_slli_epi64(po, 1);
+  const __m512i h = _mm512_mask_blend_epi32(0xAAAA, pe, po);
+  /* rounding divide by 2^right, ties away from zero */
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+  const __m512i rem = _mm512_and_si512(h, mask);
+  __m512i thr = _mm512_srli_epi32(mask, 1);
+  thr = _mm512_mask_add_epi32(thr, _mm512_cmplt_epi32_mask(h, _mm512_setzero_si512()), thr, one);
+  __m512i res = _mm512_srav_epi32(h, right);
+  return _mm512_mask_add_epi32(res, _mm512_cmpgt_epi32_mask(rem, thr), res, one);
+}
+
+/* requantize + offset + clamp, store the first lanes of `m` as int8 */
+CM512 static inline void finish512(__m512i acc, __m512i mult, __m512i left, __m512i right,
+                                   __m512i ooff, __m512i lo, __m512i hi, int8_t *y, __mmask16 m) {
+  __m512i v = _mm512_add_epi32(rq512(acc, mult, left, right), ooff);
+  v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+  _mm_mask_storeu_epi8(y, m, _mm512_cvtepi32_epi8(v));
+}
+
+CM512 static inline void shifts512(const int32_t *shift, __mmask16 m, __m512i *left,
+                                   __m512i *right) {
+  const __m512i s = _mm512_maskz_loadu_epi32(m, shift);
+  *left = _mm512_max_epi32(s, _mm512_setzero_si512());
+  *right = _mm512_max_epi32(_mm512_sub_epi32(_mm512_setzero_si512(), s), _mm512_setzero_si512());
+}
+
+static inline __mmask16 lanes16(int64_t n) {
+  return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+}
+static inline __mmask64 lanes64(int64_t n) {
+  return n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+}
+
+#define CM_PACK_WORDS 8192 /* 32 KiB of packed weights */
+#define CM_ROWS 4
+
+CM512 void pte_cm_gemm_avx512(const pte_cm_gemm *g) {
+  const int64_t K = g->K, OC = g->OC, Kq = (K + 3) / 4, Kq16 = (Kq + 15) & ~(int64_t)15;
+  _Alignas(64) int32_t pack[CM_PACK_WORDS];
+  _Alignas(64) int32_t xw[CM_ROWS * (PTE_CM_SIMD_KMAX / 4)];
+  _Alignas(64) int32_t init[PTE_CM_SIMD_NMAX + 16];
+  const int64_t blocks_per_chunk = CM_PACK_WORDS / (16 * Kq);
+  const int64_t nblocks = (OC + 15) / 16;
+  const __m512i ooff = _mm512_set1_epi32(g->out_off), lo = _mm512_set1_epi32(g->act_min),
+                hi = _mm512_set1_epi32(g->act_max);
+  const __m512i ones = _mm512_set1_epi32(0x01010101);
+  const __m512i lane_row = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32((int32_t)K));
+  for (int64_t b0 = 0; b0 < nblocks; b0 += blocks_per_chunk) {
+    const int64_t b1 = b0 + blocks_per_chunk < nblocks ? b0 + blocks_per_chunk : nblocks;
+    /* pack the chunk's weights and fold bias + (in_off - 128) * sum(w) into init */
+    for (int64_t b = b0; b < b1; b++) {
+      const int64_t o0 = b * 16, nb = OC - o0 < 16 ? OC - o0 : 16;
+      const __mmask16 lm = lanes16(nb);
+      int32_t *pb = pack + (b - b0) * 16 * Kq;
+      const int8_t *wb = g->w + o0 * K;
+      __m512i wsum = _mm512_setzero_si512();
+      for (int64_t kq = 0; kq < Kq; kq++) {
+        __m512i v;
+        if (4 * kq + 4 <= K) {
+          v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), lm, lane_row, wb + 4 * kq, 1);
+        } else {
+          _Alignas(64) int32_t t[16];
+          for (int64_t l = 0; l < 16; l++) {
+            uint32_t word = 0;
+            if (l < nb)
+              for (int64_t j = 0; 4 * kq + j < K; j++)
+                word |= (uint32_t)(uint8_t)wb[l * K + 4 * kq + j] << (8 * j);
+            t[l] = (int32_t)word;
+          }
+          v = _mm512_load_si512(t);
+        }
+        _mm512_store_si512(pb + kq * 16, v);
+        wsum = _mm512_dpbusd_epi32(wsum, ones, v);
+      }
+      const __m512i bias = _mm512_maskz_loadu_epi32(lm, g->bias + o0);
+      const __m512i corr = _mm512_mullo_epi32(wsum, _mm512_set1_epi32(g->in_off - 128));
+      _mm512_storeu_si512(init + o0, _mm512_add_epi32(bias, corr));
+    }
+    for (int64_t p = 0; p < g->P; p += CM_ROWS) {
+      const int64_t nr = g->P - p < CM_ROWS ? g->P - p : CM_ROWS;
+      /* rows as u8 words (x ^ 0x80), zero bytes past K (their weights are zero) */
+      for (int64_t r = 0; r < nr; r++) {
+        const int8_t *xr = g->x + (p + r) * g->xs;
+        for (int64_t k = 0; k < K; k += 64) {
+          const __m512i v = _mm512_maskz_loadu_epi8(lanes64(K - k), xr + k);
+          _mm512_store_si512(xw + r * Kq16 + k / 4,
+                             _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)));
+        }
+      }
+      int32_t radd[CM_ROWS] = {0, 0, 0, 0};
+      if (g->row_add)
+        for (int64_t r = 0; r < nr; r++) radd[r] = g->row_add[p + r];
+      const int32_t *x0 = xw, *x1 = xw + (nr > 1 ? Kq16 : 0), *x2 = xw + (nr > 2 ? 2 * Kq16 : 0),
+                    *x3 = xw + (nr > 3 ? 3 * Kq16 : 0);
+      for (int64_t b = b0; b < b1; b++) {
+        const int64_t o0 = b * 16, nb = OC - o0 < 16 ? OC - o0 : 16;
+        const __mmask16 lm = lanes16(nb);
+        const int32_t *pb = pack + (b - b0) * 16 * Kq;
+        const __m512i in = _mm512_load_si512(init + o0);
+        __m512i a0 = _mm512_add_epi32(in, _mm512_set1_epi32(radd[0]));
+        __m512i a1 = _mm512_add_epi32(in, _mm512_set1_epi32(radd[1]));
+        __m512i a2 = _mm512_add_epi32(in, _mm512_set1_epi32(radd[2]));
+        __m512i a3 = _mm512_add_epi32(in, _mm512_set1_epi32(radd[3]));
+        for (int64_t kq = 0; kq < Kq; kq++) {
+          const __m512i wv = _mm512_load_si512(pb + kq * 16);
+          a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(x0[kq]), wv);
+          a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(x1[kq]), wv);
+          a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(x2[kq]), wv);
+          a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(x3[kq]), wv);
+        }
+        const __m512i mult = _mm512_maskz_loadu_epi32(lm, g->mult + o0);
+        __m512i left, right;
+        shifts512(g->shift + o0, lm, &left, &right);
+        int8_t *yp = g->y + p * g->ys + o0;
+        finish512(a0, mult, left, right, ooff, lo, hi, yp, lm);
+        if (nr > 1) finish512(a1, mult, left, right, ooff, lo, hi, yp + g->ys, lm);
+        if (nr > 2) finish512(a2, mult, left, right, ooff, lo, hi, yp + 2 * g->ys, lm);
+        if (nr > 3) finish512(a3, mult, left, right, ooff, lo, hi, yp + 3 * g->ys, lm);
+      }
+    }
+  }
+}
+
+CM512 void pte_cm_dw_avx512(const pte_cm_dw *d) {
+  const int64_t C = d->C;
+  const __m512i ooff = _mm512_set1_epi32(d->out_off), lo = _mm512_set1_epi32(d->act_min),
+                hi = _mm512_set1_epi32(d->act_max), ioff = _mm512_set1_epi32(d->in_off);
+  for (int64_t oy = 0; oy < d->OH; oy++)
+    for (int64_t ox = 0; ox < d->OW; ox++) {
+      const int64_t iy0 = oy * d->sh - d->ph, ix0 = ox * d->sw - d->pw;
+      int8_t *yp = d->y + (oy * d->OW + ox) * C;
+      for (int64_t c0 = 0; c0 < C; c0 += 16) {
+        const __mmask16 lm = lanes16(C - c0);
+        __m512i acc = _mm512_maskz_loadu_epi32(lm, d->bias + c0);
+        for (int64_t ky = 0; ky < d->KH; ky++) {
+          const int64_t iy = iy0 + ky * d->dh;
+          if (iy < 0 || iy >= d->H) continue;
+          for (int64_t kx = 0; kx < d->KW; kx++) {
+            const int64_t ix = ix0 + kx * d->dw;
+            if (ix < 0 || ix >= d->W) continue;
+            const __m512i xv = _mm512_cvtepi8_epi32(
+                _mm_maskz_loadu_epi8(lm, d->x + (iy * d->W + ix) * C + c0));
+            const __m512i wv = _mm512_cvtepi8_epi32(
+                _mm_maskz_loadu_epi8(lm, d->w + (ky * d->KW + kx) * C + c0));
+            acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_add_epi32(xv, ioff), wv));
+          }
+        }
+        const __m512i mult = _mm512_maskz_loadu_epi32(lm, d->mult + c0);
+        __m512i left, right;
+        shifts512(d->shift + c0, lm, &left, &right);
+        finish512(acc, mult, left, right, ooff, lo, hi, yp + c0, lm);
+      }
+    }
+}
+
+CM512 void pte_cm_pool_avx512(const pte_cm_pool *p) {
+  const int64_t C = p->C, cnt = (p->ye - p->ys) * (p->xe - p->xs);
+  for (int64_t c0 = 0; c0 < C; c0 += 64) {
+    const int64_t nc = C - c0 < 64 ? C - c0 : 64;
+    const __mmask64 lm = lanes64(nc);
+    if (p->is_max) {
+      __m512i m = _mm512_set1_epi8(-128);
+      for (int64_t iy = p->ys; iy < p->ye; iy++)
+        for (int64_t ix = p->xs; ix < p->xe; ix++)
+          m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(lm, p->x + iy * p->row + ix * C + c0));
+      m = _mm512_max_epi8(m, _mm512_set1_epi8((char)p->lo));
+      m = _mm512_min_epi8(m, _mm512_set1_epi8((char)p->hi));
+      _mm512_mask_storeu_epi8(p->y + c0, lm, m);
+      continue;
+    }
+    /* sums in int32 lanes (4 x 16 channels), division per channel as the portable loop */
+    __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+    for (int64_t iy = p->ys; iy < p->ye; iy++)
+      for (int64_t ix = p->xs; ix < p->xe; ix++) {
+        const __m512i v = _mm512_maskz_loadu_epi8(lm, p->x + iy * p->row + ix * C + c0);
+        s0 = _mm512_add_epi32(s0, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(v, 0)));
+        s1 = _mm512_add_epi32(s1, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(v, 1)));
+        s2 = _mm512_add_epi32(s2, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(v, 2)));
+        s3 = _mm512_add_epi32(s3, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(v, 3)));
+      }
+    _Alignas(64) int32_t sums[64];
+    _mm512_store_si512(sums, s0);
+    _mm512_store_si512(sums + 16, s1);
+    _mm512_store_si512(sums + 32, s2);
+    _mm512_store_si512(sums + 48, s3);
+    const int64_t half = cnt / 2;
+    for (int64_t c = 0; c < nc; c++) {
+      const int64_t sum = sums[c];
+      int64_t v = sum > 0 ? (sum + half) / cnt : (sum - half) / cnt;
+      v = v < -128 ? -128 : (v > 127 ? 127 : v);
+      p->y[c0 + c] = (int8_t)v;
+    }
+  }
+}
+
+CM512 void pte_cm_addmul_avx512(const pte_cm_addmul *e) {
+  const __m512i off1 = _mm512_set1_epi32(e->off1), off2 = _mm512_set1_epi32(e->off2);
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i m1 = _mm512_set1_epi32(e->m1), m2 = _mm512_set1_epi32(e->m2),
+                mo = _mm512_set1_epi32(e->mo);
+  const __m512i l1 = _mm512_set1_epi32(e->s1 > 0 ? e->s1 : 0),
+                r1 = _mm512_set1_epi32(e->s1 > 0 ? 0 : -e->s1);
+  const __m512i l2 = _mm512_set1_epi32(e->s2 > 0 ? e->s2 : 0),
+                r2 = _mm512_set1_epi32(e->s2 > 0 ? 0 : -e->s2);
+  const __m512i lo_ = _mm512_set1_epi32(e->so > 0 ? e->so : 0),
+                ro = _mm512_set1_epi32(e->so > 0 ? 0 : -e->so);
+  const __m512i zpo = _mm512_set1_epi32(e->zpo), lo = _mm512_set1_epi32(e->lo),
+                hi = _mm512_set1_epi32(e->hi);
+  (void)zero;
+  for (int64_t i = 0; i < e->n; i += 16) {
+    const __mmask16 lm = lanes16(e->n - i);
+    const __m512i x1 = _mm512_add_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(lm, e->a + i)), off1);
+    const __m512i x2 = _mm512_add_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(lm, e->b + i)), off2);
+    __m512i acc;
+    if (e->is_mul) {
+      acc = _mm512_mullo_epi32(x1, x2);
+    } else {
+      const __m512i a = rq512(_mm512_slli_epi32(x1, 20), m1, l1, r1);
+      const __m512i b = rq512(_mm512_slli_epi32(x2, 20), m2, l2, r2);
+      acc = _mm512_add_epi32(a, b);
+    }
+    finish512(acc, mo, lo_, ro, zpo, lo, hi, e->y + i, lm);
+  }
+}
+
+#else
+void pte_cm_gemm_avx512(const pte_cm_gemm *g) { (void)g; }
+void pte_cm_dw_avx512(const pte_cm_dw *d) { (void)d; }
+void pte_cm_pool_avx512(const pte_cm_pool *p) { (void)p; }
+void pte_cm_addmul_avx512(const pte_cm_addmul *e) { (void)e; }
+#endif
