@@ -23,7 +23,11 @@ static inline int8x4_t cm_ld4(const int8_t *p) {
   memcpy(&v, p, 4);
   return v;
 }
-static inline int8x4_t cm_rot8(int8x4_t v) { return (int8x4_t)__ror((uint32_t)v, 8); }
+/* rotate right by 8 (GCC 12's arm_acle.h has no __ror; this folds into SXTB16 ..., ROR #8) */
+static inline int8x4_t cm_rot8(int8x4_t v) {
+  const uint32_t u = (uint32_t)v;
+  return (int8x4_t)((u >> 8) | (u << 24));
+}
 static inline int32_t cm_wadd(int32_t a, int32_t b) {
   return (int32_t)((uint32_t)a + (uint32_t)b);
 }
@@ -101,14 +105,14 @@ void pte_cm_dw_arm(const pte_cm_dw *d) {
             const int8_t *xp = d->x + (iy * d->W + ix) * C + c;
             const int8_t *wp = d->w + (ky * d->KW + kx) * C + c;
             if (full) {
-              /* (x + off) * w per channel: SMULBB / SMULTT on the SXTB16 halves */
+              /* (x + off) * w per channel: SMLABB / SMLATT on the SXTB16 halves */
               const int8x4_t xv = cm_ld4(xp), wv = cm_ld4(wp);
               const int16x2_t xe = __sxtab16(off2, xv), xo = __sxtab16(off2, cm_rot8(xv));
               const int16x2_t we = __sxtb16(wv), wo = __sxtb16(cm_rot8(wv));
-              a[0] = cm_wadd(a[0], __smulbb(xe, we));
-              a[2] = cm_wadd(a[2], __smultt(xe, we));
-              a[1] = cm_wadd(a[1], __smulbb(xo, wo));
-              a[3] = cm_wadd(a[3], __smultt(xo, wo));
+              a[0] = __smlabb(xe, we, a[0]);
+              a[2] = __smlatt(xe, we, a[2]);
+              a[1] = __smlabb(xo, wo, a[1]);
+              a[3] = __smlatt(xo, wo, a[3]);
             } else {
               for (int64_t j = 0; c + j < C; j++)
                 a[j] = cm_wadd(a[j], ((int32_t)xp[j] + d->in_off) * (int32_t)wp[j]);
