@@ -153,36 +153,69 @@ CM512 void pte_cm_gemm_avx512(const pte_cm_gemm *g) {
   }
 }
 
+/* Depthwise: 64 channels (four 16-lane int32 accumulators) per pass over the valid taps. */
 CM512 void pte_cm_dw_avx512(const pte_cm_dw *d) {
   const int64_t C = d->C;
   const __m512i ooff = _mm512_set1_epi32(d->out_off), lo = _mm512_set1_epi32(d->act_min),
                 hi = _mm512_set1_epi32(d->act_max), ioff = _mm512_set1_epi32(d->in_off);
-  for (int64_t oy = 0; oy < d->OH; oy++)
+  for (int64_t oy = 0; oy < d->OH; oy++) {
+    const int64_t iy0 = oy * d->sh - d->ph;
+    int64_t ky0 = 0, ky1 = d->KH;
+    while (ky0 < ky1 && iy0 + ky0 * d->dh < 0) ky0++;
+    while (ky1 > ky0 && iy0 + (ky1 - 1) * d->dh >= d->H) ky1--;
     for (int64_t ox = 0; ox < d->OW; ox++) {
-      const int64_t iy0 = oy * d->sh - d->ph, ix0 = ox * d->sw - d->pw;
+      const int64_t ix0 = ox * d->sw - d->pw;
+      int64_t kx0 = 0, kx1 = d->KW;
+      while (kx0 < kx1 && ix0 + kx0 * d->dw < 0) kx0++;
+      while (kx1 > kx0 && ix0 + (kx1 - 1) * d->dw >= d->W) kx1--;
       int8_t *yp = d->y + (oy * d->OW + ox) * C;
-      for (int64_t c0 = 0; c0 < C; c0 += 16) {
-        const __mmask16 lm = lanes16(C - c0);
-        __m512i acc = _mm512_maskz_loadu_epi32(lm, d->bias + c0);
-        for (int64_t ky = 0; ky < d->KH; ky++) {
-          const int64_t iy = iy0 + ky * d->dh;
-          if (iy < 0 || iy >= d->H) continue;
-          for (int64_t kx = 0; kx < d->KW; kx++) {
-            const int64_t ix = ix0 + kx * d->dw;
-            if (ix < 0 || ix >= d->W) continue;
-            const __m512i xv = _mm512_cvtepi8_epi32(
-                _mm_maskz_loadu_epi8(lm, d->x + (iy * d->W + ix) * C + c0));
-            const __m512i wv = _mm512_cvtepi8_epi32(
-                _mm_maskz_loadu_epi8(lm, d->w + (ky * d->KW + kx) * C + c0));
-            acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_add_epi32(xv, ioff), wv));
+      for (int64_t c0 = 0; c0 < C; c0 += 64) {
+        const __mmask16 m0 = lanes16(C - c0), m1 = lanes16(C - c0 - 16 > 0 ? C - c0 - 16 : 0),
+                        m2 = lanes16(C - c0 - 32 > 0 ? C - c0 - 32 : 0),
+                        m3 = lanes16(C - c0 - 48 > 0 ? C - c0 - 48 : 0);
+        __m512i a0 = _mm512_maskz_loadu_epi32(m0, d->bias + c0);
+        __m512i a1 = _mm512_maskz_loadu_epi32(m1, d->bias + c0 + 16);
+        __m512i a2 = _mm512_maskz_loadu_epi32(m2, d->bias + c0 + 32);
+        __m512i a3 = _mm512_maskz_loadu_epi32(m3, d->bias + c0 + 48);
+        for (int64_t ky = ky0; ky < ky1; ky++) {
+          const int8_t *xr = d->x + ((iy0 + ky * d->dh) * d->W + ix0) * C + c0;
+          const int8_t *wr = d->w + ky * d->KW * C + c0;
+          for (int64_t kx = kx0; kx < kx1; kx++) {
+            const int8_t *xp = xr + kx * d->dw * C, *wp = wr + kx * C;
+#define CM_DW_STEP(a, m, o)                                                                  \
+  a = _mm512_add_epi32(                                                                      \
+      a, _mm512_mullo_epi32(                                                                 \
+             _mm512_add_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, xp + (o))), ioff), \
+             _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, wp + (o)))))
+            CM_DW_STEP(a0, m0, 0);
+            if (m1) CM_DW_STEP(a1, m1, 16);
+            if (m2) CM_DW_STEP(a2, m2, 32);
+            if (m3) CM_DW_STEP(a3, m3, 48);
+#undef CM_DW_STEP
           }
         }
-        const __m512i mult = _mm512_maskz_loadu_epi32(lm, d->mult + c0);
         __m512i left, right;
-        shifts512(d->shift + c0, lm, &left, &right);
-        finish512(acc, mult, left, right, ooff, lo, hi, yp + c0, lm);
+        shifts512(d->shift + c0, m0, &left, &right);
+        finish512(a0, _mm512_maskz_loadu_epi32(m0, d->mult + c0), left, right, ooff, lo, hi,
+                  yp + c0, m0);
+        if (m1) {
+          shifts512(d->shift + c0 + 16, m1, &left, &right);
+          finish512(a1, _mm512_maskz_loadu_epi32(m1, d->mult + c0 + 16), left, right, ooff, lo,
+                    hi, yp + c0 + 16, m1);
+        }
+        if (m2) {
+          shifts512(d->shift + c0 + 32, m2, &left, &right);
+          finish512(a2, _mm512_maskz_loadu_epi32(m2, d->mult + c0 + 32), left, right, ooff, lo,
+                    hi, yp + c0 + 32, m2);
+        }
+        if (m3) {
+          shifts512(d->shift + c0 + 48, m3, &left, &right);
+          finish512(a3, _mm512_maskz_loadu_epi32(m3, d->mult + c0 + 48), left, right, ooff, lo,
+                    hi, yp + c0 + 48, m3);
+        }
       }
     }
+  }
 }
 
 CM512 void pte_cm_pool_avx512(const pte_cm_pool *p) {

@@ -158,6 +158,18 @@ typedef struct chan_params {
 static void load_params(const conv_args *c, int64_t n, chan_params *p) {
   p->cached = n <= CM_PARAM_CACHE;
   if (!p->cached) return;
+  if ((!c->bias || pte_k_is_contiguous(c->bias)) && c->mults->dtype == PTE_DTYPE_INT &&
+      c->shifts->dtype == PTE_DTYPE_INT && pte_k_is_contiguous(c->mults) &&
+      pte_k_is_contiguous(c->shifts)) {
+    /* the usual case: dense int32 vectors */
+    if (c->bias)
+      memcpy(p->bias, c->bias->data, sizeof(int32_t) * (size_t)n);
+    else
+      memset(p->bias, 0, sizeof(int32_t) * (size_t)n);
+    memcpy(p->mult, c->mults->data, sizeof(int32_t) * (size_t)n);
+    memcpy(p->shift, c->shifts->data, sizeof(int32_t) * (size_t)n);
+    return;
+  }
   for (int64_t k = 0; k < n; k++) {
     p->bias[k] = c->bias ? pte_cm_param_at(c->bias, k) : 0;
     p->mult[k] = pte_cm_param_at(c->mults, k);
@@ -230,6 +242,15 @@ static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups
       g.bias = prm->bias + gi * OCg;
       g.mult = prm->mult + gi * OCg;
       g.shift = prm->shift + gi * OCg;
+      if (direct && c->stride[0] == 1 && c->stride[1] == 1) {
+        /* every pixel is a row: one call over the whole image */
+        g.x = xn + gi * Cg;
+        g.xs = C;
+        g.P = OH * OW;
+        g.y = yn + gi * OCg;
+        if (!pte_cm_simd_gemm(&g)) return false;
+        continue;
+      }
       if (direct) {
         for (int64_t oy = 0; oy < OH; oy++) {
           g.x = xn + oy * c->stride[0] * W * C + gi * Cg;
@@ -251,12 +272,24 @@ static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups
           int8_t *pp = patch + q * K;
           for (int64_t ky = 0; ky < KH; ky++) {
             const int64_t iy = iy0 + ky * c->dil[0];
+            if (groups == 1 && c->dil[1] == 1 && iy >= 0 && iy < H && ix0 >= 0 && ix0 + KW <= W) {
+              /* the whole kernel row is one run of KW * C bytes */
+              memcpy(pp, xn + (iy * W + ix0) * C, (size_t)(KW * C));
+              pp += KW * C;
+              continue;
+            }
             for (int64_t kx = 0; kx < KW; kx++, pp += Cg) {
               const int64_t ix = ix0 + kx * c->dil[1];
-              if (iy < 0 || iy >= H || ix < 0 || ix >= W)
-                memset(pp, pad_value, (size_t)Cg);
-              else
-                memcpy(pp, xn + (iy * W + ix) * C + gi * Cg, (size_t)Cg);
+              const bool inside = iy >= 0 && iy < H && ix >= 0 && ix < W;
+              const int8_t *src = inside ? xn + (iy * W + ix) * C + gi * Cg : NULL;
+              if (Cg >= 16) {
+                if (inside)
+                  memcpy(pp, src, (size_t)Cg);
+                else
+                  memset(pp, pad_value, (size_t)Cg);
+              } else {
+                for (int64_t i = 0; i < Cg; i++) pp[i] = inside ? src[i] : pad_value;
+              }
             }
           }
         }
