@@ -98,3 +98,10 @@ bool pte_cm_simd_addmul(const pte_cm_addmul *e) {
     default: return false;
   }
 }
+
+bool pte_cm_simd_softmax(const pte_cm_softmax *s) {
+  switch (pick(1u << PTE_CM_ISA_AVX512VNNI)) {
+    case PTE_CM_ISA_AVX512VNNI: pte_cm_softmax_avx512(s); return true;
+    default: return false;
+  }
+}

@@ -103,11 +103,21 @@ typedef struct pte_cm_addmul {
   int32_t off1, m1, s1, off2, m2, s2, mo, so, zpo, lo, hi;
 } pte_cm_addmul;
 
+/* One softmax row of n contiguous int8 (cortex_m::softmax arithmetic, op_cm_softmax.c):
+ * mask = 2^input_shift (wrapped), mult = input_multiplier. */
+typedef struct pte_cm_softmax {
+  const int8_t *x;
+  int8_t *y;
+  int64_t n;
+  int32_t mult, mask, diff_min;
+} pte_cm_softmax;
+
 /* Each returns true when it ran (a SIMD ISA is active), false to use the portable loop. */
 bool pte_cm_simd_gemm(const pte_cm_gemm *g);
 bool pte_cm_simd_dw(const pte_cm_dw *d);
 bool pte_cm_simd_pool(const pte_cm_pool *p);
 bool pte_cm_simd_addmul(const pte_cm_addmul *e);
+bool pte_cm_simd_softmax(const pte_cm_softmax *s); /* AVX-512 only */
 
 /* per-ISA entry points (cm_simd_avx2.c, cm_simd_avx512.c, cm_simd_arm.c) */
 void pte_cm_gemm_avx2(const pte_cm_gemm *g);
@@ -118,6 +128,13 @@ void pte_cm_gemm_avx512(const pte_cm_gemm *g);
 void pte_cm_dw_avx512(const pte_cm_dw *d);
 void pte_cm_pool_avx512(const pte_cm_pool *p);
 void pte_cm_addmul_avx512(const pte_cm_addmul *e);
+void pte_cm_softmax_avx512(const pte_cm_softmax *s);
+/* Test hooks: lane-wise requantize / dhm_sat / exp_on_negative_values of the AVX-512 and AVX2
+ * paths over n values (false when the ISA is not available here). */
+bool pte_cm_avx512_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
+                              int32_t *rq, int32_t *dhm, int32_t *ex);
+bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
+                            int32_t *rq);
 void pte_cm_gemm_arm(const pte_cm_gemm *g);
 void pte_cm_dw_arm(const pte_cm_dw *d);
 bool pte_cm_simd_x86_compiled(void);

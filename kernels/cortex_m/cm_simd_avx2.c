@@ -282,10 +282,35 @@ CM256 void pte_cm_addmul_avx2(const pte_cm_addmul *e) {
   }
 }
 
+CM256 static void check_math256(const int32_t *a, const int32_t *b, const int32_t *shift,
+                                int64_t n, int32_t *rq) {
+  for (int64_t i = 0; i < n; i += 8) {
+    const int64_t m = n - i < 8 ? n - i : 8;
+    __m256i left, right;
+    shifts256(shift + i, m, &left, &right);
+    _Alignas(32) int32_t t[8];
+    _mm256_store_si256((__m256i *)(void *)t,
+                       rq256(load_i32(a + i, m), load_i32(b + i, m), left, right));
+    memcpy(rq + i, t, sizeof(int32_t) * (size_t)m);
+  }
+}
+
+bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
+                            int32_t *rq) {
+  if (!pte_cm_simd_available(PTE_CM_ISA_AVX2)) return false;
+  check_math256(a, b, shift, n, rq);
+  return true;
+}
+
 #else
 bool pte_cm_simd_x86_compiled(void) { return false; }
 void pte_cm_gemm_avx2(const pte_cm_gemm *g) { (void)g; }
 void pte_cm_dw_avx2(const pte_cm_dw *d) { (void)d; }
 void pte_cm_pool_avx2(const pte_cm_pool *p) { (void)p; }
 void pte_cm_addmul_avx2(const pte_cm_addmul *e) { (void)e; }
+bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
+                            int32_t *rq) {
+  (void)a, (void)b, (void)shift, (void)n, (void)rq;
+  return false;
+}
 #endif

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_simd.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -288,9 +289,136 @@ CM512 void pte_cm_addmul_avx512(const pte_cm_addmul *e) {
   }
 }
 
+/* ---- softmax (lanes = elements of a row) ----------------------------------------------- */
+
+/* Lane-wise pte_cm_dhm_sat: (a b + (signs differ ? 1 - 2^30 : 2^30)) / 2^31 truncated toward
+ * zero, INT32_MIN * INT32_MIN -> INT32_MAX. */
+CM512 static inline __m512i dhm_sat512(__m512i a, __m512i b) {
+  const __m512i pos = _mm512_set1_epi64(1LL << 30), neg = _mm512_set1_epi64(1 - (1LL << 30));
+  const __m512i bias = _mm512_set1_epi64((1LL << 31) - 1);
+  const __m512i z = _mm512_setzero_si512();
+  /* even lanes */
+  __m512i pe = _mm512_mul_epi32(a, b);
+  __mmask8 de = _mm512_cmplt_epi64_mask(_mm512_slli_epi64(_mm512_xor_si512(a, b), 32), z);
+  pe = _mm512_add_epi64(pe, _mm512_mask_blend_epi64(de, pos, neg));
+  pe = _mm512_mask_add_epi64(pe, _mm512_cmplt_epi64_mask(pe, z), pe, bias);
+  pe = _mm512_srai_epi64(pe, 31);
+  /* odd lanes */
+  const __m512i ao = _mm512_srai_epi64(a, 32), bo = _mm512_srai_epi64(b, 32);
+  __m512i po = _mm512_mul_epi32(ao, bo);
+  __mmask8 dodd = _mm512_cmplt_epi64_mask(_mm512_xor_si512(ao, bo), z);
+  po = _mm512_add_epi64(po, _mm512_mask_blend_epi64(dodd, pos, neg));
+  po = _mm512_mask_add_epi64(po, _mm512_cmplt_epi64_mask(po, z), po, bias);
+  po = _mm512_srai_epi64(po, 31);
+  __m512i r = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+  const __m512i mn = _mm512_set1_epi32(INT32_MIN);
+  const __mmask16 both = _mm512_cmpeq_epi32_mask(a, mn) & _mm512_cmpeq_epi32_mask(b, mn);
+  return _mm512_mask_mov_epi32(r, both, _mm512_set1_epi32(INT32_MAX));
+}
+
+/* Lane-wise pte_cm_div_pow2 by a constant exponent e in [0, 31]. */
+CM512 static inline __m512i div_pow2_512(__m512i x, int e) {
+  const __m512i right = _mm512_set1_epi32(e), one = _mm512_set1_epi32(1);
+  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+  const __m512i rem = _mm512_and_si512(x, mask);
+  __m512i thr = _mm512_srli_epi32(mask, 1);
+  thr = _mm512_mask_add_epi32(thr, _mm512_cmplt_epi32_mask(x, _mm512_setzero_si512()), thr, one);
+  const __m512i res = _mm512_srav_epi32(x, right);
+  return _mm512_mask_add_epi32(res, _mm512_cmpgt_epi32_mask(rem, thr), res, one);
+}
+
+/* Lane-wise pte_cm_exp_on_negative_values. */
+CM512 static inline __m512i exp_neg512(__m512i val) {
+  const __m512i q = _mm512_sub_epi32(_mm512_and_si512(val, _mm512_set1_epi32((1 << 24) - 1)),
+                                     _mm512_set1_epi32(1 << 24));
+  const __m512i remainder = _mm512_sub_epi32(q, val);
+  const __m512i x = _mm512_add_epi32(_mm512_slli_epi32(q, 5), _mm512_set1_epi32(1 << 28));
+  const __m512i x2 = dhm_sat512(x, x);
+  const __m512i x4_over_4 = div_pow2_512(dhm_sat512(x2, x2), 2);
+  const __m512i x3 = dhm_sat512(x2, x);
+  const __m512i poly = dhm_sat512(_mm512_add_epi32(x4_over_4, x3), _mm512_set1_epi32(715827883));
+  const __m512i inner = _mm512_add_epi32(x, div_pow2_512(_mm512_add_epi32(poly, x2), 1));
+  const __m512i c0 = _mm512_set1_epi32(1895147668);
+  __m512i result = _mm512_add_epi32(c0, dhm_sat512(c0, inner));
+  static const int32_t k_consts[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                      39332535,   720401,     242};
+  for (int i = 0; i < 7; i++) {
+    const __mmask16 m = _mm512_test_epi32_mask(remainder, _mm512_set1_epi32(1 << (24 + i)));
+    result = _mm512_mask_mov_epi32(result, m, dhm_sat512(result, _mm512_set1_epi32(k_consts[i])));
+  }
+  return _mm512_mask_mov_epi32(result, _mm512_cmpeq_epi32_mask(val, _mm512_setzero_si512()),
+                               _mm512_set1_epi32(INT32_MAX));
+}
+
+CM512 void pte_cm_softmax_avx512(const pte_cm_softmax *s) {
+  const int64_t n = s->n;
+  __m512i vmax = _mm512_set1_epi32(-128);
+  for (int64_t i = 0; i < n; i += 16)
+    vmax = _mm512_max_epi32(
+        vmax, _mm512_cvtepi8_epi32(_mm_mask_loadu_epi8(_mm_set1_epi8(-128), lanes16(n - i), s->x + i)));
+  const int32_t mx = _mm512_reduce_max_epi32(vmax);
+  const __m512i vmx = _mm512_set1_epi32(mx), vmask = _mm512_set1_epi32(s->mask),
+                vmult = _mm512_set1_epi32(s->mult), dmin = _mm512_set1_epi32(s->diff_min);
+  __m512i vsum = _mm512_setzero_si512();
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 lm = lanes16(n - i);
+    const __m512i d = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(lm, s->x + i)), vmx);
+    const __mmask16 ok = lm & _mm512_cmpge_epi32_mask(d, dmin);
+    const __m512i e = exp_neg512(dhm_sat512(_mm512_mullo_epi32(d, vmask), vmult));
+    vsum = _mm512_mask_add_epi32(vsum, ok, vsum, div_pow2_512(e, 12));
+  }
+  const int32_t sum = _mm512_reduce_add_epi32(vsum);
+  int headroom = 0;
+  while (headroom < 32 && !((uint32_t)sum & (0x80000000u >> headroom))) headroom++;
+  const uint32_t shifted = sum > 0 ? ((uint32_t)sum << headroom) : 0u;
+  const int32_t shifted_scale =
+      pte_cm_one_over_one_plus_x_for_x_in_0_1(pte_cm_wrap32((int64_t)shifted - 2147483648LL));
+  int bits_over_unit = 12 - headroom + 23;
+  if (bits_over_unit > 31) bits_over_unit = 31;
+  const __m512i vscale = _mm512_set1_epi32(shifted_scale), m128 = _mm512_set1_epi32(-128);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 lm = lanes16(n - i);
+    const __m512i d = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(lm, s->x + i)), vmx);
+    const __mmask16 ok = _mm512_cmpge_epi32_mask(d, dmin);
+    const __m512i e = exp_neg512(dhm_sat512(_mm512_mullo_epi32(d, vmask), vmult));
+    __m512i r = _mm512_add_epi32(div_pow2_512(dhm_sat512(vscale, e), bits_over_unit), m128);
+    r = _mm512_min_epi32(_mm512_max_epi32(r, m128), _mm512_set1_epi32(127));
+    r = _mm512_mask_mov_epi32(m128, ok, r);
+    _mm_mask_storeu_epi8(s->y + i, lm, _mm512_cvtepi32_epi8(r));
+  }
+}
+
+CM512 static void check_math512(const int32_t *a, const int32_t *b, const int32_t *shift,
+                                int64_t n, int32_t *rq, int32_t *dhm, int32_t *ex) {
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 lm = lanes16(n - i);
+    const __m512i va = _mm512_maskz_loadu_epi32(lm, a + i), vb = _mm512_maskz_loadu_epi32(lm, b + i);
+    __m512i left, right;
+    shifts512(shift + i, lm, &left, &right);
+    _mm512_mask_storeu_epi32(rq + i, lm, rq512(va, vb, left, right));
+    _mm512_mask_storeu_epi32(dhm + i, lm, dhm_sat512(va, vb));
+    /* exp_on_negative_values is defined for val <= 0 */
+    const __m512i neg = _mm512_min_epi32(va, _mm512_setzero_si512());
+    _mm512_mask_storeu_epi32(ex + i, lm, exp_neg512(neg));
+  }
+}
+
+bool pte_cm_avx512_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
+                              int32_t *rq, int32_t *dhm, int32_t *ex) {
+  if (!pte_cm_simd_available(PTE_CM_ISA_AVX512VNNI)) return false;
+  check_math512(a, b, shift, n, rq, dhm, ex);
+  return true;
+}
+
 #else
 void pte_cm_gemm_avx512(const pte_cm_gemm *g) { (void)g; }
 void pte_cm_dw_avx512(const pte_cm_dw *d) { (void)d; }
 void pte_cm_pool_avx512(const pte_cm_pool *p) { (void)p; }
 void pte_cm_addmul_avx512(const pte_cm_addmul *e) { (void)e; }
+void pte_cm_softmax_avx512(const pte_cm_softmax *s) { (void)s; }
+bool pte_cm_avx512_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
+                              int32_t *rq, int32_t *dhm, int32_t *ex) {
+  (void)a, (void)b, (void)shift, (void)n, (void)rq, (void)dhm, (void)ex;
+  return false;
+}
 #endif

@@ -10,6 +10,7 @@
  */
 #include "test.h"
 
+#include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_simd.h"
 #include "pte/cortex_m_kernels.h"
 #include "support/ktest.h"
@@ -80,10 +81,13 @@ static int64_t rnd_off(void) {
   }
 }
 
+#define ALL_SIMD ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI) | (1u << PTE_CM_ISA_ARM_DSP))
+#define X86_SIMD ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI))
+
 /* Runs fn on args with PORTABLE and with every available SIMD ISA; outputs must match.
- * must_simd: the case is built for the SIMD path (check it ran). */
+ * must_simd: bit per ISA whose SIMD path the case is built for (check it ran). */
 static bool compare_isas(const char *what, pte_op_fn fn, pte_evalue **args, size_t nargs,
-                         pte_tensor *out, bool must_simd, int *n_isas) {
+                         pte_tensor *out, unsigned must_simd, int *n_isas) {
   if (!pte_cm_simd_force(PTE_CM_ISA_PORTABLE)) {
     test_fail(__FILE__, __LINE__, "cannot pin the portable path");
     return false;
@@ -111,7 +115,7 @@ static bool compare_isas(const char *what, pte_op_fn fn, pte_evalue **args, size
       ok = false;
       break;
     }
-    if (must_simd && pte_cm_simd_forced_runs() == runs0) {
+    if ((must_simd & (1u << isa)) && pte_cm_simd_forced_runs() == runs0) {
       test_fail(__FILE__, __LINE__, "%s [%s]: the SIMD path did not run", what,
                 pte_cm_simd_name((pte_cm_isa)isa));
       ok = false;
@@ -147,7 +151,8 @@ typedef struct conv_case {
   bool channels_last, bias, saturate;
 } conv_case;
 
-static bool run_conv_case(const conv_case *k, int idx, bool must_simd) {
+static bool run_conv_case(const conv_case *k, int idx, bool must_simd_) {
+  const unsigned must_simd = must_simd_ ? ALL_SIMD : 0u;
   const int64_t OH = (k->H + 2 * k->ph - k->dh * (k->KH - 1) - 1) / k->sh + 1;
   const int64_t OW = (k->W + 2 * k->pw - k->dw * (k->KW - 1) - 1) / k->sw + 1;
   const int32_t xs[4] = {k->N, k->C, k->H, k->W}, ws[4] = {k->OC, k->KH, k->KW, k->C / k->groups};
@@ -299,7 +304,7 @@ TEST(depthwise_random_shapes_match_portable) {
     char what[160];
     snprintf(what, sizeof what, "depthwise #%d N%d C%d %dx%d k%dx%d", i, N, C, H, W, KH, KW);
     int n;
-    if (!compare_isas(what, cmfn("cortex_m::quantized_depthwise_conv2d.out"), args, 16, o, true,
+    if (!compare_isas(what, cmfn("cortex_m::quantized_depthwise_conv2d.out"), args, 16, o, ALL_SIMD,
                       &n))
       return;
   }
@@ -344,7 +349,7 @@ TEST(linear_random_shapes_match_portable) {
     char what[120];
     snprintf(what, sizeof what, "linear #%d rows %d K %d N %d mode %d", i, rows, K, N, mode);
     int n;
-    if (!compare_isas(what, cmfn("cortex_m::quantized_linear.out"), args, 13, o, true, &n)) return;
+    if (!compare_isas(what, cmfn("cortex_m::quantized_linear.out"), args, 13, o, ALL_SIMD, &n)) return;
   }
 }
 
@@ -353,7 +358,7 @@ TEST(linear_random_shapes_match_portable) {
 TEST(pooling_random_shapes_match_portable) {
   if (!any_simd()) SKIP("no SIMD ISA on this machine");
   g_seed = 4001u;
-  const bool x86 = pte_cm_simd_available(PTE_CM_ISA_AVX2);
+  const unsigned x86 = X86_SIMD;
   for (int i = 0; i < 200; i++) {
     const bool is_max = i % 2 == 0;
     const int32_t N = (int32_t)rint_(1, 2), C = (int32_t)rint_(1, i % 5 == 0 ? 150 : 40);
@@ -397,7 +402,7 @@ TEST(pooling_random_shapes_match_portable) {
 TEST(add_mul_random_match_portable) {
   if (!any_simd()) SKIP("no SIMD ISA on this machine");
   g_seed = 5001u;
-  const bool x86 = pte_cm_simd_available(PTE_CM_ISA_AVX2);
+  const unsigned x86 = X86_SIMD;
   for (int i = 0; i < 200; i++) {
     const int32_t sz[4] = {(int32_t)rint_(1, 2), (int32_t)rint_(1, 33), (int32_t)rint_(1, 5),
                            (int32_t)rint_(1, 7)};
@@ -428,6 +433,75 @@ TEST(add_mul_random_match_portable) {
   }
 }
 
+/* ---- softmax ------------------------------------------------------------------------- */
+
+TEST(softmax_random_match_portable) {
+  if (!any_simd()) SKIP("no SIMD ISA on this machine");
+  g_seed = 6001u;
+  const unsigned avx512 = 1u << PTE_CM_ISA_AVX512VNNI;
+  for (int i = 0; i < 300; i++) {
+    const int32_t sz[2] = {(int32_t)rint_(1, 5), (int32_t)rint_(1, i % 4 == 0 ? 70 : 20)};
+    /* narrow inputs (many equal values / saturated probabilities) or the full int8 range */
+    const int lo = i % 3 == 0 ? (int)rint_(-128, 120) : -128;
+    pte_tensor *x = i8r(2, sz, NULL, lo, i % 3 == 0 ? lo + 7 : 127), *o = i8out(2, sz, NULL);
+    /* input_multiplier / shift as TFLite derives them (beta * scale in Q5.26), sometimes
+     * extreme; diff_min from the same range */
+    const int64_t mult = rint_(0, 4) == 0 ? rint_(1, INT32_MAX) : rint_(1073741824LL, INT32_MAX);
+    const int64_t shift = rint_(0, 4) == 0 ? rint_(0, 31) : rint_(18, 26);
+    const int64_t dmin = rint_(0, 5) == 0 ? rint_(-300, 10) : -rint_(100, 4000);
+    pte_evalue *ov = ktest_ev_tensor(o);
+    pte_evalue *args[] = {ktest_ev_tensor(x), ktest_ev_int(-1), ktest_ev_int(rint_(-128, 127)),
+                          ktest_ev_int(-128), ktest_ev_int(mult), ktest_ev_int(shift),
+                          ktest_ev_int(dmin), ov, ov};
+    char what[120];
+    snprintf(what, sizeof what, "softmax #%d %dx%d mult %lld shift %lld diff_min %lld", i, sz[0],
+             sz[1], (long long)mult, (long long)shift, (long long)dmin);
+    int n;
+    if (!compare_isas(what, cmfn("cortex_m::softmax.out"), args, 9, o, avx512, &n)) return;
+  }
+}
+
+/* The lane-wise fixed-point helpers against cm_internal.h's scalar ones on random and edge
+ * values (the op-level comparisons only see them through int8 rounding). */
+TEST(vector_fixed_point_helpers_match_scalar) {
+  if (!any_simd()) SKIP("no SIMD ISA on this machine");
+  g_seed = 7001u;
+  enum { N = 4099 };
+  static int32_t a[N], b[N], sh[N], rq[N], dhm[N], ex[N];
+  const int32_t edge[] = {INT32_MIN, INT32_MIN + 1, -1073741824, -65536, -1, 0, 1, 65535,
+                          1073741824, INT32_MAX - 1, INT32_MAX};
+  const int ne = (int)(sizeof edge / sizeof edge[0]);
+  for (int i = 0; i < N; i++) {
+    if (i < ne * ne) {
+      a[i] = edge[i % ne];
+      b[i] = edge[i / ne];
+    } else {
+      const int64_t k = rint_(0, 3);
+      a[i] = (int32_t)(k == 0 ? rint_(-4096, 4096) : (k == 1 ? -rint_(0, 1 << 26) : rint_(INT32_MIN, INT32_MAX)));
+      b[i] = (int32_t)(rint_(0, 3) == 0 ? rint_(INT32_MIN, INT32_MAX) : rint_(1073741824LL, INT32_MAX));
+    }
+    sh[i] = (int32_t)rint_(-31, 31);
+  }
+  if (pte_cm_avx512_check_math(a, b, sh, N, rq, dhm, ex)) {
+    for (int i = 0; i < N; i++) {
+      if (b[i] != INT32_MIN)
+        CHECK_MSG(rq[i] == pte_cm_requantize(a[i], b[i], sh[i]), "avx512 requantize(%d, %d, %d): %d vs %d",
+                  a[i], b[i], sh[i], rq[i], pte_cm_requantize(a[i], b[i], sh[i]));
+      CHECK_MSG(dhm[i] == pte_cm_dhm_sat(a[i], b[i]), "avx512 dhm_sat(%d, %d): %d vs %d", a[i], b[i],
+                dhm[i], pte_cm_dhm_sat(a[i], b[i]));
+      const int32_t v = a[i] < 0 ? a[i] : 0;
+      CHECK_MSG(ex[i] == pte_cm_exp_on_negative_values(v), "avx512 exp(%d): %d vs %d", v, ex[i],
+                pte_cm_exp_on_negative_values(v));
+    }
+  }
+  if (pte_cm_avx2_check_math(a, b, sh, N, rq)) {
+    for (int i = 0; i < N; i++)
+      if (b[i] != INT32_MIN)
+        CHECK_MSG(rq[i] == pte_cm_requantize(a[i], b[i], sh[i]), "avx2 requantize(%d, %d, %d): %d vs %d",
+                  a[i], b[i], sh[i], rq[i], pte_cm_requantize(a[i], b[i], sh[i]));
+  }
+}
+
 /* The ISA switch itself: PORTABLE is always available, pinning an unavailable ISA fails and
  * changes nothing, AUTO picks the best. */
 TEST(isa_switch) {
@@ -453,6 +527,8 @@ int main(void) {
   RUN(linear_random_shapes_match_portable);
   RUN(pooling_random_shapes_match_portable);
   RUN(add_mul_random_match_portable);
+  RUN(softmax_random_match_portable);
+  RUN(vector_fixed_point_helpers_match_scalar);
   ktest_free_all();
   return test_summary();
 }
