@@ -16,7 +16,9 @@ static pte_cm_isa pick(unsigned has) {
   if (g_cm_forced != PTE_CM_ISA_AUTO) g_cm_forced_runs++;
   return isa;
 }
-#define CM_ALL ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI) | (1u << PTE_CM_ISA_ARM_DSP))
+#define CM_ALL                                                                                \
+  ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI) | (1u << PTE_CM_ISA_ARM_DSP) | \
+   (1u << PTE_CM_ISA_ARM_MVE))
 #define CM_X86 ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI))
 
 bool pte_cm_simd_available(pte_cm_isa isa) {
@@ -31,11 +33,13 @@ bool pte_cm_simd_available(pte_cm_isa isa) {
              __builtin_cpu_supports("avx512vnni");
 #endif
     case PTE_CM_ISA_ARM_DSP: return pte_cm_simd_arm_compiled();
+    case PTE_CM_ISA_ARM_MVE: return pte_cm_simd_mve_compiled();
     default: return false;
   }
 }
 
 static pte_cm_isa best_isa(void) {
+  if (pte_cm_simd_available(PTE_CM_ISA_ARM_MVE)) return PTE_CM_ISA_ARM_MVE;
   if (pte_cm_simd_available(PTE_CM_ISA_ARM_DSP)) return PTE_CM_ISA_ARM_DSP;
   if (pte_cm_simd_available(PTE_CM_ISA_AVX512VNNI)) return PTE_CM_ISA_AVX512VNNI;
   if (pte_cm_simd_available(PTE_CM_ISA_AVX2)) return PTE_CM_ISA_AVX2;
@@ -59,6 +63,7 @@ const char *pte_cm_simd_name(pte_cm_isa isa) {
     case PTE_CM_ISA_AVX2: return "avx2";
     case PTE_CM_ISA_AVX512VNNI: return "avx512vnni";
     case PTE_CM_ISA_ARM_DSP: return "arm-dsp";
+    case PTE_CM_ISA_ARM_MVE: return "arm-mve";
     default: return "?";
   }
 }
@@ -69,6 +74,7 @@ bool pte_cm_simd_gemm(const pte_cm_gemm *g) {
     case PTE_CM_ISA_AVX512VNNI: pte_cm_gemm_avx512(g); return true;
     case PTE_CM_ISA_AVX2: pte_cm_gemm_avx2(g); return true;
     case PTE_CM_ISA_ARM_DSP: pte_cm_gemm_arm(g); return true;
+    case PTE_CM_ISA_ARM_MVE: pte_cm_gemm_mve(g); return true;
     default: return false;
   }
 }
@@ -79,6 +85,7 @@ bool pte_cm_simd_dw(const pte_cm_dw *d) {
     case PTE_CM_ISA_AVX512VNNI: pte_cm_dw_avx512(d); return true;
     case PTE_CM_ISA_AVX2: pte_cm_dw_avx2(d); return true;
     case PTE_CM_ISA_ARM_DSP: pte_cm_dw_arm(d); return true;
+    case PTE_CM_ISA_ARM_MVE: pte_cm_dw_mve(d); return true;
     default: return false;
   }
 }

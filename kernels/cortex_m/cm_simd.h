@@ -10,7 +10,8 @@
  * ISAs: x86-64 selects at run time (cpuid through __builtin_cpu_supports): AVX-512 VNNI
  * (vpdpbusd on x + 128 as unsigned bytes with the -128 * sum(w) correction), then AVX2
  * (vpmaddwd on sign-extended int16, exact), else portable. Arm selects at build time: the DSP
- * extension (__ARM_FEATURE_DSP: SXTB16 / SMLAD through <arm_acle.h>) when the target has it.
+ * extension (__ARM_FEATURE_DSP: SXTB16 / SMLAD through <arm_acle.h>) when the target has it, or
+ * Helium (__ARM_FEATURE_MVE: VMLADAVA through <arm_mve.h>) for the GEMM and depthwise when present.
  * pte_cm_simd_force() lets tests and benchmarks pin one ISA (the only mutable state of the
  * library; not thread-safe, meant for single-threaded test/bench drivers).
  */
@@ -27,7 +28,8 @@ typedef enum pte_cm_isa {
   PTE_CM_ISA_AVX2 = 1,      /* x86-64 AVX2 */
   PTE_CM_ISA_AVX512VNNI = 2, /* x86-64 AVX-512 F/BW/VL + VNNI */
   PTE_CM_ISA_ARM_DSP = 3,   /* Armv7E-M / Armv8-M DSP extension (build-time) */
-  PTE_CM_ISA_COUNT = 4
+  PTE_CM_ISA_ARM_MVE = 4,   /* Armv8.1-M Helium, integer MVE (build-time) */
+  PTE_CM_ISA_COUNT = 5
 } pte_cm_isa;
 
 /* True when `isa` can run here (PORTABLE always can). */
@@ -137,6 +139,9 @@ bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *s
                             int32_t *rq);
 void pte_cm_gemm_arm(const pte_cm_gemm *g);
 void pte_cm_dw_arm(const pte_cm_dw *d);
+void pte_cm_gemm_mve(const pte_cm_gemm *g);
+void pte_cm_dw_mve(const pte_cm_dw *d);
+bool pte_cm_simd_mve_compiled(void);
 bool pte_cm_simd_x86_compiled(void);
 bool pte_cm_simd_arm_compiled(void);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/mcu_simd/run.sh SRC_DIR [WORK_DIR]
-# 1. Cross-compiles every kernels/cortex_m source with -Werror for Cortex-M4F, M7, M55 (and M0+,
-#    which has no DSP extension: the portable build) and checks the DSP objects use SMLAD.
+# 1. Cross-compiles every kernels/cortex_m source with -Werror for Cortex-M4F, M7, M55 (with and
+#    without Helium) and M0+ (no DSP extension: the portable build) and checks the DSP objects use
+#    SMLAD and the Helium one VMLADAVA.
 # 2. Builds tests/mcu_simd/simd_exact.c + the DSP routines bare-metal and runs it under
 #    qemu-system-arm on mps2-an386 (M4), mps2-an500 (M7) and mps3-an547 (M55); every board must
 #    print 0 mismatches. Exit 77 (skip) when arm-none-eabi-gcc is missing; the QEMU part is
@@ -14,8 +15,9 @@ command -v arm-none-eabi-gcc >/dev/null 2>&1 || { echo "arm-none-eabi-gcc not in
 CFLAGS="-std=c11 -mthumb -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror -I$SRC/include -I$SRC/kernels -I$SRC/src"
 fail=0
 for cpu in "cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard" "cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard" \
-           "cortex-m55" "cortex-m0plus"; do
+           "cortex-m55 -mfloat-abi=soft" "cortex-m55 -mfloat-abi=hard" "cortex-m0plus"; do
   name=$(echo "$cpu" | cut -d' ' -f1)
+  case $cpu in cortex-m55*hard*) name=$name-hard ;; esac
   for f in "$SRC"/kernels/cortex_m/*.c; do
     o="$WORK/$name-$(basename "$f" .c).o"
     # shellcheck disable=SC2086
@@ -26,24 +28,30 @@ for cpu in "cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard" "cortex-m7 -mfpu=fpv5-
     cortex-m0plus) [ "$n" -eq 0 ] || { echo "FAIL: SMLAD on $name"; fail=1; } ;;
     *) [ "$n" -gt 0 ] || { echo "FAIL: no SMLAD in the $name DSP path"; fail=1; } ;;
   esac
-  echo "compiled kernels/cortex_m for $name (SMLAD instructions in cm_simd_arm.o: $n)"
+  v=$(arm-none-eabi-objdump -d -m armv8.1-m.main "$WORK/$name-cm_simd_mve.o" | grep -c -i -E 'vmla(da)?va' || true)
+  case $name in
+    cortex-m55-hard) [ "$v" -gt 0 ] || { echo "FAIL: no VMLADAVA in the $name Helium path"; fail=1; } ;;
+    *) [ "$v" -eq 0 ] || { echo "FAIL: Helium code for $name"; fail=1; } ;;
+  esac
+  echo "compiled kernels/cortex_m for $name (SMLAD in cm_simd_arm.o: $n, VMLADAVA in cm_simd_mve.o: $v)"
 done
 [ $fail -eq 0 ] || exit 1
 if ! command -v qemu-system-arm >/dev/null 2>&1; then
   echo "qemu-system-arm not installed: bare-metal run skipped"
   exit 0
 fi
-for board in "mps2-an386 cortex-m4" "mps2-an500 cortex-m7" "mps3-an547 cortex-m55"; do
+for board in "mps2-an386 cortex-m4 soft" "mps2-an500 cortex-m7 soft" "mps3-an547 cortex-m55 soft" \
+             "mps3-an547 cortex-m55 hard"; do
   set -- $board
-  elf="$WORK/simd_exact-$2.elf"
+  elf="$WORK/simd_exact-$2-$3.elf"
   # shellcheck disable=SC2086
-  arm-none-eabi-gcc -std=c11 -mthumb -mcpu=$2 -mfloat-abi=soft -O2 -ffreestanding -nostdlib \
+  arm-none-eabi-gcc -std=c11 -mthumb -mcpu=$2 -mfloat-abi=$3 -O2 -ffreestanding -nostdlib \
     -Wall -Wextra -Werror -I$SRC/include -I$SRC/kernels -I$SRC/src \
     -T "$SRC/tests/mcu_simd/mps.ld" "$SRC/tests/mcu_simd/startup.c" "$SRC/tests/mcu_simd/simd_exact.c" \
-    "$SRC/kernels/cortex_m/cm_simd_arm.c" -lgcc -o "$elf"
+    "$SRC/kernels/cortex_m/cm_simd_arm.c" "$SRC/kernels/cortex_m/cm_simd_mve.c" -lgcc -o "$elf"
   out=$(timeout 300 qemu-system-arm -M "$1" -nographic -monitor none -serial none \
         -semihosting-config enable=on,target=native -kernel "$elf" 2>&1) && rc=0 || rc=$?
-  echo "$1 ($2): $out (exit $rc)"
+  echo "$1 ($2, float-abi=$3): $out (exit $rc)"
   case $out in
     *" 0 mismatches"*) [ $rc -eq 0 ] || fail=1 ;;
     *) fail=1 ;;

@@ -1,10 +1,11 @@
-/* Bare-metal bit-exactness test of the cortex_m Arm DSP paths (kernels/cortex_m/cm_simd_arm.c)
+/* Bare-metal bit-exactness test of the cortex_m Arm DSP and Helium paths
+ * (kernels/cortex_m/cm_simd_arm.c, cm_simd_mve.c)
  * run under QEMU (tests/mcu_simd/run.sh): random GEMM (convolution / linear) and depthwise
  * problems, including saturating and wrapping cases, computed by the SMLAD / SXTB16 routines
  * and by a plain scalar loop of the portable arithmetic (sum of (x + in_off) * w in 64 bits,
  * wrapped to int32, cm_internal.h's requantize); every output byte must match.
- * Prints "mcu_simd: <cases> cases, <mismatches> mismatches (<isa>)" over semihosting; the exit
- * code is 0 when everything matched, 1 on a mismatch, 2 when the DSP path is not compiled in. */
+ * Prints "mcu_simd: <cases> cases, <mismatches> mismatches (<isas>)" over semihosting; the exit
+ * code is 0 when everything matched, 1 on a mismatch, 2 when no Arm SIMD path is compiled in. */
 #include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_simd.h"
 
@@ -56,6 +57,8 @@ static void rnd_requant(int n, int sat) {
   }
 }
 
+static int g_mve; /* run the Helium routines instead of the DSP ones */
+
 static long gemm_case(void) {
   const int sat = rint_(0, 5) == 0;
   pte_cm_gemm g;
@@ -86,13 +89,17 @@ static long gemm_case(void) {
         acc += ((int64_t)g_x[p * g.K + k] + g.in_off) * g_w[o * g.K + k];
       g_r[p * g.OC + o] = finish(acc, g_m[o], g_s[o], g.out_off, g.act_min, g.act_max);
     }
-  pte_cm_gemm_arm(&g);
+  if (g_mve)
+    pte_cm_gemm_mve(&g);
+  else
+    pte_cm_gemm_arm(&g);
   long bad = 0;
   for (int i = 0; i < g.P * g.OC; i++) bad += g_y[i] != g_r[i];
   return bad;
 }
 
-static int8_t g_dx[8 * 8 * MAXO], g_dw[4 * 4 * MAXO], g_dy[8 * 8 * MAXO], g_dr[8 * 8 * MAXO];
+/* outputs up to 10 x 10 pixels (8 + 2 padding, kernel 1) */
+static int8_t g_dx[8 * 8 * MAXO], g_dw[4 * 4 * MAXO], g_dy[10 * 10 * MAXO], g_dr[10 * 10 * MAXO];
 
 static long dw_case(void) {
   const int sat = rint_(0, 5) == 0;
@@ -138,30 +145,38 @@ static long dw_case(void) {
           }
         g_dr[(oy * d.OW + ox) * d.C + c] = finish(acc, g_m[c], g_s[c], d.out_off, d.act_min, d.act_max);
       }
-  pte_cm_dw_arm(&d);
+  if (g_mve)
+    pte_cm_dw_mve(&d);
+  else
+    pte_cm_dw_arm(&d);
   long bad = 0;
   for (int i = 0; i < d.OH * d.OW * d.C; i++) bad += g_dy[i] != g_dr[i];
   return bad;
 }
 
 int main(void) {
-  if (!pte_cm_simd_arm_compiled()) {
-    mcu_puts("mcu_simd: the Arm DSP path is not compiled in\n");
-    return 2;
-  }
   long cases = 0, bad = 0;
-  for (int i = 0; i < 300; i++) {
-    bad += gemm_case();
-    cases++;
+  int isas = 0;
+  for (g_mve = 0; g_mve < 2; g_mve++) {
+    if (!(g_mve ? pte_cm_simd_mve_compiled() : pte_cm_simd_arm_compiled())) continue;
+    isas++;
+    for (int i = 0; i < 300; i++) {
+      bad += gemm_case();
+      cases++;
+    }
+    for (int i = 0; i < 300; i++) {
+      const long b = dw_case();
+      if (b < 0) continue;
+      bad += b;
+      cases++;
+    }
   }
-  for (int i = 0; i < 300; i++) {
-    const long b = dw_case();
-    if (b < 0) continue;
-    bad += b;
-    cases++;
+  if (!isas) {
+    mcu_puts("mcu_simd: no Arm SIMD path is compiled in\n");
+    return 2;
   }
   put_int("mcu_simd: ", cases);
   put_int(" cases, ", bad);
-  mcu_puts(" mismatches (arm-dsp)\n");
+  mcu_puts(pte_cm_simd_mve_compiled() ? " mismatches (arm-dsp, arm-mve)\n" : " mismatches (arm-dsp)\n");
   return bad ? 1 : 0;
 }

@@ -38,6 +38,9 @@ void *memset(void *d, int c, size_t n) {
 }
 
 void reset_handler(void) {
+  /* CP10 / CP11 full access: the FPU, and on Armv8.1-M the MVE registers */
+  *(volatile uint32_t *)0xE000ED88u |= 0xFu << 20;
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
   uint32_t *src = &__data_load, *dst = &__data_start;
   while (dst < &__data_end) *dst++ = *src++;
   for (dst = &__bss_start; dst < &__bss_end;) *dst++ = 0;

@@ -81,7 +81,9 @@ static int64_t rnd_off(void) {
   }
 }
 
-#define ALL_SIMD ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI) | (1u << PTE_CM_ISA_ARM_DSP))
+#define ALL_SIMD                                                                               \
+  ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI) | (1u << PTE_CM_ISA_ARM_DSP) | \
+   (1u << PTE_CM_ISA_ARM_MVE))
 #define X86_SIMD ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI))
 
 /* Runs fn on args with PORTABLE and with every available SIMD ISA; outputs must match.
@@ -513,6 +515,7 @@ TEST(isa_switch) {
   CHECK(pte_cm_simd_force(PTE_CM_ISA_AUTO));
 #if defined(__x86_64__)
   CHECK(!pte_cm_simd_available(PTE_CM_ISA_ARM_DSP));
+  CHECK(!pte_cm_simd_available(PTE_CM_ISA_ARM_MVE));
   if (pte_cm_simd_available(PTE_CM_ISA_AVX512VNNI))
     CHECK_EQ_INT(pte_cm_simd_active(), PTE_CM_ISA_AVX512VNNI);
 #endif
