@@ -213,7 +213,11 @@ static inline int64_t dot_off(const int8_t *x, int64_t sx, const int8_t *w, int6
  * whose padded taps hold -input_offset (the zero point, so (x + input_offset) is 0 there),
  * which needs input_offset in [-127, 128]. Returns false (nothing written) when it does not
  * apply. */
+#if defined(__x86_64__) || defined(__i386__)
 #define CM_SIMD_PATCH_BYTES 16384
+#else
+#define CM_SIMD_PATCH_BYTES 2048 /* microcontroller stacks are small; the Arm GEMM packs nothing */
+#endif
 static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups) {
   const int64_t N = c->in->sizes[0], C = c->in->sizes[1], H = c->in->sizes[2], W = c->in->sizes[3];
   const int64_t OC = c->w->sizes[0], KH = c->w->sizes[1], KW = c->w->sizes[2], Cg = c->w->sizes[3];

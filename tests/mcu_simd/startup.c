@@ -47,9 +47,16 @@ void reset_handler(void) {
   mcu_exit(main());
 }
 
-static void fault_handler(void) {
-  mcu_puts("mcu_simd: fault\n");
+/* Reports the faulting PC (stacked frame: r0 r1 r2 r3 r12 lr pc xpsr) and exits 99. */
+void mcu_fault_report(const uint32_t *frame) {
+  char msg[] = "mcu_simd: fault at pc 0x00000000\n";
+  const uint32_t pc = frame[6];
+  for (int i = 0; i < 8; i++) msg[24 + i] = "0123456789abcdef"[(pc >> (28 - 4 * i)) & 0xFu];
+  mcu_puts(msg);
   mcu_exit(99);
+}
+__attribute__((naked)) static void fault_handler(void) {
+  __asm__ volatile("mrs r0, msp\n\tb mcu_fault_report");
 }
 
 __attribute__((section(".vectors"), used)) static void (*const k_vectors[16])(void) = {
