@@ -8,8 +8,10 @@ CTEST      ?= ctest
 BUILD_TYPE ?= RelWithDebInfo
 PREFIX     ?= /usr/local
 BUILD_FOOTPRINT ?= build-footprint
+BUILD_MCU  ?= build-mcu
 
 .PHONY: regen-schema all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean install footprint
+.PHONY: mcu footprint-mcu
 
 # Quiet by default: one line, the build log shown only on failure (V=1 shows everything).
 V ?= 0
@@ -86,8 +88,24 @@ footprint:
 	@$(CMAKE) --build $(BUILD_FOOTPRINT) -j $(JOBS)
 	@PTE_CORPUS=$${PTE_CORPUS:-$(CURDIR)/../shared/corpus} sh cmake/footprint.sh $(BUILD_FOOTPRINT)
 
+# Cortex-M (docs/mcu.md): cross-builds the QEMU runner for M4, M7 and M55 into $(BUILD_MCU)/<core>
+# (gcc-arm-none-eabi + newlib), runs the Arduino program and the int8 KWS network on
+# mps2-an386 / mps2-an500 / mps3-an547 under qemu-system-arm and compares with the host build.
+# Not part of the default build. MCU_CORES=m4 limits the cores.
+MCU_CORES ?= m4 m7 m55
+mcu: configure
+	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target pte_mcu_host >$(BUILD)/mcu-host-build.log 2>&1 || { cat $(BUILD)/mcu-host-build.log; exit 1; }
+	@JOBS=$(JOBS) sh targets/qemu/run.sh $(BUILD) $(BUILD_MCU) $(MCU_CORES)
+
+# Thumb-2 footprint: .text/.rodata/.data/.bss of the core and kernel libraries for M4 and M55, the
+# linked images, each model's RAM need and stack high-water mark, the 32 KiB core .text budget.
+footprint-mcu: configure
+	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target pte_mcu_host >$(BUILD)/mcu-host-build.log 2>&1 || { cat $(BUILD)/mcu-host-build.log; exit 1; }
+	@mkdir -p $(BUILD_MCU) && JOBS=$(JOBS) sh targets/qemu/run.sh $(BUILD) $(BUILD_MCU) m4 m55 >$(BUILD_MCU)/run.log 2>&1 || { cat $(BUILD_MCU)/run.log; exit 1; }
+	@sh targets/qemu/footprint.sh $(BUILD_MCU) m4 m55
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FOOTPRINT) build-fuzz
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FOOTPRINT) $(BUILD_MCU) build-fuzz
 
 # Regenerates the checked-in generated/pte_gen/ from schema/*.fbs with the host tool tools/fbsgen
 # (compiled here with the host compiler HOST_CC; the normal build never runs it). ctest

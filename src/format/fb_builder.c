@@ -131,8 +131,10 @@ static inline size_t fb_elem_align(size_t elem_size) {
 static bool fb_vec_prep(pte_fb_builder *b, size_t count, size_t elem_size, size_t align, size_t *nbytes) {
   if (!fb_not_nested(b)) return false;
   if (elem_size == 0 || (align != 0 && !fb_pow2(align))) return fb_fail(b, PTE_ERR_INVALID_ARGUMENT);
-  if ((uint64_t)count > 0xFFFFFFFFull || count > FB_MAX_SIZE / elem_size)
-    return fb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
+#if SIZE_MAX > 0xFFFFFFFFu
+  if ((uint64_t)count > 0xFFFFFFFFull) return fb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
+#endif
+  if (count > FB_MAX_SIZE / elem_size) return fb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
   size_t n = count * elem_size;
   size_t a = fb_elem_align(elem_size);
   if (align > a) a = align;

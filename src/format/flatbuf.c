@@ -14,7 +14,11 @@
 
 /* Positions are u32: anything past 4 GiB is unreachable, so clamp the size we check against. */
 static inline uint64_t fb_clamp_size(size_t size) {
+#if SIZE_MAX > 0xFFFFFFFFu
   return (uint64_t)size > 0xFFFFFFFFull ? 0xFFFFFFFFull : (uint64_t)size;
+#else
+  return (uint64_t)size; /* 32-bit size_t: never past 4 GiB */
+#endif
 }
 
 static inline pte_fb_table fb_absent_table(const uint8_t *buf, size_t size) {
