@@ -48,6 +48,7 @@ if ! command -v qemu-system-arm >/dev/null 2>&1; then
 fi
 for board in "mps2-an386 cortex-m4 soft" "mps2-an500 cortex-m7 soft" "mps3-an547 cortex-m55 soft" \
              "mps3-an547 cortex-m55 hard"; do
+  # shellcheck disable=SC2086
   set -- $board
   elf="$WORK/simd_exact-$2-$3.elf"
   # shellcheck disable=SC2086
@@ -60,11 +61,12 @@ for board in "mps2-an386 cortex-m4 soft" "mps2-an500 cortex-m7 soft" "mps3-an547
         -semihosting-config enable=on,target=native -kernel "$elf" 2>&1) && rc=0 || rc=$?
   echo "$1 ($2, float-abi=$3): $out (exit $rc)"
   case $out in
-    *" 0 mismatches"*) [ $rc -eq 0 ] || fail=1 ;;
+    *" 0 mismatches"*) [ "$rc" -eq 0 ] || fail=1 ;;
     *) fail=1 ;;
   esac
 done
 for board in "mps2-an386 cortex-m4 soft" "mps3-an547 cortex-m55 hard"; do
+  # shellcheck disable=SC2086
   set -- $board
   obj="$WORK/kws-$2"
   rm -rf "$obj"
@@ -89,7 +91,7 @@ for board in "mps2-an386 cortex-m4 soft" "mps3-an547 cortex-m55 hard"; do
   echo "KWS stack on $1 ($2):"
   echo "$out" | sed 's/^/  /'
   case $out in
-    *"identical: yes"*) [ $rc -eq 0 ] || fail=1 ;;
+    *"identical: yes"*) [ "$rc" -eq 0 ] || fail=1 ;;
     *) fail=1 ;;
   esac
 done
