@@ -107,8 +107,9 @@ bool pte_cm_simd_addmul(const pte_cm_addmul *e) {
 }
 
 bool pte_cm_simd_softmax(const pte_cm_softmax *s) {
-  switch (pick(1u << PTE_CM_ISA_AVX512VNNI)) {
+  switch (pick(CM_X86)) {
     case PTE_CM_ISA_AVX512VNNI: pte_cm_softmax_avx512(s); return true;
+    case PTE_CM_ISA_AVX2: pte_cm_softmax_avx2(s); return true;
     default: return false;
   }
 }

@@ -119,13 +119,14 @@ bool pte_cm_simd_gemm(const pte_cm_gemm *g);
 bool pte_cm_simd_dw(const pte_cm_dw *d);
 bool pte_cm_simd_pool(const pte_cm_pool *p);
 bool pte_cm_simd_addmul(const pte_cm_addmul *e);
-bool pte_cm_simd_softmax(const pte_cm_softmax *s); /* AVX-512 only */
+bool pte_cm_simd_softmax(const pte_cm_softmax *s); /* x86 only */
 
 /* per-ISA entry points (cm_simd_avx2.c, cm_simd_avx512.c, cm_simd_arm.c) */
 void pte_cm_gemm_avx2(const pte_cm_gemm *g);
 void pte_cm_dw_avx2(const pte_cm_dw *d);
 void pte_cm_pool_avx2(const pte_cm_pool *p);
 void pte_cm_addmul_avx2(const pte_cm_addmul *e);
+void pte_cm_softmax_avx2(const pte_cm_softmax *s);
 void pte_cm_gemm_avx512(const pte_cm_gemm *g);
 void pte_cm_dw_avx512(const pte_cm_dw *d);
 void pte_cm_pool_avx512(const pte_cm_pool *p);
@@ -136,7 +137,7 @@ void pte_cm_softmax_avx512(const pte_cm_softmax *s);
 bool pte_cm_avx512_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
                               int32_t *rq, int32_t *dhm, int32_t *ex);
 bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
-                            int32_t *rq);
+                            int32_t *rq, int32_t *dhm, int32_t *ex);
 void pte_cm_gemm_arm(const pte_cm_gemm *g);
 void pte_cm_dw_arm(const pte_cm_dw *d);
 void pte_cm_gemm_mve(const pte_cm_gemm *g);

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_simd.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -282,23 +283,141 @@ CM256 void pte_cm_addmul_avx2(const pte_cm_addmul *e) {
   }
 }
 
+/* ---- softmax (lanes = elements of a row; see cm_simd_avx512.c) -------------------------- */
+
+/* Lane-wise pte_cm_dhm_sat. The quotient's low 32 bits are bits 31..62 of the biased 64-bit
+ * sum, so the logical 64-bit shift (AVX2 has no arithmetic one) gives them too. */
+CM256 static inline __m256i dhm_sat256(__m256i a, __m256i b) {
+  const __m256i pos = _mm256_set1_epi64x(1LL << 30), neg = _mm256_set1_epi64x(1 - (1LL << 30));
+  const __m256i bias = _mm256_set1_epi64x((1LL << 31) - 1), z = _mm256_setzero_si256();
+  __m256i pe = _mm256_mul_epi32(a, b);
+  const __m256i de = _mm256_cmpgt_epi64(z, _mm256_slli_epi64(_mm256_xor_si256(a, b), 32));
+  pe = _mm256_add_epi64(pe, _mm256_blendv_epi8(pos, neg, de));
+  pe = _mm256_add_epi64(pe, _mm256_and_si256(_mm256_cmpgt_epi64(z, pe), bias));
+  pe = _mm256_srli_epi64(pe, 31);
+  const __m256i ao = _mm256_srli_epi64(a, 32), bo = _mm256_srli_epi64(b, 32);
+  __m256i po = _mm256_mul_epi32(ao, bo);
+  const __m256i dodd = _mm256_cmpgt_epi64(z, _mm256_slli_epi64(_mm256_xor_si256(ao, bo), 32));
+  po = _mm256_add_epi64(po, _mm256_blendv_epi8(pos, neg, dodd));
+  po = _mm256_add_epi64(po, _mm256_and_si256(_mm256_cmpgt_epi64(z, po), bias));
+  po = _mm256_slli_epi64(_mm256_srli_epi64(po, 31), 32);
+  const __m256i r = _mm256_blend_epi32(pe, po, 0xAA);
+  const __m256i mn = _mm256_set1_epi32(INT32_MIN);
+  const __m256i both = _mm256_and_si256(_mm256_cmpeq_epi32(a, mn), _mm256_cmpeq_epi32(b, mn));
+  return _mm256_blendv_epi8(r, _mm256_set1_epi32(INT32_MAX), both);
+}
+
+CM256 static inline __m256i div_pow2_256(__m256i x, int e) {
+  const __m256i right = _mm256_set1_epi32(e), one = _mm256_set1_epi32(1);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+  const __m256i rem = _mm256_and_si256(x, mask);
+  const __m256i thr =
+      _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_cmpgt_epi32(_mm256_setzero_si256(), x));
+  return _mm256_sub_epi32(_mm256_srav_epi32(x, right), _mm256_cmpgt_epi32(rem, thr));
+}
+
+CM256 static inline __m256i exp_neg256(__m256i val) {
+  const __m256i q = _mm256_sub_epi32(_mm256_and_si256(val, _mm256_set1_epi32((1 << 24) - 1)),
+                                     _mm256_set1_epi32(1 << 24));
+  const __m256i remainder = _mm256_sub_epi32(q, val);
+  const __m256i x = _mm256_add_epi32(_mm256_slli_epi32(q, 5), _mm256_set1_epi32(1 << 28));
+  const __m256i x2 = dhm_sat256(x, x);
+  const __m256i x4_over_4 = div_pow2_256(dhm_sat256(x2, x2), 2);
+  const __m256i x3 = dhm_sat256(x2, x);
+  const __m256i poly = dhm_sat256(_mm256_add_epi32(x4_over_4, x3), _mm256_set1_epi32(715827883));
+  const __m256i inner = _mm256_add_epi32(x, div_pow2_256(_mm256_add_epi32(poly, x2), 1));
+  const __m256i c0 = _mm256_set1_epi32(1895147668);
+  __m256i result = _mm256_add_epi32(c0, dhm_sat256(c0, inner));
+  static const int32_t k_consts[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                      39332535,   720401,     242};
+  const __m256i z = _mm256_setzero_si256();
+  for (int i = 0; i < 7; i++) {
+    const __m256i bit = _mm256_and_si256(remainder, _mm256_set1_epi32(1 << (24 + i)));
+    const __m256i m = _mm256_xor_si256(_mm256_cmpeq_epi32(bit, z), _mm256_set1_epi32(-1));
+    result = _mm256_blendv_epi8(result, dhm_sat256(result, _mm256_set1_epi32(k_consts[i])), m);
+  }
+  return _mm256_blendv_epi8(result, _mm256_set1_epi32(INT32_MAX), _mm256_cmpeq_epi32(val, z));
+}
+
+/* int8 lanes [i, i + n) (n <= 8) sign-extended, `fill` in the others */
+CM256 static inline __m256i load_i8x8_fill(const int8_t *p, int64_t n, int8_t fill) {
+  int8_t t[8];
+  memset(t, fill, sizeof t);
+  memcpy(t, p, (size_t)(n < 8 ? n : 8));
+  int64_t q;
+  memcpy(&q, t, 8);
+  return _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(q));
+}
+
+CM256 void pte_cm_softmax_avx2(const pte_cm_softmax *s) {
+  const int64_t n = s->n;
+  __m256i vmax = _mm256_set1_epi32(-128);
+  for (int64_t i = 0; i < n; i += 8)
+    vmax = _mm256_max_epi32(vmax, load_i8x8_fill(s->x + i, n - i, -128));
+  _Alignas(32) int32_t t[8];
+  _mm256_store_si256((__m256i *)(void *)t, vmax);
+  int32_t mx = t[0];
+  for (int j = 1; j < 8; j++) mx = t[j] > mx ? t[j] : mx;
+  const __m256i vmx = _mm256_set1_epi32(mx), vmask = _mm256_set1_epi32(s->mask),
+                vmult = _mm256_set1_epi32(s->mult), dmin = _mm256_set1_epi32(s->diff_min),
+                all = _mm256_set1_epi32(-1);
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i vsum = _mm256_setzero_si256();
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)(n - i < 8 ? n - i : 8)), idx);
+    const __m256i d = _mm256_sub_epi32(load_i8x8(s->x + i, n - i), vmx);
+    const __m256i ok = _mm256_andnot_si256(_mm256_cmpgt_epi32(dmin, d), lanes); /* d >= diff_min */
+    const __m256i e = exp_neg256(dhm_sat256(_mm256_mullo_epi32(d, vmask), vmult));
+    vsum = _mm256_add_epi32(vsum, _mm256_and_si256(div_pow2_256(e, 12), ok));
+  }
+  _mm256_store_si256((__m256i *)(void *)t, vsum);
+  uint32_t usum = 0;
+  for (int j = 0; j < 8; j++) usum += (uint32_t)t[j];
+  const int32_t sum = pte_cm_wrap32((int64_t)usum);
+  int headroom = 0;
+  while (headroom < 32 && !(usum & (0x80000000u >> headroom))) headroom++;
+  const uint32_t shifted = sum > 0 ? (usum << headroom) : 0u;
+  const int32_t shifted_scale =
+      pte_cm_one_over_one_plus_x_for_x_in_0_1(pte_cm_wrap32((int64_t)shifted - 2147483648LL));
+  int bits_over_unit = 12 - headroom + 23;
+  if (bits_over_unit > 31) bits_over_unit = 31;
+  const __m256i vscale = _mm256_set1_epi32(shifted_scale), m128 = _mm256_set1_epi32(-128);
+  for (int64_t i = 0; i < n; i += 8) {
+    const int64_t m = n - i < 8 ? n - i : 8;
+    const __m256i d = _mm256_sub_epi32(load_i8x8(s->x + i, m), vmx);
+    const __m256i ok = _mm256_xor_si256(_mm256_cmpgt_epi32(dmin, d), all);
+    const __m256i e = exp_neg256(dhm_sat256(_mm256_mullo_epi32(d, vmask), vmult));
+    __m256i r = _mm256_add_epi32(div_pow2_256(dhm_sat256(vscale, e), bits_over_unit), m128);
+    r = _mm256_min_epi32(_mm256_max_epi32(r, m128), _mm256_set1_epi32(127));
+    r = _mm256_blendv_epi8(m128, r, ok);
+    const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    int8_t out[16];
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_packs_epi16(w16, w16));
+    memcpy(s->y + i, out, (size_t)m);
+  }
+}
+
 CM256 static void check_math256(const int32_t *a, const int32_t *b, const int32_t *shift,
-                                int64_t n, int32_t *rq) {
+                                int64_t n, int32_t *rq, int32_t *dhm, int32_t *ex) {
   for (int64_t i = 0; i < n; i += 8) {
     const int64_t m = n - i < 8 ? n - i : 8;
     __m256i left, right;
     shifts256(shift + i, m, &left, &right);
+    const __m256i va = load_i32(a + i, m), vb = load_i32(b + i, m);
     _Alignas(32) int32_t t[8];
-    _mm256_store_si256((__m256i *)(void *)t,
-                       rq256(load_i32(a + i, m), load_i32(b + i, m), left, right));
+    _mm256_store_si256((__m256i *)(void *)t, rq256(va, vb, left, right));
     memcpy(rq + i, t, sizeof(int32_t) * (size_t)m);
+    _mm256_store_si256((__m256i *)(void *)t, dhm_sat256(va, vb));
+    memcpy(dhm + i, t, sizeof(int32_t) * (size_t)m);
+    _mm256_store_si256((__m256i *)(void *)t, exp_neg256(_mm256_min_epi32(va, _mm256_setzero_si256())));
+    memcpy(ex + i, t, sizeof(int32_t) * (size_t)m);
   }
 }
 
 bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
-                            int32_t *rq) {
+                            int32_t *rq, int32_t *dhm, int32_t *ex) {
   if (!pte_cm_simd_available(PTE_CM_ISA_AVX2)) return false;
-  check_math256(a, b, shift, n, rq);
+  check_math256(a, b, shift, n, rq, dhm, ex);
   return true;
 }
 
@@ -308,9 +427,10 @@ void pte_cm_gemm_avx2(const pte_cm_gemm *g) { (void)g; }
 void pte_cm_dw_avx2(const pte_cm_dw *d) { (void)d; }
 void pte_cm_pool_avx2(const pte_cm_pool *p) { (void)p; }
 void pte_cm_addmul_avx2(const pte_cm_addmul *e) { (void)e; }
+void pte_cm_softmax_avx2(const pte_cm_softmax *s) { (void)s; }
 bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *shift, int64_t n,
-                            int32_t *rq) {
-  (void)a, (void)b, (void)shift, (void)n, (void)rq;
+                            int32_t *rq, int32_t *dhm, int32_t *ex) {
+  (void)a, (void)b, (void)shift, (void)n, (void)rq, (void)dhm, (void)ex;
   return false;
 }
 #endif

@@ -440,7 +440,7 @@ TEST(add_mul_random_match_portable) {
 TEST(softmax_random_match_portable) {
   if (!any_simd()) SKIP("no SIMD ISA on this machine");
   g_seed = 6001u;
-  const unsigned avx512 = 1u << PTE_CM_ISA_AVX512VNNI;
+  const unsigned avx512 = X86_SIMD;
   for (int i = 0; i < 300; i++) {
     const int32_t sz[2] = {(int32_t)rint_(1, 5), (int32_t)rint_(1, i % 4 == 0 ? 70 : 20)};
     /* narrow inputs (many equal values / saturated probabilities) or the full int8 range */
@@ -496,11 +496,17 @@ TEST(vector_fixed_point_helpers_match_scalar) {
                 pte_cm_exp_on_negative_values(v));
     }
   }
-  if (pte_cm_avx2_check_math(a, b, sh, N, rq)) {
-    for (int i = 0; i < N; i++)
+  if (pte_cm_avx2_check_math(a, b, sh, N, rq, dhm, ex)) {
+    for (int i = 0; i < N; i++) {
       if (b[i] != INT32_MIN)
         CHECK_MSG(rq[i] == pte_cm_requantize(a[i], b[i], sh[i]), "avx2 requantize(%d, %d, %d): %d vs %d",
                   a[i], b[i], sh[i], rq[i], pte_cm_requantize(a[i], b[i], sh[i]));
+      CHECK_MSG(dhm[i] == pte_cm_dhm_sat(a[i], b[i]), "avx2 dhm_sat(%d, %d): %d vs %d", a[i], b[i],
+                dhm[i], pte_cm_dhm_sat(a[i], b[i]));
+      const int32_t v = a[i] < 0 ? a[i] : 0;
+      CHECK_MSG(ex[i] == pte_cm_exp_on_negative_values(v), "avx2 exp(%d): %d vs %d", v, ex[i],
+                pte_cm_exp_on_negative_values(v));
+    }
   }
 }
 
