@@ -26,8 +26,10 @@ bool pte_cm_simd_available(pte_cm_isa isa) {
     case PTE_CM_ISA_PORTABLE: return true;
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
     case PTE_CM_ISA_AVX2:
+      __builtin_cpu_init(); /* idempotent; needed when called before constructors ran */
       return pte_cm_simd_x86_compiled() && __builtin_cpu_supports("avx2");
     case PTE_CM_ISA_AVX512VNNI:
+      __builtin_cpu_init();
       return pte_cm_simd_x86_compiled() && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("avx512vnni");
