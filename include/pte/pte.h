@@ -30,6 +30,7 @@
 #include "pte/quantized_kernels.h"
 #include "pte/cortex_m_kernels.h"
 #include "pte/custom_kernels.h"
+#include "pte/llm_kernels.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/data_writer.h"
 #include "pte/writer.h"

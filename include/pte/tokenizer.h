@@ -53,6 +53,21 @@ pte_status pte_tokenizer_load_bytes(const void *data, size_t size, const char *n
                                     pte_tokenizer **out, pte_error_info *err);
 void pte_tokenizer_free(pte_tokenizer *tok);
 
+/* A tiktoken ranks file names neither its special tokens nor its split pattern. pte_tokenizer_load
+ * recognises cl100k_base, o200k_base, r50k_base (gpt2) and Llama 3's tokenizer.model by their rank
+ * count; other files get the cl100k pattern and no special tokens unless the caller says: */
+typedef struct pte_tiktoken_options {
+  const char *pattern;                /* "gpt2", "cl100k" (= Llama 3), "qwen2", "o200k" or that regex's
+                                         text; NULL: as pte_tokenizer_load decides */
+  const char *const *special_tokens;  /* texts of the special tokens, ids first_special_id + i */
+  size_t num_special_tokens;          /* 0: as pte_tokenizer_load decides */
+  int32_t first_special_id;           /* -1: right after the largest rank */
+  int32_t bos_index, eos_index;       /* indices into special_tokens; -1 = none */
+} pte_tiktoken_options;
+pte_status pte_tokenizer_load_tiktoken(const void *data, size_t size, const char *name,
+                                       const pte_tiktoken_options *opt, pte_tokenizer **out,
+                                       pte_error_info *err);
+
 pte_tokenizer_kind pte_tokenizer_kind_of(const pte_tokenizer *tok);
 size_t pte_tokenizer_vocab_size(const pte_tokenizer *tok);
 /* -1 when the file does not name one; the caller may override with the model's metadata. */

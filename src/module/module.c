@@ -11,6 +11,7 @@
 #include "pte/backend_xnnpack.h"
 #include "pte/cortex_m_kernels.h"
 #include "pte/custom_kernels.h"
+#include "pte/llm_kernels.h"
 #include "pte/portable_kernels.h"
 #include "pte/ptd.h"
 #include "pte/quantized_kernels.h"
@@ -57,6 +58,10 @@ static void mod_register_impl(void) {
   }
   if ((s = pte_register_custom_kernels()) != PTE_OK) {
     pte_error_set(err, s, "cannot register the custom (etnp / cadence) kernels");
+    return;
+  }
+  if ((s = pte_register_llm_kernels()) != PTE_OK) {
+    pte_error_set(err, s, "cannot register the LLM (llama::) kernels");
     return;
   }
   if ((s = pte_register_xnnpack_backend()) != PTE_OK) {

@@ -16,14 +16,15 @@ allowed() {
     runtime) echo "base format" ;;
     io) echo "base format runtime" ;;
     kernels_portable) echo "base format runtime" ;;
-    kernels_quantized|kernels_cortex_m|kernels_custom) echo "base format runtime kernels_portable" ;;
+    kernels_quantized|kernels_cortex_m|kernels_custom|kernels_llm) echo "base format runtime kernels_portable" ;;
     backend_xnnpack) echo "base format runtime io" ;;
     writer) echo "base format runtime io" ;;
     prepare) echo "base format runtime io writer" ;;
-    module) echo "base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom backend_xnnpack writer prepare" ;;
+    module) echo "base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom kernels_llm backend_xnnpack writer prepare" ;;
+    llm) echo "base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom kernels_llm backend_xnnpack writer prepare module" ;;
   esac
 }
-libs="base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom backend_xnnpack writer prepare module"
+libs="base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom kernels_llm backend_xnnpack writer prepare module llm"
 for l in $libs; do
   a="$B/libpte_$l.a"
   [ -f "$a" ] || { echo "FAIL: $a is missing" >&2; exit 1; }

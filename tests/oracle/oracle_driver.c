@@ -28,6 +28,7 @@
 #include "pte/data_loader.h"
 #include "pte/data_writer.h"
 #include "pte/io.h"
+#include "pte/llm_kernels.h"
 #include "pte/method.h"
 #include "pte/portable_kernels.h"
 #include "pte/program.h"
@@ -1046,7 +1047,8 @@ static int or_kernels(const char *ops_md) {
 }
 
 int main(int argc, char **argv) {
-  if (pte_register_portable_kernels() != PTE_OK || pte_register_quantized_kernels() != PTE_OK) {
+  if (pte_register_portable_kernels() != PTE_OK || pte_register_quantized_kernels() != PTE_OK ||
+      pte_register_llm_kernels() != PTE_OK) {
     fprintf(stderr, "kernel registration failed\n");
     return 1;
   }

@@ -27,7 +27,7 @@ static void help(FILE *f) {
           "               [--max-memory BYTES] [--verify full|minimal] [--max-instructions N] [--threads N]\n"
           "\n"
           "Loads one method of a .pte (or of the program inside a .bpte) with every kernel library pte\n"
-          "ships (portable, quantized_decomposed, cortex_m, custom) and the XNNPACK backend, sets its\n"
+          "ships (portable, quantized_decomposed, cortex_m, custom, llm) and the XNNPACK backend, sets its\n"
           "inputs, executes it and prints a summary of every output (dtype, shape, first values,\n"
           "min/max/mean for floats).\n"
           "\n"
