@@ -181,33 +181,80 @@ CM256 void pte_cm_gemm_avx2(const pte_cm_gemm *g) {
   }
 }
 
+/* Depthwise: 32 channels (four 8-lane int32 accumulators) per pass over the valid taps; full
+ * 8-channel groups load directly, a channel tail goes through load_i8x8. */
 CM256 void pte_cm_dw_avx2(const pte_cm_dw *d) {
   const int64_t C = d->C;
   const __m256i ooff = _mm256_set1_epi32(d->out_off), lo = _mm256_set1_epi32(d->act_min),
                 hi = _mm256_set1_epi32(d->act_max), ioff = _mm256_set1_epi32(d->in_off);
-  for (int64_t oy = 0; oy < d->OH; oy++)
+  for (int64_t oy = 0; oy < d->OH; oy++) {
+    const int64_t iy0 = oy * d->sh - d->ph;
+    int64_t ky0 = 0, ky1 = d->KH;
+    while (ky0 < ky1 && iy0 + ky0 * d->dh < 0) ky0++;
+    while (ky1 > ky0 && iy0 + (ky1 - 1) * d->dh >= d->H) ky1--;
     for (int64_t ox = 0; ox < d->OW; ox++) {
-      const int64_t iy0 = oy * d->sh - d->ph, ix0 = ox * d->sw - d->pw;
+      const int64_t ix0 = ox * d->sw - d->pw;
+      int64_t kx0 = 0, kx1 = d->KW;
+      while (kx0 < kx1 && ix0 + kx0 * d->dw < 0) kx0++;
+      while (kx1 > kx0 && ix0 + (kx1 - 1) * d->dw >= d->W) kx1--;
       int8_t *yp = d->y + (oy * d->OW + ox) * C;
-      for (int64_t c0 = 0; c0 < C; c0 += 8) {
-        const int64_t nc = C - c0 < 8 ? C - c0 : 8;
-        __m256i acc = load_i32(d->bias + c0, nc);
-        for (int64_t ky = 0; ky < d->KH; ky++) {
-          const int64_t iy = iy0 + ky * d->dh;
-          if (iy < 0 || iy >= d->H) continue;
-          for (int64_t kx = 0; kx < d->KW; kx++) {
-            const int64_t ix = ix0 + kx * d->dw;
-            if (ix < 0 || ix >= d->W) continue;
-            const __m256i xv = load_i8x8(d->x + (iy * d->W + ix) * C + c0, nc);
-            const __m256i wv = load_i8x8(d->w + (ky * d->KW + kx) * C + c0, nc);
-            acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_add_epi32(xv, ioff), wv));
+      for (int64_t c0 = 0; c0 < C; c0 += 32) {
+        const int64_t nc = C - c0 < 32 ? C - c0 : 32;
+        const int64_t n0 = nc < 8 ? nc : 8, n1 = nc > 8 ? (nc < 16 ? nc - 8 : 8) : 0,
+                      n2 = nc > 16 ? (nc < 24 ? nc - 16 : 8) : 0, n3 = nc > 24 ? nc - 24 : 0;
+        __m256i a0 = load_i32(d->bias + c0, n0);
+        __m256i a1 = n1 ? load_i32(d->bias + c0 + 8, n1) : _mm256_setzero_si256();
+        __m256i a2 = n2 ? load_i32(d->bias + c0 + 16, n2) : _mm256_setzero_si256();
+        __m256i a3 = n3 ? load_i32(d->bias + c0 + 24, n3) : _mm256_setzero_si256();
+        for (int64_t ky = ky0; ky < ky1; ky++) {
+          const int8_t *xr = d->x + ((iy0 + ky * d->dh) * d->W + ix0) * C + c0;
+          const int8_t *wr = d->w + ky * d->KW * C + c0;
+          for (int64_t kx = kx0; kx < kx1; kx++) {
+            const int8_t *xp = xr + kx * d->dw * C, *wp = wr + kx * C;
+            if (nc == 32) {
+              const __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)xp);
+              const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)wp);
+#define CM_DW8(a, k)                                                                         \
+  a = _mm256_add_epi32(                                                                      \
+      a, _mm256_mullo_epi32(                                                                 \
+             _mm256_add_epi32(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(_mm256_extract_epi64(xv, k))), ioff), \
+             _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(_mm256_extract_epi64(wv, k)))))
+              CM_DW8(a0, 0);
+              CM_DW8(a1, 1);
+              CM_DW8(a2, 2);
+              CM_DW8(a3, 3);
+#undef CM_DW8
+            } else {
+#define CM_DWT(a, n, o)                                                                    \
+  if (n)                                                                                   \
+  a = _mm256_add_epi32(a, _mm256_mullo_epi32(_mm256_add_epi32(load_i8x8(xp + (o), n), ioff), \
+                                             load_i8x8(wp + (o), n)))
+              CM_DWT(a0, n0, 0);
+              CM_DWT(a1, n1, 8);
+              CM_DWT(a2, n2, 16);
+              CM_DWT(a3, n3, 24);
+#undef CM_DWT
+            }
           }
         }
         __m256i left, right;
-        shifts256(d->shift + c0, nc, &left, &right);
-        finish256(acc, load_i32(d->mult + c0, nc), left, right, ooff, lo, hi, yp + c0, nc);
+        shifts256(d->shift + c0, n0, &left, &right);
+        finish256(a0, load_i32(d->mult + c0, n0), left, right, ooff, lo, hi, yp + c0, n0);
+        if (n1) {
+          shifts256(d->shift + c0 + 8, n1, &left, &right);
+          finish256(a1, load_i32(d->mult + c0 + 8, n1), left, right, ooff, lo, hi, yp + c0 + 8, n1);
+        }
+        if (n2) {
+          shifts256(d->shift + c0 + 16, n2, &left, &right);
+          finish256(a2, load_i32(d->mult + c0 + 16, n2), left, right, ooff, lo, hi, yp + c0 + 16, n2);
+        }
+        if (n3) {
+          shifts256(d->shift + c0 + 24, n3, &left, &right);
+          finish256(a3, load_i32(d->mult + c0 + 24, n3), left, right, ooff, lo, hi, yp + c0 + 24, n3);
+        }
       }
     }
+  }
 }
 
 CM256 void pte_cm_pool_avx2(const pte_cm_pool *p) {
