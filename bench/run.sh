@@ -76,6 +76,7 @@ args_for() { # prints the arguments of benchmark $1 (full or quick)
     prepare_load) if [ -n "$quick" ]; then echo 3; else echo 9; fi ;;
     xnnpack_fc) if [ -n "$quick" ]; then echo --quick; fi ;;
     xnnpack_models) if [ -n "$quick" ]; then echo --quick; fi ;;
+    xnnpack_q4) if [ -n "$quick" ]; then echo --quick; fi ;;
     prepare) if [ -n "$quick" ]; then echo 256; else echo 2048; fi ;;
   esac
 }

@@ -1,5 +1,6 @@
 /* Writer side: builds XNNPACK delegate blobs (XH00 header + XN00 graph + constants) the way the
  * exporter lays them out, with sha256-keyed named data or inline constants. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ typedef struct btensor {
   uint32_t dims[PTE_XNN_MAX_DIMS];
   uint8_t *data;
   float *scales;
+  uint16_t *bscales; /* PER_CHANNEL_GROUP: bf16 block scales (a constant of their own) */
   char key[65]; /* named_key constants: the caller's key ("" otherwise) */
 } btensor;
 
@@ -45,6 +47,7 @@ void pte_xnn_builder_free(pte_xnn_builder *b) {
   for (size_t i = 0; i < b->n_t; i++) {
     free(b->t[i].data);
     free(b->t[i].scales);
+    free(b->t[i].bscales);
   }
   free(b->t);
   free(b->n);
@@ -52,17 +55,22 @@ void pte_xnn_builder_free(pte_xnn_builder *b) {
 }
 
 static size_t dt_size(int dt) { return pte_xnn_dtype_size((unsigned)dt); }
+static bool dt_4bit(int dt) { return dt == PTE_XNN_DT_QCINT4 || dt == PTE_XNN_DT_QBINT4; }
+/* constant bytes of a tensor: 4-bit types hold two elements a byte */
+static size_t t_bytes(int dt, size_t numel) { return dt_4bit(dt) ? (numel + 1) / 2 : numel * dt_size(dt); }
 
 pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_desc *t, uint32_t *id) {
   if (!b || !t || !id) return PTE_ERR_INVALID_ARGUMENT;
-  if (t->rank > PTE_XNN_MAX_DIMS || (t->rank && !t->dims) || dt_size(t->dtype) == 0) return PTE_ERR_INVALID_ARGUMENT;
+  if (t->rank > PTE_XNN_MAX_DIMS || (t->rank && !t->dims) || (dt_size(t->dtype) == 0 && !dt_4bit(t->dtype)))
+    return PTE_ERR_INVALID_ARGUMENT;
   size_t numel = 1;
   for (uint32_t i = 0; i < t->rank; i++) numel *= t->dims[i];
-  if (t->data && t->nbytes != numel * dt_size(t->dtype)) return PTE_ERR_INVALID_ARGUMENT;
+  if (dt_4bit(t->dtype) && (t->rank != 2 || (t->dims[1] & 1u))) return PTE_ERR_INVALID_ARGUMENT;
+  if (t->data && t->nbytes != t_bytes(t->dtype, numel)) return PTE_ERR_INVALID_ARGUMENT;
   if (t->data && (t->flags & (PTE_XNN_VALUE_EXTERNAL_INPUT | PTE_XNN_VALUE_EXTERNAL_OUTPUT))) return PTE_ERR_INVALID_ARGUMENT;
   if (t->named_key) {
     size_t kl = strlen(t->named_key);
-    if (t->data || kl == 0 || kl > 64 || t->nbytes != numel * dt_size(t->dtype) ||
+    if (t->data || kl == 0 || kl > 64 || t->nbytes != t_bytes(t->dtype, numel) ||
         (t->flags & (PTE_XNN_VALUE_EXTERNAL_INPUT | PTE_XNN_VALUE_EXTERNAL_OUTPUT)))
       return PTE_ERR_INVALID_ARGUMENT;
   }
@@ -71,14 +79,21 @@ pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_d
     return PTE_ERR_INVALID_ARGUMENT;
   switch (t->quant) {
     case PTE_XNN_QUANT_NONE:
-      if (t->dtype != PTE_XNN_DT_FP32) return PTE_ERR_INVALID_ARGUMENT;
+      if (t->dtype != PTE_XNN_DT_FP32 && t->dtype != PTE_XNN_DT_FP16 && t->dtype != PTE_XNN_DT_BF16)
+        return PTE_ERR_INVALID_ARGUMENT;
+      break;
+    case PTE_XNN_QUANT_PER_CHANNEL_GROUP:
+      if (t->dtype != PTE_XNN_DT_QBINT4 || !t->block_scales_bf16 == !t->block_scales_f32 || t->n_block_scales == 0 ||
+          t->n_block_scales > 0xFFFFFFFFu)
+        return PTE_ERR_INVALID_ARGUMENT;
       break;
     case PTE_XNN_QUANT_PER_TENSOR:
       if (t->dtype != PTE_XNN_DT_QINT8 && t->dtype != PTE_XNN_DT_QUINT8 && t->dtype != PTE_XNN_DT_QINT32)
         return PTE_ERR_INVALID_ARGUMENT;
       break;
     case PTE_XNN_QUANT_PER_CHANNEL:
-      if ((t->dtype != PTE_XNN_DT_QCINT8 && t->dtype != PTE_XNN_DT_QCINT32) || t->channel_dim >= t->rank ||
+      if ((t->dtype != PTE_XNN_DT_QCINT8 && t->dtype != PTE_XNN_DT_QCINT32 && t->dtype != PTE_XNN_DT_QCINT4) ||
+          t->channel_dim >= t->rank ||
           !t->channel_scales || t->n_channel_scales != t->dims[t->channel_dim])
         return PTE_ERR_INVALID_ARGUMENT;
       break;
@@ -113,7 +128,25 @@ pte_status pte_xnn_builder_add_tensor(pte_xnn_builder *b, const pte_xnn_tensor_d
     }
     memcpy(e->scales, t->channel_scales, t->n_channel_scales * sizeof(float));
   }
+  if (t->quant == PTE_XNN_QUANT_PER_CHANNEL_GROUP && t->block_scales_bf16) {
+    e->bscales = (uint16_t *)malloc(t->n_block_scales * sizeof(uint16_t));
+    if (!e->bscales) {
+      free(e->data);
+      return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    }
+    memcpy(e->bscales, t->block_scales_bf16, t->n_block_scales * sizeof(uint16_t));
+  }
+  if (t->quant == PTE_XNN_QUANT_PER_CHANNEL_GROUP && t->block_scales_f32) {
+    e->scales = (float *)malloc(t->n_block_scales * sizeof(float));
+    if (!e->scales) {
+      free(e->data);
+      return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+    }
+    memcpy(e->scales, t->block_scales_f32, t->n_block_scales * sizeof(float));
+  }
   if (t->named_key) memcpy(e->key, t->named_key, strlen(t->named_key) + 1);
+  e->d.block_scales_bf16 = NULL;
+  e->d.block_scales_f32 = NULL;
   e->d.data = NULL;
   e->d.channel_scales = NULL;
   e->d.named_key = NULL;
@@ -177,11 +210,61 @@ pte_status pte_xnn_builder_add_node(pte_xnn_builder *b, const pte_xnn_node_desc 
   return PTE_OK;
 }
 
+/* ---- 4-bit weights (8da4w) ------------------------------------------------------------------- */
+
+static uint16_t bf16_rne(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u += 0x7FFFu + ((u >> 16) & 1u); /* finite positive scales only */
+  return (uint16_t)(u >> 16);
+}
+
+pte_status pte_xnn_quantize_qb4w(const float *w, size_t n, size_t k, size_t block, uint8_t *nibbles,
+                                 uint16_t *scales_bf16) {
+  if (!w || !nibbles || !scales_bf16 || block == 0 || k % block != 0 || (k & 1u)) return PTE_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; i < n * k; i++)
+    if (!isfinite(w[i])) return PTE_ERR_INVALID_ARGUMENT;
+  const size_t nb = k / block;
+  memset(nibbles, 0, n * k / 2);
+  for (size_t r = 0; r < n; r++)
+    for (size_t b = 0; b < nb; b++) {
+      const float *x = w + r * k + b * block;
+      float lo = 0.0f, hi = 0.0f;
+      for (size_t i = 0; i < block; i++) {
+        if (x[i] < lo) lo = x[i];
+        if (x[i] > hi) hi = x[i];
+      }
+      const float amax = -lo > hi ? -lo : hi;
+      float scale = amax / 7.5f;
+      if (scale < FLT_EPSILON) scale = FLT_EPSILON;
+      scales_bf16[r * nb + b] = bf16_rne(scale);
+      for (size_t i = 0; i < block; i++) {
+        float q = nearbyintf(x[i] / scale); /* default rounding mode: half to even */
+        q = q < -8.0f ? -8.0f : (q > 7.0f ? 7.0f : q);
+        const size_t idx = r * k + b * block + i;
+        const uint8_t u = (uint8_t)((int)q + 8);
+        nibbles[idx >> 1] |= (uint8_t)((idx & 1) ? (u << 4) : u);
+      }
+    }
+  return PTE_OK;
+}
+
 /* ---- serialisation -------------------------------------------------------------------------- */
 
 typedef struct cinfo {
-  uint32_t index; /* constant_data index (0: none) */
+  uint32_t index;  /* constant_data index (0: none) */
+  uint32_t sindex; /* its block scales' constant_data index (0: none) */
 } cinfo;
+
+/* Constant sources: 2 * i: tensor i's bytes; 2 * i + 1: tensor i's bf16 block scales. */
+static const uint8_t *src_data(const pte_xnn_builder *b, size_t s) {
+  const btensor *t = &b->t[s / 2];
+  return (s & 1) ? (const uint8_t *)t->bscales : t->data;
+}
+static size_t src_size(const pte_xnn_builder *b, size_t s) {
+  const btensor *t = &b->t[s / 2];
+  return (s & 1) ? t->d.n_block_scales * sizeof(uint16_t) : t->d.nbytes;
+}
 
 static pte_fb_ref build_node_params(pte_fb_builder *fb, const bnode *bn) {
   const pte_xnn_node_desc *n = &bn->d;
@@ -357,6 +440,7 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
       return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT,
                            "xnnpack builder: value %zu has a caller-stored named key: NAMED mode only", i);
     if (b->t[i].data || b->t[i].key[0]) n_const++;
+    if (b->t[i].bscales && !b->t[i].d.block_scales_inline) n_const++;
   }
   cinfo *ci = (cinfo *)calloc(b->n_t ? b->n_t : 1, sizeof(cinfo));
   char(*keys)[65] = (char(*)[65])calloc(n_const + 1, 65);
@@ -370,27 +454,28 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
     goto done;
   }
   size_t n_entries = 1, region = 0;
-  for (size_t i = 0; i < b->n_t; i++) {
-    btensor *t = &b->t[i];
-    if (!t->data && !t->key[0]) continue;
+  for (size_t si = 0; si < 2 * b->n_t; si++) {
+    btensor *t = &b->t[si / 2];
+    if ((si & 1) ? (!t->bscales || t->d.block_scales_inline) : (!t->data && !t->key[0])) continue;
     char key[65];
-    if (t->key[0]) memcpy(key, t->key, sizeof key);
-    else pte_sha256_hex(t->data, t->d.nbytes, key);
+    if (!(si & 1) && t->key[0]) memcpy(key, t->key, sizeof key);
+    else pte_sha256_hex(src_data(b, si), src_size(b, si), key);
     size_t found = 0;
     for (size_t e = 1; e < n_entries; e++)
-      if (strcmp(keys[e], key) == 0 && b->t[src[e]].d.nbytes == t->d.nbytes) {
+      if (strcmp(keys[e], key) == 0 && src_size(b, src[e]) == src_size(b, si)) {
         found = e;
         break;
       }
     if (!found) {
       found = n_entries++;
       memcpy(keys[found], key, 65);
-      src[found] = i;
+      src[found] = si;
       region = align_up(region, 16);
       offs[found] = region;
-      region += t->d.nbytes;
+      region += src_size(b, si);
     }
-    ci[i].index = (uint32_t)found;
+    if (si & 1) ci[si / 2].sindex = (uint32_t)found;
+    else ci[si / 2].index = (uint32_t)found;
   }
   if (mode == PTE_XNN_CONSTANTS_INLINE) region = align_up(region, 16);
 
@@ -411,7 +496,7 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
     if (e) {
       if (mode == PTE_XNN_CONSTANTS_NAMED) pte_xn_ConstantDataOffset_add_offset(&fb, UINT64_MAX);
       else pte_xn_ConstantDataOffset_add_offset(&fb, offs[e]);
-      pte_xn_ConstantDataOffset_add_size(&fb, b->t[src[e]].d.nbytes);
+      pte_xn_ConstantDataOffset_add_size(&fb, src_size(b, src[e]));
     }
     if (key) pte_xn_ConstantDataOffset_add_named_key(&fb, key);
     refs[e] = pte_xn_ConstantDataOffset_end(&fb);
@@ -458,6 +543,21 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
         pte_xn_PerChannelQuant_add_channel_dim(&fb, (int32_t)t->d.channel_dim);
         qp = pte_xn_PerChannelQuant_end(&fb);
         qtag = pte_xn_XNNQuantParams_PerChannelQuant;
+      } else if (t->d.quant == PTE_XNN_QUANT_PER_CHANNEL_GROUP) {
+        pte_fb_ref sc = 0, sc16 = 0;
+        if (t->scales) sc = pte_xn_PerChannelGroupQuant_create_scale(&fb, t->scales, t->d.n_block_scales);
+        else if (t->d.block_scales_inline) sc16 = pte_xn_PerChannelGroupQuant_create_scale_bf16(&fb, t->bscales, t->d.n_block_scales);
+        pte_xn_PerChannelGroupQuant_start(&fb);
+        if (sc) pte_xn_PerChannelGroupQuant_add_scale(&fb, sc);
+        if (sc16) pte_xn_PerChannelGroupQuant_add_scale_bf16(&fb, sc16);
+        pte_xn_PerChannelGroupQuant_add_channel_dim(&fb, 0);
+        pte_xn_PerChannelGroupQuant_add_group_size(&fb, (int32_t)t->d.block_size);
+        if (ci[i].sindex) {
+          pte_xn_PerChannelGroupQuant_add_scale_buffer_idx(&fb, ci[i].sindex);
+          pte_xn_PerChannelGroupQuant_add_num_scales(&fb, (uint32_t)t->d.n_block_scales);
+        }
+        qp = pte_xn_PerChannelGroupQuant_end(&fb);
+        qtag = pte_xn_XNNQuantParams_PerChannelGroupQuant;
       } else {
         pte_xn_PerTokenDynamicQuant_start(&fb);
         pte_xn_PerTokenDynamicQuant_add_num_nonbatch_dims(&fb, t->d.num_nonbatch_dims);
@@ -552,7 +652,7 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
     put32(h + 26, (uint32_t)((uint64_t)c_size >> 32));
     memcpy(h + fb_off, fbytes, fsize);
     if (mode == PTE_XNN_CONSTANTS_INLINE) {
-      for (size_t e = 1; e < n_entries; e++) memcpy(h + c_off + offs[e], b->t[src[e]].data, b->t[src[e]].d.nbytes);
+      for (size_t e = 1; e < n_entries; e++) memcpy(h + c_off + offs[e], src_data(b, src[e]), src_size(b, src[e]));
     } else if (n_entries > 1) {
       out->named = (pte_xnn_named_blob *)calloc(n_entries - 1, sizeof(pte_xnn_named_blob));
       if (!out->named) {
@@ -561,17 +661,18 @@ pte_status pte_xnn_builder_finish(pte_xnn_builder *b, pte_xnn_constants_mode mod
       }
       for (size_t e = 1; e < n_entries; e++) {
         pte_xnn_named_blob *nb = &out->named[out->n_named];
-        const btensor *t = &b->t[src[e]];
-        if (!t->data) continue; /* named_key: stored by the caller */
-        uint8_t *copy = (uint8_t *)malloc(t->d.nbytes ? t->d.nbytes : 1);
+        const uint8_t *sd = src_data(b, src[e]);
+        const size_t sz = src_size(b, src[e]);
+        if (!sd) continue; /* named_key: stored by the caller */
+        uint8_t *copy = (uint8_t *)malloc(sz ? sz : 1);
         if (!copy) {
           st = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack builder: out of memory");
           goto done;
         }
-        memcpy(copy, t->data, t->d.nbytes);
+        memcpy(copy, sd, sz);
         memcpy(nb->key, keys[e], 65);
         nb->data = copy;
-        nb->size = t->d.nbytes;
+        nb->size = sz;
         out->n_named++;
       }
     }

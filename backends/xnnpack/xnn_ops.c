@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "xnn_ops.h"
+#include "xnn_q4.h"
 
 #define NERR(st, ...) pte_error_set(err, (st), __VA_ARGS__)
 
@@ -121,8 +122,8 @@ static const pte_xnn_kind k_kinds[] = {
     [pte_xn_XNodeUnion_XNNHardswish] = K_UN(PTE_XNN_U_HARDSWISH),
     [pte_xn_XNodeUnion_XNNLeakyReLU] = K_UN(PTE_XNN_U_LEAKY),
     [pte_xn_XNodeUnion_XNNLog] = K_UN(PTE_XNN_U_LOG),
-    [pte_xn_XNodeUnion_XNNGelu] = K_UN(-1),
-    [pte_xn_XNodeUnion_XNNSin] = K_UN(-1),
+    [pte_xn_XNodeUnion_XNNGelu] = K_UN(PTE_XNN_U_GELU),
+    [pte_xn_XNodeUnion_XNNSin] = K_UN(PTE_XNN_U_SIN),
     [pte_xn_XNodeUnion_XNNStaticTranspose] = K_MOVE(pte_xnn_run_transpose),
     [pte_xn_XNodeUnion_XNNStaticReshape] = K_MOVE(pte_xnn_run_reshape),
     [pte_xn_XNodeUnion_XNNStaticSlice] = K_MOVE(pte_xnn_run_slice),
@@ -164,6 +165,15 @@ static pte_status weights_f32(const pte_xnn_value *w, const float **out, float *
   }
   float *f = (float *)malloc((w->numel ? w->numel : 1) * sizeof(float));
   if (!f) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+  if (w->dtype == PTE_XD_FP16 || w->dtype == PTE_XD_BF16) { /* half-precision weights: widened at pack time */
+    for (size_t i = 0; i < w->numel; i++) {
+      const uint16_t h = (uint16_t)(w->cdata[2 * i] | (w->cdata[2 * i + 1] << 8));
+      f[i] = w->dtype == PTE_XD_FP16 ? pte_xnn_f16_to_f32(h) : pte_xnn_bf16_to_f32(h);
+    }
+    *out = f;
+    *tmp = f;
+    return PTE_OK;
+  }
   const int8_t *q = (const int8_t *)w->cdata;
   size_t inner = 1;
   for (unsigned i = w->channel_dim + 1; i < w->rank; i++) inner *= w->decl[i];
@@ -249,6 +259,11 @@ static pte_status use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_x
   return PTE_OK;
 }
 
+pte_status pte_xnn_use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_xnn_value *w, size_t groups,
+                                const pte_xnn_packed_info *want, size_t one, pte_error_info *err) {
+  return use_prepared(d, n, w, groups, want, one, err);
+}
+
 /* Parallel fp32 packing: item i of 16 packs its share of the panels. */
 typedef struct pk_job {
   const pte_xnn_kernels *k;
@@ -307,6 +322,15 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
     float *tmp;
     if (weights_f32(w, &wf, &tmp) != PTE_OK) return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
     const float *bf = b ? (const float *)b->cdata : NULL;
+    float *btmp = NULL;
+    if (b && !xo_f32(b)) { /* fp16 / bf16 bias */
+      const float *bw;
+      if (weights_f32(b, &bw, &btmp) != PTE_OK) {
+        free(tmp);
+        return NERR(PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+      }
+      bf = bw;
+    }
     if (d->pool && groups == 1 && one >= ((size_t)1 << 20)) {
       /* header, then the panels in parallel over the pool */
       pk_job pj = {d->k, nout, kdim, wf, rs, cs, bf, n->packed.bytes, 0};
@@ -330,6 +354,7 @@ static pte_status pack_groups(pte_xnn_delegate *d, pte_xnn_node *n, size_t group
                                    n->packed.bytes + g * one);
     }
     free(tmp);
+    free(btmp);
     if (d->lazy_pack && pte_xnn_file_backed(w->cdata, w->csize)) pte_xnn_release_pages(w->cdata, w->csize);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKS, 1);
     pte_xnn_stat_add(PTE_XNN_STAT_PACKED_BYTES, n->packed.size);
@@ -374,8 +399,9 @@ static pte_status pick_variant(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
   const pte_xnn_value *in = V(n->in[0]), *w = V(n->in[1]), *out = V(n->out[0]);
   const pte_xnn_value *b = n->in[2] != PTE_XNN_INVALID_ID ? V(n->in[2]) : NULL;
   const char *name = pte_xnn_node_name(n->type);
-  if (xo_f32(in) && xo_f32(out) && (!b || xo_f32(b))) {
-    if (xo_f32(w)) {
+  const bool half_w = (w->dtype == PTE_XD_FP16 || w->dtype == PTE_XD_BF16) && w->is_const;
+  if (xo_f32(in) && xo_f32(out) && (!b || xo_f32(b) || (half_w && b->dtype == w->dtype && b->is_const))) {
+    if (xo_f32(w) || half_w) { /* fp16 / bf16 constant weights: widened to fp32 at pack time */
       n->variant = PTE_XNN_V_F32;
       return PTE_OK;
     }
@@ -390,6 +416,14 @@ static pte_status pick_variant(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, 
     if (w->dtype == PTE_XD_QINT8 && w->zero_point != 0)
       return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): int8 weights with a non-zero zero point", ni, name);
     n->variant = PTE_XNN_V_QS8;
+    return PTE_OK;
+  }
+  if (in->dtype == PTE_XD_QDINT8 && xo_f32(out) && (w->dtype == PTE_XD_QCINT4 || w->dtype == PTE_XD_QBINT4) &&
+      (!b || xo_f32(b))) {
+    if (n->type != pte_xn_XNodeUnion_XNNFullyConnected)
+      return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (%s): %s filters are supported on FullyConnected only", ni,
+                  name, pte_xnn_dtype_name(w->dtype));
+    n->variant = PTE_XNN_V_QD8_Q4;
     return PTE_OK;
   }
   if (in->dtype == PTE_XD_QDINT8 && xo_f32(out) && (w->dtype == PTE_XD_QCINT8 || w->dtype == PTE_XD_QINT8) &&
@@ -413,6 +447,9 @@ static pte_status prepare_fc(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, pt
     return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (FullyConnected): filter has rank %u, 2 expected", ni,
                 (unsigned)w->rank);
   const bool tr = (n->flags & PTE_XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
+  if (tr && n->variant == PTE_XNN_V_QD8_Q4)
+    return NERR(PTE_ERR_NOT_IMPLEMENTED, "xnnpack: node %zu (FullyConnected): transposed %s filter is not supported", ni,
+                pte_xnn_dtype_name(w->dtype));
   const size_t nout = tr ? w->decl[1] : w->decl[0], kdim = tr ? w->decl[0] : w->decl[1];
   if (b && (b->rank != 1 || b->decl[0] != nout))
     return NERR(PTE_ERR_INVALID_PROGRAM, "xnnpack: node %zu (FullyConnected): bias has %zu elements, %zu expected", ni,
@@ -431,6 +468,7 @@ static pte_status prepare_fc(pte_xnn_delegate *d, size_t ni, pte_xnn_node *n, pt
     const pte_xnn_value *out = V(n->out[0]);
     q_bounds(out, n->out_min, n->out_max, &n->qmin, &n->qmax);
   }
+  if (n->variant == PTE_XNN_V_QD8_Q4) return pte_xnn_prepare_fc_q4(d, n, nout, kdim, err);
   return pack_groups(d, n, 1, nout, kdim, 0, tr ? 1 : kdim, tr ? nout : 1, err);
 }
 
@@ -687,6 +725,8 @@ pte_status pte_xnn_infer_node(pte_xnn_delegate *d, size_t ni, bool check, pte_er
       }
       if (n->weights_dynamic)
         n->shared_scratch = pte_xnn_pack_f32_gemm_into(d->k, nout, kdim, NULL, 0, 0, NULL, NULL);
+      if (n->variant == PTE_XNN_V_QD8_Q4)
+        n->shared_scratch = pte_xnn_q4_scratch(kdim ? in->numel / kdim : 0, kdim, w->block_size);
       return set_shape(d, ni, n->out[0], dims, rank, check, err);
     }
     case pte_xn_XNodeUnion_XNNConv2d:

@@ -80,4 +80,11 @@ pte_status pte_xnn_dwq_prepare(pte_xnn_node *n, const pte_xnn_kernels *k, int32_
 size_t pte_xnn_dwq_scratch(const pte_xnn_node *n, size_t ow);
 void pte_xnn_dwq_run(pte_xnn_exec *x, const pte_xnn_node *n);
 
+/* Prepared packed weights of a FC/conv filter (xnn_ops.c): used in place, copied or re-laid out. */
+pte_status pte_xnn_use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_xnn_value *w, size_t groups,
+                                const pte_xnn_packed_info *want, size_t one, pte_error_info *err);
+/* FullyConnected with qcint4 / qbint4 filter [nout, kdim] (xnn_fc_q4.c): checks and packs. */
+pte_status pte_xnn_prepare_fc_q4(pte_xnn_delegate *d, pte_xnn_node *n, size_t nout, size_t kdim, pte_error_info *err);
+pte_status pte_xnn_run_fc_q4(pte_xnn_exec *x, const pte_xnn_node *n);
+
 #endif

@@ -260,7 +260,12 @@ enum {
   PTE_XNN_DT_QINT32 = 5,
   PTE_XNN_DT_QCINT8 = 6,
   PTE_XNN_DT_QCINT32 = 7,
-  PTE_XNN_DT_QDINT8 = 9
+  PTE_XNN_DT_QDINT8 = 9,
+  PTE_XNN_DT_FP16 = 2,   /* constant FullyConnected weights / bias (widened to fp32 at init) */
+  PTE_XNN_DT_QCINT4 = 8, /* 4-bit per-channel FC filter [N, K] (K even): two weights a byte, low nibble
+                            first, stored value = weight + 8; PTE_XNN_QUANT_PER_CHANNEL, channel_dim 0 */
+  PTE_XNN_DT_QBINT4 = 10,/* 4-bit blockwise FC filter, same bytes; PTE_XNN_QUANT_PER_CHANNEL_GROUP */
+  PTE_XNN_DT_BF16 = 14
 };
 
 /* Node kinds (XNodeUnion tags). */
@@ -317,7 +322,9 @@ typedef enum pte_xnn_quant {
   PTE_XNN_QUANT_NONE = 0,
   PTE_XNN_QUANT_PER_TENSOR = 1,  /* scale, zero_point */
   PTE_XNN_QUANT_PER_CHANNEL = 2, /* channel_scales[n_channel_scales] along channel_dim */
-  PTE_XNN_QUANT_PER_TOKEN = 3    /* qdint8: num_nonbatch_dims */
+  PTE_XNN_QUANT_PER_TOKEN = 3,   /* qdint8: num_nonbatch_dims */
+  PTE_XNN_QUANT_PER_CHANNEL_GROUP = 4 /* qbint4: block_size, block_scales_bf16[N * K / block_size] ([N, K / B]
+                                         row-major), written as a bf16 constant (scale_buffer_idx) */
 } pte_xnn_quant;
 
 typedef struct pte_xnn_tensor_desc {
@@ -342,6 +349,15 @@ typedef struct pte_xnn_tensor_desc {
    * constants get a ConstantDataOffset entry with this key but are not returned in
    * pte_xnn_blob.named (`pte synth --delegate xnnpack` streams its weights this way). */
   const char *named_key;
+  /* PTE_XNN_QUANT_PER_CHANNEL_GROUP (copied; their consistency with dims is checked by the runtime) */
+  uint32_t block_size;
+  const uint16_t *block_scales_bf16;
+  size_t n_block_scales;
+  /* older forms of the same scales: block_scales_f32 (instead of bf16) writes the fp32 `scale`
+   * list, which readers round to bf16 (upstream's rule); block_scales_inline keeps bf16 scales in
+   * the graph (`scale_bf16`) instead of a constant */
+  const float *block_scales_f32;
+  bool block_scales_inline;
 } pte_xnn_tensor_desc;
 
 /* One node. Fields a kind does not use are ignored. */
@@ -414,6 +430,15 @@ void pte_xnn_blob_free(pte_xnn_blob *blob);
 pte_status pte_xnn_blob_build_mlp(size_t batch, size_t n_layers, const size_t *widths, const float *const *weights,
                                   const float *const *biases, bool relu_hidden, bool relu_last,
                                   pte_xnn_constants_mode mode, pte_xnn_blob *out, pte_error_info *err);
+/* 4-bit blockwise weights the way the 8da4w recipe (torchao's int8-dynamic-activation /
+ * int4-weight quantizer) makes them, in the bytes a qbint4 filter takes: per block of `block`
+ * consecutive weights of a row of W [n, k] (row-major fp32), scale = max(-min(0, lo), max(0, hi)) / 7.5
+ * (at least FLT_EPSILON), q = clamp(round-half-even(w / scale), -8, 7); nibbles[n * k / 2] hold
+ * q + 8 (element (r, c) at nibble r * k + c, the even one in the low 4 bits); scales_bf16[n * k / block]
+ * ([n, k / block]) the fp32 scales rounded to bf16 (nearest, ties to even), as stored for the runtime.
+ * Errors: PTE_ERR_INVALID_ARGUMENT (NULL, block 0 or not dividing k, k odd, a non-finite weight). */
+pte_status pte_xnn_quantize_qb4w(const float *w, size_t n, size_t k, size_t block, uint8_t *nibbles,
+                                 uint16_t *scales_bf16);
 pte_status pte_xnn_blob_build_linear(size_t batch, size_t in_features, size_t out_features, const float *weight,
                                      const float *bias, pte_xnn_constants_mode mode, pte_xnn_blob *out,
                                      pte_error_info *err);

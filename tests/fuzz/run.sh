@@ -15,11 +15,12 @@ CC=clang cmake -S "$root" -B "$bdir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTE_FUZ
   -DPTE_SANITIZE=fuzzer-no-link,address,undefined >/dev/null
 if [ $# -gt 0 ]; then targets="$*"; else targets=$(for f in "$root"/tests/fuzz/fuzz_*.c; do basename "$f" .c; done); fi
 # shellcheck disable=SC2086
-cmake --build "$bdir" -j "$(nproc)" --target $targets test_malformed_catalogue >/dev/null
+cmake --build "$bdir" -j "$(nproc)" --target $targets test_malformed_catalogue test_xnnpack_q4 >/dev/null
 seeds="$bdir/seeds-generated"
 rm -rf "$seeds"
 mkdir -p "$seeds"
 PTE_CORPUS="$corpus_src" "$bdir/test_malformed_catalogue" --write-all "$seeds" >/dev/null
+"$bdir/test_xnnpack_q4" --write-seeds "$seeds" # 4-bit FullyConnected blobs (fuzz_xnn_blob)
 # 0 seconds: only run the seeds once (libFuzzer's -max_total_time=0 would mean "no limit").
 if [ "$secs" -eq 0 ]; then limit="-runs=0"; else limit="-max_total_time=$secs"; fi
 status=0

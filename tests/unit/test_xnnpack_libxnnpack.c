@@ -636,6 +636,76 @@ TEST(missing_node_reported_by_name) {
   pte_xnn_blob_free(&blob);
 }
 
+/* 4-bit and half-precision FullyConnected filters: pte runs them (test_xnnpack_q4); Debian's 2022
+ * library has neither qcint4 / qbint4 nor qdint8, nor FC over fp16 weights: named, not skipped. */
+static pte_status q4_lib_blob(int wdt, pte_xnn_blob *out) {
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  if (!b) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+  const bool half = wdt == PTE_XNN_DT_FP16;
+  uint32_t xd[2] = {2, 64}, wd[2] = {16, 64}, yd[2] = {2, 16}, x, xq = 0, wv = 0, y = 0;
+  static uint8_t w[16 * 64 * 2];
+  static uint16_t bs[16 * 2];
+  static float cs[16];
+  for (size_t i = 0; i < sizeof w; i++) w[i] = (uint8_t)(i * 37u);
+  for (size_t i = 0; i < 32; i++) bs[i] = 0x3C00;
+  for (size_t i = 0; i < 16; i++) cs[i] = 0.01f;
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = xd, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT;
+  pte_status s = pte_xnn_builder_add_tensor(b, &t, &x);
+  xq = x;
+  if (!half) {
+    memset(&t, 0, sizeof t);
+    t.dtype = PTE_XNN_DT_QDINT8, t.rank = 2, t.dims = xd, t.quant = PTE_XNN_QUANT_PER_TOKEN, t.num_nonbatch_dims = 1;
+    if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &xq);
+  }
+  memset(&t, 0, sizeof t);
+  t.dtype = wdt, t.rank = 2, t.dims = wd, t.data = w, t.nbytes = half ? 16 * 64 * 2 : 16 * 64 / 2;
+  if (wdt == PTE_XNN_DT_QBINT4)
+    t.quant = PTE_XNN_QUANT_PER_CHANNEL_GROUP, t.block_size = 32, t.block_scales_bf16 = bs, t.n_block_scales = 32;
+  if (wdt == PTE_XNN_DT_QCINT4) t.quant = PTE_XNN_QUANT_PER_CHANNEL, t.channel_scales = cs, t.n_channel_scales = 16;
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &wv);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = yd, t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT, t.external_id = 1;
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &y);
+  pte_xnn_node_desc nd;
+  if (!half) {
+    memset(&nd, 0, sizeof nd);
+    nd.type = PTE_XNN_NODE_CONVERT, nd.inputs[0] = x, nd.output = xq;
+    if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
+  }
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_FULLY_CONNECTED, nd.inputs[0] = xq, nd.inputs[1] = wv, nd.inputs[2] = PTE_XNN_NO_VALUE;
+  nd.output = y;
+  if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
+  if (s == PTE_OK) s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_NAMED, out, NULL);
+  pte_xnn_builder_free(b);
+  return s;
+}
+
+TEST(q4_and_half_weights_reported_by_name) {
+  static const struct { int dt; const char *msg; } cases[] = {
+      {PTE_XNN_DT_QBINT4, "library lacks: datatype qdint8 (value id 1), datatype qbint4 (value id 2)"},
+      {PTE_XNN_DT_QCINT4, "library lacks: datatype qcint4 (value id 2), datatype qdint8 (value id 1)"},
+      {PTE_XNN_DT_FP16, "library lacks: datatype fp16 (value id 1)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pte_xnn_blob blob;
+    CHECK_OK(q4_lib_blob(cases[i].dt, &blob));
+    pte_xnn_blob_data_map map;
+    pte_xnn_blob_data_map_init(&map, &blob);
+    pte_xnn_delegate *d = NULL;
+    CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, &map.base, NULL, &d, NULL)); /* pte runs it */
+    pxl_runner *r = NULL;
+    char err[512] = "";
+    CHECK(pxl_create(d, blob.data, blob.size, &map.base, 1, &r, err, sizeof err) != 0);
+    CHECK(r == NULL);
+    CHECK_MSG(strcmp(err, cases[i].msg) == 0, "got \"%s\"", err);
+    pte_xnn_delegate_destroy(d);
+    pte_xnn_blob_free(&blob);
+  }
+}
+
 /* ---- init-time rewrites (SiLU, output-clamp folding) are undone for the library -------------- */
 
 static size_t uses_of(const pte_xnn_delegate *d, uint32_t vi) {
@@ -810,6 +880,7 @@ int main(void) {
   RUN(translator_linear_by_hand);
   RUN(negative_control_detects_other_weights);
   RUN(missing_node_reported_by_name);
+  RUN(q4_and_half_weights_reported_by_name);
   RUN(unfuse_silu);
   RUN(unfuse_clamp);
   RUN(corpus_every_xnnpack_file_is_compared);

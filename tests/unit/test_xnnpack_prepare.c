@@ -1010,6 +1010,98 @@ TEST(int8_weights) {
   free(w);
 }
 
+/* qd8 x qbint4 (blockwise 4-bit, bf16 block scales): the packed 4-bit panels are what prepare
+ * stores; the layout does not depend on the ISA, so data prepared for another kernel table is
+ * used as is once the repack option lets the envelope through. */
+static pte_status q4_blob(size_t m, size_t k, size_t n, size_t block, const uint8_t *w, const uint16_t *bscales,
+                          const float *bias, pte_xnn_blob *out, pte_error_info *err) {
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  if (!b) return PTE_ERR_MEMORY_ALLOCATION_FAILED;
+  uint32_t xd[2] = {(uint32_t)m, (uint32_t)k}, wd[2] = {(uint32_t)n, (uint32_t)k}, bd[1] = {(uint32_t)n},
+           yd[2] = {(uint32_t)m, (uint32_t)n};
+  uint32_t x, xq = 0, wv = 0, bv = 0, y = 0;
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = xd, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT, t.external_id = 0;
+  pte_status s = pte_xnn_builder_add_tensor(b, &t, &x);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QDINT8, t.rank = 2, t.dims = xd, t.quant = PTE_XNN_QUANT_PER_TOKEN, t.num_nonbatch_dims = 1;
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &xq);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QBINT4, t.rank = 2, t.dims = wd, t.data = w, t.nbytes = n * k / 2;
+  t.quant = PTE_XNN_QUANT_PER_CHANNEL_GROUP, t.block_size = (uint32_t)block, t.block_scales_bf16 = bscales;
+  t.n_block_scales = n * (k / block);
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &wv);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 1, t.dims = bd, t.data = bias, t.nbytes = n * 4;
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &bv);
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = yd, t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT, t.external_id = 1;
+  if (s == PTE_OK) s = pte_xnn_builder_add_tensor(b, &t, &y);
+  pte_xnn_node_desc nd;
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_CONVERT, nd.inputs[0] = x, nd.output = xq;
+  if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_FULLY_CONNECTED, nd.inputs[0] = xq, nd.inputs[1] = wv, nd.inputs[2] = bv, nd.output = y;
+  if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
+  if (s == PTE_OK) s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_NAMED, out, err);
+  pte_xnn_builder_free(b);
+  return s;
+}
+
+TEST(q4_weights) {
+  const size_t m = 3, k = 128, n = 40, block = 32;
+  uint8_t *w = (uint8_t *)malloc(n * k / 2);
+  uint16_t bs[40 * 4];
+  float bias[40];
+  xt_rng = 91;
+  for (size_t i = 0; i < n * k / 2; i++) w[i] = (uint8_t)(xt_rand() * 127.0f + 128.0f);
+  for (size_t i = 0; i < n * (k / block); i++) bs[i] = (uint16_t)(0x3C00 + (i % 64));
+  for (size_t i = 0; i < n; i++) bias[i] = xt_rand();
+  pte_error_info err;
+  pte_xnn_blob blob;
+  CHECK_MSG(q4_blob(m, k, n, block, w, bs, bias, &blob, &err) == PTE_OK, "%s", err.msg);
+  xp_layer L[1] = {{&blob, 0, 2, {m, k}, 2, {m, n}}};
+  const char *path = xp_write(L, 1, false, "q4");
+  CHECK(path);
+  char in_path[256], out_path[300];
+  snprintf(in_path, sizeof in_path, "%s", path);
+  snprintf(out_path, sizeof out_path, "%s.prepared", path);
+  xp_result before, after;
+  pte_prepare_report rep;
+  CHECK_OK(xp_run(in_path, NULL, 0, 31, NULL, &before, &err));
+  CHECK_EQ_INT(before.load_stats.packs, 1);
+  CHECK_MSG(xp_prepare(in_path, out_path, &rep, &err) == PTE_OK, "%s", err.msg);
+  CHECK_EQ_INT(rep.backends[0].named_replaced, 1); /* the nibbles; bias and block scales stay */
+  CHECK_OK(xp_run(out_path, NULL, 0, 31, NULL, &after, &err));
+  CHECK(xp_same(&before, &after));
+  CHECK_EQ_INT(after.load_stats.packs, 0);
+  CHECK_EQ_INT(after.load_stats.prepared, 1);
+  CHECK_EQ_INT(after.load_stats.prepared_copies, 0);
+  xp_result_free(&after);
+  if (pte_xnnpack_detect_isa() != PTE_XNN_ISA_SCALAR) {
+    set_default_isa(PTE_XNN_ISA_SCALAR);
+    pte_status ps = xp_prepare(in_path, out_path, &rep, &err);
+    set_default_isa(PTE_XNN_ISA_AUTO);
+    CHECK_OK(ps);
+    CHECK_STATUS(xp_run(out_path, NULL, 0, 31, NULL, &after, &err), PTE_ERR_DELEGATE_INVALID_COMPATIBILITY);
+    xp_result_free(&after);
+    pte_backend_option o = opt_bool(PTE_XNNPACK_OPTION_REPACK_PREPARED, true);
+    pte_backend_load_options bo = {PTE_XNNPACK_BACKEND_ID, &o, 1};
+    CHECK_MSG(xp_run(out_path, &bo, 1, 31, NULL, &after, &err) == PTE_OK, "%s", err.msg);
+    CHECK(xp_same(&before, &after)); /* this ISA's kernels on the same panels */
+    CHECK_EQ_INT(after.load_stats.repacks, 0);
+    CHECK_EQ_INT(after.load_stats.prepared, 1);
+    xp_result_free(&after);
+  }
+  xp_result_free(&before);
+  unlink(in_path);
+  unlink(out_path);
+  pte_xnn_blob_free(&blob);
+  free(w);
+}
+
 /* x[1, 40] + W[24, 40] (broadcast): W read as a tensor. */
 static pte_status add_blob(const float *wdata, pte_xnn_blob *out, pte_error_info *err) {
   pte_xnn_builder *b = pte_xnn_builder_new();
@@ -1379,6 +1471,7 @@ int main(void) {
   RUN(conv_named);
   RUN(conv_inline);
   RUN(int8_weights);
+  RUN(q4_weights);
   RUN(shared_keys);
   RUN(lazy_pack_matches_full);
   RUN(file_backed_ranges);

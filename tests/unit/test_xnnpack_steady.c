@@ -289,6 +289,89 @@ TEST(steady_state_no_alloc_no_fault) {
   }
 }
 
+/* The LLM decode step: fp32 x [1, 1024] -> Convert (qdint8) -> FullyConnected with blockwise
+ * 4-bit weights [1024, 1024] (block 32, bf16 scales): no allocation, no page fault (the block sums
+ * live in the planned shared scratch), 1 and 2 threads (the panels are split), every ISA. */
+static bool st_build_q4(pte_xnn_blob *blob) {
+  enum { K = 1024, N = 1024, B = 32 };
+  static uint8_t w[N * K / 2];
+  static uint16_t bs[N * (K / B)];
+  for (size_t i = 0; i < sizeof w; i++) w[i] = (uint8_t)(i * 2654435761u >> 13);
+  for (size_t i = 0; i < N * (K / B); i++) bs[i] = (uint16_t)(0x3B80 + (i % 97));
+  pte_xnn_builder *b = pte_xnn_builder_new();
+  uint32_t xd[2] = {1, K}, wd[2] = {N, K}, yd[2] = {1, N}, x = 0, xq = 0, wv = 0, y = 0;
+  pte_xnn_tensor_desc t;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = xd, t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT;
+  bool ok = pte_xnn_builder_add_tensor(b, &t, &x) == PTE_OK;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QDINT8, t.rank = 2, t.dims = xd, t.quant = PTE_XNN_QUANT_PER_TOKEN, t.num_nonbatch_dims = 1;
+  ok = ok && pte_xnn_builder_add_tensor(b, &t, &xq) == PTE_OK;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_QBINT4, t.rank = 2, t.dims = wd, t.data = w, t.nbytes = sizeof w;
+  t.quant = PTE_XNN_QUANT_PER_CHANNEL_GROUP, t.block_size = B, t.block_scales_bf16 = bs, t.n_block_scales = N * (K / B);
+  ok = ok && pte_xnn_builder_add_tensor(b, &t, &wv) == PTE_OK;
+  memset(&t, 0, sizeof t);
+  t.dtype = PTE_XNN_DT_FP32, t.rank = 2, t.dims = yd, t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT, t.external_id = 1;
+  ok = ok && pte_xnn_builder_add_tensor(b, &t, &y) == PTE_OK;
+  pte_xnn_node_desc nd;
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_CONVERT, nd.inputs[0] = x, nd.output = xq;
+  ok = ok && pte_xnn_builder_add_node(b, &nd) == PTE_OK;
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_FULLY_CONNECTED, nd.inputs[0] = xq, nd.inputs[1] = wv, nd.inputs[2] = PTE_XNN_NO_VALUE;
+  nd.output = y;
+  ok = ok && pte_xnn_builder_add_node(b, &nd) == PTE_OK;
+  pte_error_info err;
+  ok = ok && pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, blob, &err) == PTE_OK;
+  pte_xnn_builder_free(b);
+  return ok;
+}
+
+TEST(steady_state_q4_decode) {
+  static const pte_xnn_isa isas[] = {PTE_XNN_ISA_SCALAR, PTE_XNN_ISA_AVX2, PTE_XNN_ISA_AVX512};
+  pte_xnn_blob blob;
+  CHECK(st_build_q4(&blob));
+  static float xin[1024], y0[1024], y[1024];
+  xt_fill(xin, 1024, 1.0f);
+  for (size_t k = 0; k < 3; k++) {
+    if (!pte_xnnpack_isa_supported(isas[k])) continue;
+    for (int threads = 1; threads <= 2; threads++) {
+      pte_xnnpack_options o = {threads, isas[k]};
+      pte_xnn_delegate *d = NULL;
+      pte_error_info err;
+      CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o, &d, &err));
+      size_t din[2] = {1, 1024}, dout[2] = {1, 1024};
+      xt_tensor ti, to;
+      xt_tensor_init(&ti, PTE_DTYPE_FLOAT, 2, din, xin, sizeof xin, 0);
+      xt_tensor_init(&to, PTE_DTYPE_FLOAT, 2, dout, y0, sizeof y0, 0);
+      pte_evalue *args[2] = {&ti.ev, &to.ev};
+      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
+      to.t.data = y;
+      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
+      long faults = -1;
+      pte_status s = PTE_OK;
+      st_allocs = 0;
+      for (int attempt = 0; attempt < 3 && faults != 0 && s == PTE_OK; attempt++) {
+        const long f0 = st_faults();
+        st_counting = 1;
+        for (int r = 0; r < 20 && s == PTE_OK; r++) s = pte_xnn_delegate_execute(d, args, 2, &err);
+        st_counting = 0;
+        const long f = st_faults() - f0;
+        if (faults < 0 || f < faults) faults = f;
+      }
+      CHECK_OK(s);
+      CHECK(memcmp(y, y0, sizeof y) == 0);
+      fprintf(stderr, "  q4 decode, isa %-6s threads %d: %ld allocations, %ld page faults\n", pte_xnnpack_isa_name(isas[k]),
+              threads, (long)st_allocs, faults);
+      CHECK_MSG(st_allocs == 0, "%ld allocations in steady-state executes", (long)st_allocs);
+      CHECK_MSG(faults == 0, "%ld page faults in each of 3 runs of 20 steady-state executes", faults);
+      pte_xnn_delegate_destroy(d);
+    }
+  }
+  pte_xnn_blob_free(&blob);
+}
+
 /* Reshapes share storage instead of copying: x [2,6] -> r1 [3,4] (aliases the graph input),
  * y = r1 + r1, -> r2 [12] -> r3 [4,3] (both alias y), m = r3 * c, -> out [2,6] (m is computed
  * straight into the output buffer). Expected values by hand: out = 2 x * c (flat order). */
@@ -367,5 +450,6 @@ int main(void) {
   RUN(reshape_in_place);
   RUN(allocation_counter_counts);
   RUN(steady_state_no_alloc_no_fault);
+  RUN(steady_state_q4_decode);
   return test_summary();
 }
