@@ -608,6 +608,8 @@ static void help(FILE *f) {
           "                              [--delegate xnnpack] [options]\n"
           "       pte synth large   -o OUT --size 4G [--layers 4] [--delegate xnnpack] [options]\n"
           "       pte synth denoise -o OUT [--steps 10] [--width 256] [--batch N] [--no-share] [options]\n"
+          "       pte synth llama   -o OUT --dim D --layers L --heads H --kv-heads K --vocab V --seq S ...\n"
+          "                              (pte synth llama --help)\n"
           "\n"
           "Generates a .pte with real structure and deterministic weights (streamed from a generator,\n"
           "never held in memory):\n"
@@ -675,15 +677,18 @@ static size_t parse_list(const char *s, int32_t *out, size_t cap) {
   return n;
 }
 
+int pte_cli_synth_llama(int argc, char **argv);
+
 static int run_synth(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     help(argc < 2 ? stderr : stdout);
     return argc < 2 ? PTE_EXIT_USAGE : PTE_EXIT_OK;
   }
   const char *kind = argv[1];
+  if (!strcmp(kind, "llama")) return pte_cli_synth_llama(argc, argv); /* cmd_synth_llama.c */
   const bool denoise = !strcmp(kind, "denoise");
   if (strcmp(kind, "mlp") && strcmp(kind, "cnn") && strcmp(kind, "large") && !denoise) {
-    fprintf(stderr, "pte synth: unknown model kind '%s' (mlp, cnn, large, denoise)\n", kind);
+    fprintf(stderr, "pte synth: unknown model kind '%s' (mlp, cnn, large, denoise, llama)\n", kind);
     return PTE_EXIT_USAGE;
   }
   const char *out = NULL;
@@ -890,4 +895,4 @@ static int run_synth(int argc, char **argv) {
   return rc;
 }
 
-const pte_cli_verb pte_cli_verb_synth = {"synth", "generate benchmark/demo models (mlp, cnn, large, denoise)", run_synth};
+const pte_cli_verb pte_cli_verb_synth = {"synth", "generate benchmark/demo models (mlp, cnn, large, denoise, llama)", run_synth};
