@@ -171,7 +171,7 @@ static pte_status get_constant(cctx *c, uint32_t idx, size_t need, const char *w
           return CERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
         pte_freeable_buffer fbuf;
         memset(&fbuf, 0, sizeof fbuf);
-        pte_status s = pte_ndm_get_data(c->ndm, key.ptr, &fbuf);
+        pte_status s = pte_named_data_map_get_data(c->ndm, key.ptr, &fbuf);
         if (s != PTE_OK) {
           if (s == PTE_ERR_NOT_FOUND)
             return CERR(c, PTE_ERR_NOT_FOUND, "xnnpack: %s: named data key '%s' (constant %u) not found", what, key.ptr,
