@@ -47,12 +47,12 @@ static inline char *our_json(to_json_fn fn, const uint8_t *buf, size_t size, uns
   return s.p;
 }
 
-static const char *flatc(void) {
+static inline const char *flatc(void) {
   const char *f = getenv("PTE_FLATC");
   return (f && *f) ? f : NULL;
 }
 
-static const char *schema_path(const char *name) {
+static inline const char *schema_path(const char *name) {
   static char buf[4][1024];
   static int k;
   const char *dir = getenv("PTE_SCHEMA_DIR");
@@ -61,7 +61,7 @@ static const char *schema_path(const char *name) {
   return buf[k];
 }
 
-static const char *tmp_dir(void) {
+static inline const char *tmp_dir(void) {
   static char dir[1024];
   if (!dir[0]) {
     snprintf(dir, sizeof dir, "%s", test_tmp_path("schema_gen"));
