@@ -22,6 +22,12 @@ void test_backends_reset_stats(void) {
   test_cached_args_guard = true;
 }
 
+void test_backends_setup(void) {
+  pte_backend_registry_reset();
+  test_backends_reset_stats();
+  if (test_backends_register() != PTE_OK) fprintf(stderr, "  cannot register the test backends\n");
+}
+
 uint8_t *test_blob_new(float scale, float bias, size_t payload, size_t *size) {
   uint8_t *b = malloc(BLOB_HEADER + payload);
   if (!b) return NULL;
