@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pte/data_writer.h"
+#include "hash_key.h"
 #include "synth_llama.h"
 
 /* ------------------------------------------------------------------ generator */
@@ -143,19 +144,13 @@ static pte_status sl_xweight(sl *S, pte_xnn_builder *b, uint32_t tid, uint32_t o
     S->hashed += (uint64_t)out * in * 4;
     if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
   }
-  for (uint64_t off = 0; !q4 && off < nbytes;) {
-    size_t k = nbytes - off < SL_HASH_BUF ? (size_t)(nbytes - off) : SL_HASH_BUF;
-    pte_status s = sl_gen_read(g, off, S->hash_buf, k, &S->err);
-    if (s != PTE_OK) return s;
-    pte_sha256_update(&h, S->hash_buf, k);
-    off += k;
-    S->hashed += k;
-    if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
+  if (!q4) {
+    pte_status hs = pte_cli_hash_stream(&h, sl_gen_read, g, nbytes, S->hash_buf, SL_HASH_BUF, S->progress, &S->hashed,
+                                        S->to_hash, &S->err);
+    if (hs != PTE_OK) return hs;
   }
-  uint8_t dig[32];
-  pte_sha256_final(&h, dig);
   char key[65];
-  for (int i = 0; i < 32; i++) snprintf(key + 2 * i, 3, "%02x", dig[i]);
+  pte_cli_hash_hex(&h, key);
   uint32_t blob;
   pte_source src = pte_source_callback(rd, ctx, nbytes);
   pte_status s = pte_writer_add_blob(S->w, &src, &blob, &S->err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pte/data_writer.h"
+#include "hash_key.h"
 #include "synth.h"
 
 /* ------------------------------------------------------------------ XNNPACK-delegated models */
@@ -78,19 +79,11 @@ static pte_status xconst(synth *S, pte_xnn_builder *b, uint32_t r, const uint32_
   /* key: sha256 of the stored bytes, streamed through the bounded buffer */
   pte_sha256_ctx h;
   pte_sha256_init(&h);
-  for (uint64_t off = 0; off < nbytes;) {
-    size_t k = nbytes - off < HASH_BUF_SIZE ? (size_t)(nbytes - off) : HASH_BUF_SIZE;
-    pte_status s = xgen_read(x, off, S->hash_buf, k, &S->err);
-    if (s != PTE_OK) return s;
-    pte_sha256_update(&h, S->hash_buf, k);
-    off += k;
-    S->hashed += k;
-    if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
-  }
-  uint8_t dig[32];
-  pte_sha256_final(&h, dig);
+  pte_status hs = pte_cli_hash_stream(&h, xgen_read, x, nbytes, S->hash_buf, HASH_BUF_SIZE, S->progress, &S->hashed,
+                                      S->to_hash, &S->err);
+  if (hs != PTE_OK) return hs;
   char key[65];
-  for (int i = 0; i < 32; i++) snprintf(key + 2 * i, 3, "%02x", dig[i]);
+  pte_cli_hash_hex(&h, key);
   bool seen = false;
   for (size_t i = 0; i < S->n_keys && !seen; i++) seen = strcmp(S->keys[i], key) == 0;
   if (!seen) { /* identical bytes are stored once, as the exporter does */
