@@ -29,68 +29,6 @@
 #include "pte/tensor.h"
 #include "pte/writer.h"
 
-/* ------------------------------------------------------------------ generator */
-
-uint32_t synth_gen_seed32(uint64_t seed, uint32_t tensor_id) {
-  return (uint32_t)((seed * 0x9E3779B97F4A7C15ull) >> 32) ^ (tensor_id * 0x85EBCA6Bu);
-}
-
-
-/* n consecutive values from element `first` into out (a plain loop the compiler vectorizes). */
-static void gen_block(uint32_t seed32, float scale, uint32_t first, float *out, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    uint32_t r = (first + (uint32_t)k) ^ seed32; /* two xorshift32 rounds: vectorizes with SSE2 */
-    r ^= r << 13;
-    r ^= r >> 17;
-    r ^= r << 5;
-    r += 0x9E3779B9u;
-    r ^= r << 13;
-    r ^= r >> 17;
-    r ^= r << 5;
-    union {
-      uint32_t u;
-      float f;
-    } v;
-    v.u = 0x3F800000u | (r >> 9);
-    out[k] = (v.f - 1.5f) * 2.0f * scale;
-  }
-}
-
-pte_status synth_gen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
-  const gen_ctx *g = (const gen_ctx *)ctx;
-  (void)err;
-  uint8_t *out = (uint8_t *)dst;
-  uint64_t first = offset / 4;
-  size_t skip = (size_t)(offset % 4);
-  if (skip) { /* partial leading element */
-    float f = gen_value(g->seed32, g->scale, (uint32_t)first);
-    size_t k = 4 - skip < size ? 4 - skip : size;
-    memcpy(out, (const uint8_t *)&f + skip, k);
-    out += k;
-    size -= k;
-    first++;
-  }
-  size_t n = size / 4;
-  uint32_t base = (uint32_t)first;
-  if (((uintptr_t)out & 3) == 0) {
-    gen_block(g->seed32, g->scale, base, (float *)(void *)out, n);
-  } else {
-    float tmp[1024];
-    for (size_t done = 0; done < n;) {
-      size_t k = n - done < 1024 ? n - done : 1024;
-      gen_block(g->seed32, g->scale, base + (uint32_t)done, tmp, k);
-      memcpy(out + 4 * done, tmp, 4 * k);
-      done += k;
-    }
-  }
-  size_t tail = size - n * 4;
-  if (tail) {
-    float f = gen_value(g->seed32, g->scale, base + (uint32_t)n);
-    memcpy(out + 4 * n, &f, tail);
-  }
-  return PTE_OK;
-}
-
 static double secs_since(const struct timespec *a) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -119,12 +57,12 @@ pte_status synth_act(synth *S, const int32_t *sizes, size_t dim, int32_t *v) {
 static pte_status weight(synth *S, const int32_t *sizes, size_t dim, uint32_t fan_in, int32_t *v) {
   /* callback contexts must stay put until the write: the array is reserved up front */
   if (S->n_gens == S->cap_gens) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "too many generated tensors");
-  gen_ctx *g = &S->gens[S->n_gens++];
-  g->seed32 = synth_gen_seed32(S->seed, S->next_tensor_id++);
+  pte_cli_gen *g = &S->gens[S->n_gens++];
+  g->seed32 = pte_cli_gen_seed32(S->seed, S->next_tensor_id++);
   g->scale = 1.0f / sqrtf((float)(fan_in ? fan_in : 1));
   uint64_t numel = 1;
   for (size_t i = 0; i < dim; i++) numel *= (uint64_t)sizes[i];
-  pte_source src = pte_source_callback(synth_gen_read, g, numel * 4);
+  pte_source src = pte_source_callback(pte_cli_gen_read, g, numel * 4);
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
@@ -437,7 +375,7 @@ static int run_synth(int argc, char **argv) {
   S.seed = seed;
   /* generator contexts must not move once handed out: reserve them all now */
   S.cap_gens = 2 * (n_widths + n_chans + layers) + 8;
-  S.gens = (gen_ctx *)calloc(S.cap_gens, sizeof *S.gens);
+  S.gens = (pte_cli_gen *)calloc(S.cap_gens, sizeof *S.gens);
   pte_xnn_builder *xb = NULL;
   if (xnn) {
     S.cap_xgens = S.cap_gens;

@@ -57,10 +57,10 @@ int pte_cli_synth_llama(int argc, char **argv);
 /* ------------------------------------------------------------------ builder state */
 /* sl_cfg, sl: synth_llama.h */
 
-sl_gen *sl_new_gen(sl *S, uint32_t tid, float scale, float bias) {
+pte_cli_gen *sl_new_gen(sl *S, uint32_t tid, float scale, float bias) {
   if (S->n_gens == S->cap_gens) return NULL;
-  sl_gen *g = &S->gens[S->n_gens++];
-  g->seed32 = sl_seed32(S->c.seed, tid);
+  pte_cli_gen *g = &S->gens[S->n_gens++];
+  g->seed32 = pte_cli_gen_seed32(S->c.seed, tid);
   g->scale = scale;
   g->bias = bias;
   return g;
@@ -90,12 +90,12 @@ static pte_status sl_call(sl *S, uint32_t op, const int32_t *args, size_t n) {
 
 /* A generated fp32 constant of the program (portable kernels read it). */
 static pte_status sl_const(sl *S, const int32_t *sizes, size_t dim, uint32_t tid, float scale, float bias, int32_t *v) {
-  sl_gen *g = sl_new_gen(S, tid, scale, bias);
+  pte_cli_gen *g = sl_new_gen(S, tid, scale, bias);
   if (!g) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "llama: too many generated tensors");
   uint64_t numel = 1;
   for (size_t i = 0; i < dim; i++) numel *= (uint64_t)sizes[i];
   S->weight_params += numel;
-  pte_source src = pte_source_callback(sl_gen_read, g, numel * 4);
+  pte_source src = pte_source_callback(pte_cli_gen_read, g, numel * 4);
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
@@ -639,7 +639,7 @@ int pte_cli_synth_llama(int argc, char **argv) {
   S.c = c;
   S.cap_gens = 9 * (size_t)c.layers + 8;
   S.cap_blobs = 4 * (size_t)c.layers + 2;
-  S.gens = (sl_gen *)calloc(S.cap_gens, sizeof *S.gens);
+  S.gens = (pte_cli_gen *)calloc(S.cap_gens, sizeof *S.gens);
   S.blobs = (pte_xnn_blob *)calloc(S.cap_blobs, sizeof *S.blobs);
   S.hash_buf = (uint8_t *)malloc(SL_HASH_BUF);
   const size_t kmax = (size_t)(c.hidden > c.dim ? c.hidden : c.dim) + (size_t)c.heads * (size_t)c.hd;

@@ -12,33 +12,16 @@
 #include "progress.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/writer.h"
+#include "synth_gen.h"
 
 #define HASH_BUF_SIZE ((size_t)1 << 20)
 
-typedef struct gen_ctx {
-  uint32_t seed32;
-  float scale;
-} gen_ctx;
 
-static inline float gen_value(uint32_t seed32, float scale, uint32_t i) {
-  uint32_t r = i ^ seed32;
-  r ^= r << 13;
-  r ^= r >> 17;
-  r ^= r << 5;
-  r += 0x9E3779B9u;
-  r ^= r << 13;
-  r ^= r >> 17;
-  r ^= r << 5;
-  uint32_t bits = 0x3F800000u | (r >> 9);
-  float f;
-  memcpy(&f, &bits, 4);
-  return (f - 1.5f) * 2.0f * scale;
-}
 
 /* A generated constant as a delegate stores it: a permutation of the generator's (portable)
  * layout. Stored element s (row-major over sdims) is generator element sum_j s[j] * gstride[j]. */
 typedef struct xgen {
-  gen_ctx g;
+  pte_cli_gen g;
   uint32_t rank;
   uint32_t sdims[4];
   uint64_t gstride[4]; /* generator stride of each stored axis */
@@ -50,7 +33,7 @@ typedef struct synth {
   uint32_t m, chain;
   uint64_t seed;
   uint32_t next_tensor_id;
-  gen_ctx *gens; /* one per generated tensor (must outlive the write) */
+  pte_cli_gen *gens; /* one per generated tensor (must outlive the write) */
   size_t n_gens, cap_gens;
   pte_error_info err;
   uint32_t op_addmm, op_relu, op_conv, op_pool, op_view;
@@ -68,8 +51,6 @@ typedef struct synth {
 } synth;
 
 /* cmd_synth.c */
-uint32_t synth_gen_seed32(uint64_t seed, uint32_t tensor_id);
-pte_status synth_gen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err);
 pte_status synth_act(synth *S, const int32_t *sizes, size_t dim, int32_t *v);
 pte_status synth_int_value(synth *S, int64_t x, int32_t *v);
 

@@ -11,12 +11,8 @@
 #include "progress.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/writer.h"
+#include "synth_gen.h"
 
-/* A weight generator (see cmd_synth_llama.c's header comment). */
-typedef struct sl_gen {
-  uint32_t seed32;
-  float scale, bias;
-} sl_gen;
 
 typedef struct sl_cfg {
   int32_t dim, layers, heads, kv_heads, vocab, seq, hidden, hd;
@@ -36,7 +32,7 @@ typedef struct sl {
   pte_writer *w;
   uint32_t m, chain;
   pte_error_info err;
-  sl_gen *gens;
+  pte_cli_gen *gens;
   size_t n_gens, cap_gens;
   pte_xnn_blob *blobs;
   size_t n_blobs, cap_blobs;
@@ -69,13 +65,11 @@ typedef struct sl {
  * Activations are quantized per token at run time (a Convert to qdint8 in every delegate). */
 typedef struct sl_q4 {
   sl *S;
-  sl_gen g;
+  pte_cli_gen g;
   uint32_t n, k;
 } sl_q4;
 
 /* synth_llama_xnn.c */
-uint32_t sl_seed32(uint64_t seed, uint32_t tensor_id);
-pte_status sl_gen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err);
 pte_status sl_zero_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err);
 /* One delegate: y_j = x W_j^T for the n weights (tensor ids tids[j], W_j [outs[j], in]); x is
  * [1, T, in] (rank 3) or [1, in] (rank 2). outputs[j] receives the program values. */
@@ -83,7 +77,7 @@ pte_status sl_xlinears(sl *S, int32_t x, uint32_t rank, uint32_t in, size_t n, c
                        const uint32_t *outs, int32_t *outputs);
 
 /* cmd_synth_llama.c */
-sl_gen *sl_new_gen(sl *S, uint32_t tid, float scale, float bias);
+pte_cli_gen *sl_new_gen(sl *S, uint32_t tid, float scale, float bias);
 pte_status sl_act(sl *S, const int32_t *sizes, size_t dim, bool dyn, int32_t *v);
 
 #endif

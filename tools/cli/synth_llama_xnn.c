@@ -1,5 +1,5 @@
-/* Weights of `pte synth llama` (synth_llama.h): the deterministic generator, 8da4w
- * quantization of generated rows, and the XNNPACK delegates holding the linears. */
+/* Weights of `pte synth llama` (synth_llama.h): 8da4w quantization of generated rows (the
+ * generator: synth_gen.h), and the XNNPACK delegates holding the linears. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -10,53 +10,7 @@
 #include "hash_key.h"
 #include "synth_llama.h"
 
-/* ------------------------------------------------------------------ generator */
-
-uint32_t sl_seed32(uint64_t seed, uint32_t tensor_id) {
-  return (uint32_t)((seed * 0x9E3779B97F4A7C15ull) >> 32) ^ (tensor_id * 0x85EBCA6Bu);
-}
-
-static void sl_block(const sl_gen *g, uint32_t first, float *out, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    uint32_t r = (first + (uint32_t)k) ^ g->seed32;
-    r ^= r << 13;
-    r ^= r >> 17;
-    r ^= r << 5;
-    r += 0x9E3779B9u;
-    r ^= r << 13;
-    r ^= r >> 17;
-    r ^= r << 5;
-    union {
-      uint32_t u;
-      float f;
-    } v;
-    v.u = 0x3F800000u | (r >> 9);
-    out[k] = g->bias + (v.f - 1.5f) * 2.0f * g->scale;
-  }
-}
-
-pte_status sl_gen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
-  const sl_gen *g = (const sl_gen *)ctx;
-  (void)err;
-  uint8_t *out = (uint8_t *)dst;
-  float tmp[1024];
-  uint64_t e = offset / 4, end = offset + size;
-  for (uint64_t pos = offset; pos < end;) {
-    uint64_t lo = e * 4;
-    size_t n = (size_t)((end - lo + 3) / 4);
-    if (n > 1024) n = 1024;
-    sl_block(g, (uint32_t)e, tmp, n);
-    uint64_t skip = pos - lo;
-    uint64_t avail = n * 4 - skip;
-    size_t k = (size_t)(avail < end - pos ? avail : end - pos);
-    memcpy(out, (const uint8_t *)tmp + skip, k);
-    out += k;
-    pos += k;
-    e += n;
-  }
-  return PTE_OK;
-}
-
+/* The generator: synth_gen.h. A source of zeros (the caches' initial values). */
 pte_status sl_zero_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
   (void)ctx, (void)offset, (void)err;
   memset(dst, 0, size);
@@ -69,7 +23,7 @@ pte_status sl_zero_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_
  * (k / 2 bytes), bf16 scales into sc (k / G entries) when not NULL. */
 static void sl_q4_row(sl_q4 *Q, uint32_t o, uint8_t *q, uint16_t *sc) {
   const uint32_t K = Q->k, G = (uint32_t)Q->S->c.group;
-  sl_block(&Q->g, o * K, Q->S->row, K);
+  pte_cli_gen_block(&Q->g, o * K, Q->S->row, K);
   (void)pte_xnn_quantize_qb4w(Q->S->row, 1, K, G, q, sc ? sc : Q->S->qscales); /* finite, G | K: cannot fail */
 }
 
@@ -113,7 +67,7 @@ static pte_status sl_xerr(sl *S, pte_status s, const char *what) {
  * 8da4w the qbint4 nibbles (the bf16 scales go into the blob builder, which returns them as named
  * data of their own). */
 static pte_status sl_xweight(sl *S, pte_xnn_builder *b, uint32_t tid, uint32_t out, uint32_t in, uint32_t *id) {
-  sl_gen *g = sl_new_gen(S, tid, 1.0f / sqrtf((float)in), 0.0f);
+  pte_cli_gen *g = sl_new_gen(S, tid, 1.0f / sqrtf((float)in), 0.0f);
   if (!g) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "llama: too many generated tensors");
   const bool q4 = S->c.quant == 1;
   const uint64_t nbytes = q4 ? (uint64_t)out * in / 2 : (uint64_t)out * in * 4;
@@ -121,7 +75,7 @@ static pte_status sl_xweight(sl *S, pte_xnn_builder *b, uint32_t tid, uint32_t o
   sl_q4 *Q = NULL;
   uint16_t *scales = NULL;
   size_t n_scales = 0;
-  pte_source_read_fn rd = sl_gen_read;
+  pte_source_read_fn rd = pte_cli_gen_read;
   void *ctx = g;
   if (q4) {
     if (in % (uint32_t)S->c.group)
@@ -145,7 +99,7 @@ static pte_status sl_xweight(sl *S, pte_xnn_builder *b, uint32_t tid, uint32_t o
     if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
   }
   if (!q4) {
-    pte_status hs = pte_cli_hash_stream(&h, sl_gen_read, g, nbytes, S->hash_buf, SL_HASH_BUF, S->progress, &S->hashed,
+    pte_status hs = pte_cli_hash_stream(&h, pte_cli_gen_read, g, nbytes, S->hash_buf, SL_HASH_BUF, S->progress, &S->hashed,
                                         S->to_hash, &S->err);
     if (hs != PTE_OK) return hs;
   }

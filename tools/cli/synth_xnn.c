@@ -15,7 +15,7 @@
 
 static pte_status xgen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
   const xgen *x = (const xgen *)ctx;
-  if (x->identity) return synth_gen_read((void *)&x->g, offset, dst, size, err);
+  if (x->identity) return pte_cli_gen_read((void *)&x->g, offset, dst, size, err);
   if (size == 0) return PTE_OK;
   uint8_t *out = (uint8_t *)dst;
   uint64_t e = offset / 4, end = offset + size;
@@ -28,7 +28,7 @@ static pte_status xgen_read(void *ctx, uint64_t offset, void *dst, size_t size, 
   }
   const uint32_t last = x->rank - 1;
   for (uint64_t pos = offset; pos < end; e++) {
-    float f = gen_value(x->g.seed32, x->g.scale, (uint32_t)gi);
+    float f = pte_cli_gen_value(&x->g, (uint32_t)gi);
     uint64_t lo = e * 4, skip = pos - lo;
     size_t k = (size_t)(4 - skip < end - pos ? 4 - skip : end - pos);
     memcpy(out, (const uint8_t *)&f + skip, k);
@@ -60,7 +60,7 @@ static pte_status xconst(synth *S, pte_xnn_builder *b, uint32_t r, const uint32_
   if (S->n_xgens == S->cap_xgens) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "too many generated tensors");
   xgen *x = &S->xgens[S->n_xgens++];
   memset(x, 0, sizeof *x);
-  x->g.seed32 = synth_gen_seed32(S->seed, S->next_tensor_id++);
+  x->g.seed32 = pte_cli_gen_seed32(S->seed, S->next_tensor_id++);
   x->g.scale = 1.0f / sqrtf((float)(fan_in ? fan_in : 1));
   x->rank = r;
   x->identity = true;
