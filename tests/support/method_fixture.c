@@ -7,16 +7,7 @@
 #include <string.h>
 
 #include "format/flatbuf.h"
-
-static void *heap_realloc(void *ctx, void *p, size_t old, size_t n) {
-  (void)ctx;
-  (void)old;
-  if (!n) {
-    free(p);
-    return NULL;
-  }
-  return realloc(p, n);
-}
+#include "pte/io.h"
 
 static pte_fb_ref b_str(pte_fb_builder *b, const char *s) { return pte_fb_create_string(b, s, strlen(s)); }
 
@@ -174,7 +165,7 @@ static pte_fb_ref b_plan(pte_fb_builder *b, const tplan *p) {
 /* Builds the program into 16-aligned heap memory (free()). */
 static uint8_t *build_program(const tprog *tp, size_t *size) {
   pte_fb_builder b;
-  pte_fb_builder_init(&b, heap_realloc, NULL);
+  pte_fb_builder_init(&b, pte_heap_realloc, NULL);
   pte_fb_ref refs[8];
   for (size_t i = 0; i < tp->nplans; i++) refs[i] = b_plan(&b, &tp->plans[i]);
   pte_fb_ref plans = pte_fb_create_vec_refs(&b, refs, tp->nplans);
