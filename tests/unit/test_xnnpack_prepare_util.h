@@ -219,22 +219,7 @@ static inline pte_status xp_run(const char *path, const pte_backend_load_options
     res->load_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     pte_xnnpack_stats_get(&res->load_stats);
   }
-  if (s == PTE_OK) {
-    const pte_method_meta *me = pte_method_get_meta(m);
-    xt_rng = seed;
-    for (size_t i = 0; s == PTE_OK && i < pte_method_num_inputs(m) && i < 8; i++) {
-      pte_tensor_info ti;
-      if (pte_method_meta_input_tensor_info(me, i, &ti) != PTE_OK) continue;
-      int32_t sizes[PTE_MAX_RANK];
-      memcpy(sizes, ti.sizes, sizeof sizes);
-      if (i == 0 && shape0) memcpy(sizes, shape0, (size_t)ti.dim * sizeof(int32_t));
-      size_t n = 1;
-      for (int k = 0; k < ti.dim; k++) n *= (size_t)sizes[k];
-      inbuf[i] = (float *)malloc(n * sizeof(float) + 4);
-      xt_fill(inbuf[i], n, 2.0f);
-      s = pte_method_set_input_tensor(m, i, (pte_dtype)ti.dtype, sizes, ti.dim, inbuf[i], n * sizeof(float), err);
-    }
-  }
+  if (s == PTE_OK) s = xt_fill_inputs(m, seed, shape0, inbuf, NULL, err);
   if (s == PTE_OK) s = pte_method_execute(m, err);
   if (s == PTE_OK) {
     res->count = pte_method_num_outputs(m);
