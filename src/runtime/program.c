@@ -153,6 +153,41 @@ uint32_t pte_rt_find_key(pte_fb_vec entries, unsigned key_slot, const char *key)
   return UINT32_MAX;
 }
 
+/* Byte order of two keys (a shorter key that is a prefix of the other sorts first). */
+static int rt_key_cmp(const char *a, size_t alen, const char *b, size_t blen) {
+  int c = memcmp(a, b, alen < blen ? alen : blen);
+  if (c) return c;
+  return alen < blen ? -1 : alen > blen;
+}
+
+bool pte_rt_keys_sorted(pte_fb_vec entries, unsigned key_slot) {
+  if (!entries.present) return false;
+  pte_fb_str prev = {NULL, 0};
+  for (uint32_t i = 0; i < entries.len; i++) {
+    pte_fb_str s = pte_fb_get_str(pte_fb_vec_table(entries, i), key_slot);
+    if (!s.ptr) return false;
+    if (i > 0 && rt_key_cmp(prev.ptr, prev.len, s.ptr, s.len) >= 0) return false;
+    prev = s;
+  }
+  return true;
+}
+
+uint32_t pte_rt_find_key_sorted(pte_fb_vec entries, unsigned key_slot, const char *key) {
+  if (!key || !entries.present) return UINT32_MAX;
+  const size_t klen = strlen(key);
+  uint32_t lo = 0, hi = entries.len;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    pte_fb_str s = pte_fb_get_str(pte_fb_vec_table(entries, mid), key_slot);
+    if (!s.ptr) return pte_rt_find_key(entries, key_slot, key); /* not what the sortedness check saw */
+    const int c = rt_key_cmp(s.ptr, s.len, key, klen);
+    if (c == 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return UINT32_MAX;
+}
+
 /* ================================================================== semantic validation
  *
  * Runs only after the generated verifier accepted the whole buffer (PTE_VERIFY_INTERNAL_CONSISTENCY),
@@ -607,7 +642,8 @@ static pte_fb_table prog_root(const pte_program *p) { return pte_fb_table_at(p->
 static pte_status pdm_find(const pte_program *p, const char *key, uint32_t *seg) {
   if (!key) return PTE_ERR_INVALID_ARGUMENT;
   pte_fb_vec named = pte_et_Program_named_data(prog_root(p));
-  uint32_t i = pte_rt_find_key(named, pte_et_NamedData_key_SLOT, key);
+  uint32_t i = p->named_data_sorted ? pte_rt_find_key_sorted(named, pte_et_NamedData_key_SLOT, key)
+                                     : pte_rt_find_key(named, pte_et_NamedData_key_SLOT, key);
   if (i == UINT32_MAX) return PTE_ERR_NOT_FOUND;
   *seg = pte_et_NamedData_segment_index(pte_fb_vec_table(named, i));
   return PTE_OK;
@@ -829,6 +865,8 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
   /* 7. Named data map and constant segment. */
   if (named.present) {
     p->has_named_data = true;
+    /* keys in byte order (pte's writer emits them so): lookups by binary search */
+    p->named_data_sorted = pte_rt_keys_sorted(named, pte_et_NamedData_key_SLOT);
     p->named_data.base.vt = &pte_data_map_vt;
     p->named_data.program = p;
   }
