@@ -360,16 +360,7 @@ static pte_status parse_group_quant(cctx *c, uint32_t vi, pte_xnn_value *v, pte_
     if (ns != want)
       return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): num_scales %u, %zu blocks (N %zu x K %zu / %d)",
                   vi, v->id, ns, want, nout, kdim, (int)bs);
-    const uint8_t *src;
-    size_t psz;
-    int bi;
-    const cslot *sl;
-    v->scale_index = sbi;
-    pte_status s = get_constant(c, sbi, want * sizeof(uint16_t), "block scales", &src, &psz, &bi, &sl);
-    if (s != PTE_OK) return s;
-    if (sl && sl->prepared)
-      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): block scales constant %u holds prepared (packed) data",
-                  vi, v->id, sbi);
+    v->scale_index = sbi; /* resolved by load_group_scales: not touched when the weight is prepared */
   } else if (s16.present) {
     if (s16.len != want)
       return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u bf16 scales, %zu blocks (N %zu x K %zu / %d)",
@@ -382,21 +373,25 @@ static pte_status parse_group_quant(cctx *c, uint32_t vi, pte_xnn_value *v, pte_
   return PTE_OK;
 }
 
-/* The block scales of a qbint4 value that parse_group_quant accepted, copied as bf16 and checked.
- * Only for weights packed at init: prepared panels (`pte prepare`) already hold the scales that
- * prepare checked, so a prepared weight skips this (its packed header is checked against the
- * node's layout in use_prepared instead). */
+/* The block scales of a qbint4 value that parse_group_quant accepted: resolved, copied as bf16 and
+ * checked. Only for weights packed at init: prepared panels (`pte prepare`) already hold the
+ * scales that prepare checked, so a prepared weight skips this and never touches the serialized
+ * scales (its packed header is checked against the node's layout in use_prepared instead). */
 static pte_status load_group_scales(cctx *c, uint32_t vi, pte_xnn_value *v, pte_fb_table qp) {
   pte_xnn_delegate *d = c->d;
   const size_t want = v->n_block_scales;
   const uint32_t sbi = pte_xn_PerChannelGroupQuant_scale_buffer_idx(qp);
   pte_fb_vec s16 = pte_xn_PerChannelGroupQuant_scale_bf16(qp), s32 = pte_xn_PerChannelGroupQuant_scale(qp);
   const uint8_t *src = NULL;
-  if (sbi) { /* resolved (and size checked) by parse_group_quant: cached in its slot */
+  if (sbi) {
     size_t psz;
     int bi;
-    pte_status s = get_constant(c, sbi, want * sizeof(uint16_t), "block scales", &src, &psz, &bi, NULL);
+    const cslot *sl;
+    pte_status s = get_constant(c, sbi, want * sizeof(uint16_t), "block scales", &src, &psz, &bi, &sl);
     if (s != PTE_OK) return s;
+    if (sl && sl->prepared)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): block scales constant %u holds prepared (packed) data",
+                  vi, v->id, sbi);
   } else if (s16.present) {
     src = pte_fb_vec_data(s16);
   }
