@@ -10,7 +10,7 @@ PREFIX     ?= /usr/local
 BUILD_FOOTPRINT ?= build-footprint
 BUILD_MCU  ?= build-mcu
 
-.PHONY: regen-schema all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean install footprint
+.PHONY: amalgamation regen-schema all test test-asan test-tsan valgrind demo bench fuzz fuzz-long clean install footprint
 .PHONY: mcu footprint-mcu
 
 # Quiet by default: one line, the build log shown only on failure (V=1 shows everything).
@@ -63,6 +63,11 @@ demo: configure
 	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target pte_cli >$(BUILD)/demo-build.log 2>&1 || { cat $(BUILD)/demo-build.log; exit 1; }
 	@sh tools/demo.sh $(BUILD)
 
+# The core runtime as one translation unit for embedded builds: $(BUILD)/amalgamation/pte.h, pte.c
+# and pte_kernels.c (the portable kernels); tools/amalgamate.py, README "Embedded".
+amalgamation:
+	@python3 tools/amalgamate.py --out $(BUILD)/amalgamation
+
 bench: all
 	@sh bench/run.sh $(BUILD)
 
@@ -113,6 +118,6 @@ clean:
 HOST_CC ?= cc
 regen-schema:
 	@mkdir -p $(BUILD)/host
-	@$(HOST_CC) -std=c11 -O1 -o $(BUILD)/host/pte_fbsgen tools/fbsgen/fbsgen.c -lm
+	@$(HOST_CC) -std=c11 -O1 -o $(BUILD)/host/pte_fbsgen tools/fbsgen/*.c -lm
 	@sh tools/fbsgen/regen.sh $(BUILD)/host/pte_fbsgen schema generated
 	@echo "regenerated generated/pte_gen/ from schema/*.fbs"

@@ -27,14 +27,9 @@
 /* The shared test backends and program builder (the bench links only the pte libraries). */
 #include "../tests/support/test_backends.c"
 #include "bench_result.h"
+#include "bench_time.h"
 
 #define REPS 3
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static long rss_kib(void) {
   FILE *f = fopen("/proc/self/statm", "r");
@@ -115,9 +110,9 @@ static int run_variant(bool shared, size_t calls, const uint8_t *blob, size_t bl
     test_backends_reset_stats();
     pte_method *m = NULL;
     long rss0 = rss_kib();
-    double t0 = now_ms();
+    double t0 = pte_bench_now_ms();
     pte_status s = pte_method_load_ex(&prog, "forward", &mm, NULL, &m, &err);
-    double t1 = now_ms();
+    double t1 = pte_bench_now_ms();
     long rss1 = rss_kib();
     if (s != PTE_OK) {
       fprintf(stderr, "method load: %s: %s\n", pte_status_name(s), err.msg);

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "bench_result.h"
+#include "bench_time.h"
 #include "pte/io.h"
 #include "pte/method.h"
 #include "pte/portable_kernels.h"
@@ -31,22 +32,6 @@
 #define MAX_PLANNED_BYTES (64u << 20)
 #define POOL_SIZE (8u << 20)
 #define TEMP_SIZE (16u << 20)
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -263,26 +248,26 @@ int main(int argc, char **argv) {
       mem_init(&b, &meta);
       /* baseline 1: program load */
       for (int k = 0; k < runs; k++) {
-        double t0 = now_us();
+        double t0 = pte_bench_now_us();
         pte_mmap_loader l2;
         pte_program p2;
         pte_mmap_loader_open(&l2, path, PTE_MLOCK_NONE, NULL);
         if (pte_program_load(&l2.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p2, NULL) == PTE_OK) pte_program_destroy(&p2);
         pte_mmap_loader_close(&l2);
-        t[k] = now_us() - t0;
+        t[k] = pte_bench_now_us() - t0;
       }
-      double tp = median(t, runs);
+      double tp = pte_bench_median(t, runs);
       /* method load */
       pte_method *m = NULL;
       for (int k = 0; k < runs; k++) {
         pte_allocator_reset(&b.ma);
-        double t0 = now_us();
+        double t0 = pte_bench_now_us();
         pte_method_load(&prog, mname, &b.mm, NULL, ext, &m, NULL);
-        t[k] = now_us() - t0;
+        t[k] = pte_bench_now_us() - t0;
         pte_method_destroy(m);
         m = NULL;
       }
-      double tl = median(t, runs);
+      double tl = pte_bench_median(t, runs);
       /* baseline 2: copy of the planned bytes */
       size_t bytes = b.planned_bytes ? b.planned_bytes : 1;
       if (bytes > copy_cap) {
@@ -292,7 +277,7 @@ int main(int argc, char **argv) {
       }
       uint8_t one = 0;
       for (int k = 0; k < runs; k++) {
-        double t0 = now_us();
+        double t0 = pte_bench_now_us();
         if (b.n_planned) {
           size_t off = 0;
           for (size_t i = 0; i < b.n_planned; i++) {
@@ -302,20 +287,20 @@ int main(int argc, char **argv) {
         } else {
           memcpy(copy_dst, &one, 1);
         }
-        t[k] = now_us() - t0;
+        t[k] = pte_bench_now_us() - t0;
       }
-      double tc = median(t, runs);
+      double tc = pte_bench_median(t, runs);
       /* execute */
       pte_allocator_reset(&b.ma);
       pte_method_load(&prog, mname, &b.mm, NULL, ext, &m, NULL);
       for (int k = 0; k < runs; k++) {
         prepare_io(&b, m, NULL);
-        double t0 = now_us();
+        double t0 = pte_bench_now_us();
         pte_method_execute(m, NULL);
-        t[k] = now_us() - t0;
+        t[k] = pte_bench_now_us() - t0;
       }
       pte_method_destroy(m);
-      double te = median(t, runs);
+      double te = pte_bench_median(t, runs);
       printf("%-48s %-8.8s %9zu %8.2f %8.2f %8.2f %8.3f %9.2f %9.1f\n", names[fi], mname, b.planned_bytes, tp, tl, tl / tp,
              tc, te, tc > 0 ? te / tc : 0.0);
       sum_lr += tl / tp;

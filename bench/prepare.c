@@ -35,21 +35,16 @@
 
 #include "../tests/support/packing_backend.c"
 #include "bench_result.h"
+#include "bench_time.h"
 #include "pte/io.h"
 #include "pte/prepare.h"
 #include "pte/program.h"
 #include "pte/writer.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Runs argv (stdout/stderr to /dev/null unless verbose); returns exit status, fills seconds and
  * peak RSS (KiB). */
 static int spawn(char *const *argv, double *secs, long *maxrss_kib) {
-  double t0 = now_s();
+  double t0 = pte_bench_now_s();
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -65,7 +60,7 @@ static int spawn(char *const *argv, double *secs, long *maxrss_kib) {
   struct rusage ru;
   memset(&ru, 0, sizeof ru);
   if (wait4(pid, &st, 0, &ru) < 0) return -1;
-  if (secs) *secs = now_s() - t0;
+  if (secs) *secs = pte_bench_now_s() - t0;
   if (maxrss_kib) *maxrss_kib = ru.ru_maxrss;
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -154,12 +149,12 @@ static void part_file(const char *dir, const char *cli, uint64_t size_mib) {
   }
   uint32_t n_blobs = 16;
   uint64_t blob = size_mib * (1u << 20) / n_blobs - 4096;
-  double t0 = now_s();
+  double t0 = pte_bench_now_s();
   if (make_big(in, n_blobs, blob) != 0) return;
   struct stat st;
   stat(in, &st);
   printf("input: %s, %.0f MiB (%u TestPassthrough blobs of %.1f MiB), written in %.1f s\n", in,
-         (double)st.st_size / (1 << 20), n_blobs, (double)blob / (1 << 20), now_s() - t0);
+         (double)st.st_size / (1 << 20), n_blobs, (double)blob / (1 << 20), pte_bench_now_s() - t0);
 
   char *cp_argv[] = {"cp", in, cpf, NULL};
   char *sync_argv[] = {"sync", cpf, NULL};
@@ -245,12 +240,12 @@ static uint64_t largest_value(const char *path) {
   if (pte_program_load(&l.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, NULL) == PTE_OK) {
     const pte_named_data_map *m = pte_program_named_data_map(&prog);
     uint32_t n = 0;
-    if (m && pte_ndm_num_keys(m, &n) == PTE_OK) {
+    if (m && pte_named_data_map_num_keys(m, &n) == PTE_OK) {
       for (uint32_t i = 0; i < n; i++) {
         const char *key = NULL;
         pte_freeable_buffer b;
         memset(&b, 0, sizeof b);
-        if (pte_ndm_get_key(m, i, &key) != PTE_OK || pte_ndm_get_data(m, key, &b) != PTE_OK) continue;
+        if (pte_named_data_map_get_key(m, i, &key) != PTE_OK || pte_named_data_map_get_data(m, key, &b) != PTE_OK) continue;
         if (b.size > best) best = b.size;
         pte_freeable_buffer_free(&b);
       }
@@ -367,9 +362,9 @@ static void part_load(void) {
   pte_allocator temp;
   pte_allocator_init(&temp, temp_mem, temp_size);
   pte_prepare_report rep;
-  double t0 = now_s();
+  double t0 = pte_bench_now_s();
   pte_status s = pte_initialize_and_save_backend_data_ex(&bl.base, &mw.base, &temp, NULL, NULL, &rep, &err);
-  double t_prep = now_s() - t0;
+  double t_prep = pte_bench_now_s() - t0;
   if (s != PTE_OK) {
     printf("prepare of the packing model failed: %s\n", err.msg);
     return;

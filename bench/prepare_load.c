@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench_result.h"
+#include "bench_time.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/io.h"
 #include "pte/method.h"
@@ -40,22 +41,6 @@
 #include "pte/writer.h"
 
 #define DIM 4096u
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* The model: one XnnpackBackend delegate, input [batch, 4096] -> output [batch, 4096]. */
 static int write_model(const char *path, size_t batch) {
@@ -225,9 +210,9 @@ static double load(session *S, pte_method **m) {
   S->pb.size = S->planned_size;
   pte_memory_manager_init(&S->mm, &S->ma, &S->pb, 1, NULL);
   pte_error_info err;
-  double t0 = now_ms();
+  double t0 = pte_bench_now_ms();
   pte_status s = pte_method_load(&S->prog, "forward", &S->mm, NULL, NULL, m, &err);
-  double t = now_ms() - t0;
+  double t = pte_bench_now_ms() - t0;
   if (s != PTE_OK) {
     fprintf(stderr, "bench_prepare_load: method load: %s\n", err.msg);
     *m = NULL;
@@ -239,10 +224,10 @@ static double load(session *S, pte_method **m) {
 static double execute(pte_method *m, const float *x, size_t batch, float *y) {
   pte_error_info err;
   int32_t sizes[2] = {(int32_t)batch, (int32_t)DIM};
-  double t0 = now_ms();
+  double t0 = pte_bench_now_ms();
   pte_status s = pte_method_set_input_tensor(m, 0, PTE_DTYPE_FLOAT, sizes, 2, x, batch * DIM * sizeof(float), &err);
   if (s == PTE_OK) s = pte_method_execute(m, &err);
-  double t = now_ms() - t0;
+  double t = pte_bench_now_ms() - t0;
   if (s != PTE_OK) {
     fprintf(stderr, "bench_prepare_load: execute: %s\n", err.msg);
     return -1;
@@ -269,7 +254,7 @@ static double load_median(const char *path, int n, pte_xnnpack_stats *st) {
     pte_xnnpack_stats_get(st);
     pte_method_destroy(m);
   }
-  double med = median(t, n);
+  double med = pte_bench_median(t, n);
   free(t);
   session_close(&S);
   return med;
@@ -314,9 +299,9 @@ int main(int argc, char **argv) {
   memset(&po, 0, sizeof po);
   pte_prepare_report rep;
   pte_error_info err;
-  double t0 = now_ms();
+  double t0 = pte_bench_now_ms();
   pte_status s = pte_prepare_file(in, out, &po, &rep, &err);
-  const double prep_ms = now_ms() - t0;
+  const double prep_ms = pte_bench_now_ms() - t0;
   if (s != PTE_OK) {
     fprintf(stderr, "bench_prepare_load: prepare: %s\n", err.msg);
     return 1;
@@ -350,22 +335,22 @@ int main(int argc, char **argv) {
     for (int k = 0; k < L_COUNT; k++) {
       for (int r = 0; r < runs; r++) {
         pte_xnnpack_stats_reset();
-        double a = now_ms();
+        double a = pte_bench_now_ms();
         if (session_open(&S, path, (loader_kind)k) != 0 || load(&S, &m) < 0) return 1;
         memset(y1, 0, batch * DIM * sizeof(float));
         te[r] = execute(m, x, batch, y1);
-        tf[r] = now_ms() - a;
+        tf[r] = pte_bench_now_ms() - a;
         pte_xnnpack_stats_get(&st_l[prepared][k]);
         same = same && te[r] >= 0 && memcmp(y0, y1, batch * DIM * sizeof(float)) == 0;
         if (prepared && k == L_MMAP && r == runs - 1) {
           for (int i = 0; i < runs; i++) t[i] = execute(m, x, batch, y1);
-          steady_ms = median(t, runs);
+          steady_ms = pte_bench_median(t, runs);
         }
         pte_method_destroy(m);
         session_close(&S);
       }
-      ttfi[prepared][k] = median(tf, runs);
-      first_exec[prepared][k] = median(te, runs);
+      ttfi[prepared][k] = pte_bench_median(tf, runs);
+      first_exec[prepared][k] = pte_bench_median(te, runs);
     }
   }
   free(t);

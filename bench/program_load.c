@@ -23,24 +23,9 @@
 #include <unistd.h>
 
 #include "bench_result.h"
+#include "bench_time.h"
 #include "pte/io.h"
 #include "pte/program.h"
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -92,44 +77,44 @@ int main(int argc, char **argv) {
     if (prog_bytes > (4u << 20)) prog_bytes = 4u << 20;
 
     for (int k = 0; k < iters; k++) {
-      double t0 = now_us();
+      double t0 = pte_bench_now_us();
       int fd = open(path, O_RDONLY);
       struct stat st;
       fstat(fd, &st);
       ssize_t r = pread(fd, buf, prog_bytes, 0);
       close(fd);
-      t[k] = now_us() - t0;
+      t[k] = pte_bench_now_us() - t0;
       if (r < 0) return 1;
     }
-    double bl = median(t, iters);
+    double bl = pte_bench_median(t, iters);
     for (int k = 0; k < iters; k++) {
-      double t0 = now_us();
+      double t0 = pte_bench_now_us();
       pte_file_loader_open(&fl, path, 16, &err);
       pte_status s = pte_program_load(&fl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p, &err);
       if (s == PTE_OK) pte_program_destroy(&p);
       pte_file_loader_close(&fl);
-      t[k] = now_us() - t0;
+      t[k] = pte_bench_now_us() - t0;
     }
-    double tf = median(t, iters);
+    double tf = pte_bench_median(t, iters);
     for (int k = 0; k < iters; k++) {
-      double t0 = now_us();
+      double t0 = pte_bench_now_us();
       pte_file_loader_open(&fl, path, 16, &err);
       pte_status s = pte_program_load(&fl.base, PTE_VERIFY_MINIMAL, &p, &err);
       if (s == PTE_OK) pte_program_destroy(&p);
       pte_file_loader_close(&fl);
-      t[k] = now_us() - t0;
+      t[k] = pte_bench_now_us() - t0;
     }
-    double tmin = median(t, iters);
+    double tmin = pte_bench_median(t, iters);
     for (int k = 0; k < iters; k++) {
-      double t0 = now_us();
+      double t0 = pte_bench_now_us();
       pte_mmap_loader ml;
       pte_mmap_loader_open(&ml, path, PTE_MLOCK_NONE, &err);
       pte_status s = pte_program_load(&ml.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p, &err);
       if (s == PTE_OK) pte_program_destroy(&p);
       pte_mmap_loader_close(&ml);
-      t[k] = now_us() - t0;
+      t[k] = pte_bench_now_us() - t0;
     }
-    double tm = median(t, iters);
+    double tm = pte_bench_median(t, iters);
     printf("%-48s %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f\n", names[i], bl, tmin, tf, tm, tf / bl, tm / bl);
     sum_ratio_f += tf / bl;
     sum_ratio_m += tm / bl;

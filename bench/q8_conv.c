@@ -11,7 +11,10 @@
  * Also prints RESULT lines (bench/bench_result.h): the first convolution, the four depthwise and
  * the four pointwise convolutions (summed), the fully connected layer and the whole stack, each
  * against the dot-product loop over the same MACs.
- * Usage: bench_q8_conv [ITERATIONS]   (default 200)
+ * The cortex_m kernels pick their SIMD ISA at run time (kernels/cortex_m/cm_simd.h); the
+ * benchmark prints which one ran, and checks that the whole stack's outputs are bit-identical
+ * to the portable path's before timing (exit 1 otherwise).
+ * Usage: bench_q8_conv [ITERATIONS [ISA]]   (default 200; ISA: portable, avx2, avx512vnni)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -20,26 +23,12 @@
 #include <time.h>
 
 #include "bench_result.h"
+#include "bench_time.h"
+#include "cortex_m/cm_simd.h"
 #include "pte/cortex_m_kernels.h"
 #include "pte/evalue.h"
 #include "pte/kernel.h"
 #include "pte/tensor.h"
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static uint32_t g_seed = 99u;
 static int rnd(int lo, int hi) {
@@ -163,6 +152,23 @@ static void run_op(op *o) {
   }
 }
 
+/* Runs the whole stack once and returns a copy of every op's output bytes. */
+static unsigned char *run_stack_snapshot(size_t *len) {
+  size_t n = 0;
+  for (int i = 0; i < g_n_ops; i++) {
+    run_op(&g_ops[i]);
+    n += g_ops[i].args[g_ops[i].nargs - 1]->u.tensor->capacity_bytes;
+  }
+  unsigned char *buf = (unsigned char *)malloc(n), *p = buf;
+  for (int i = 0; i < g_n_ops; i++) {
+    const pte_tensor *t = g_ops[i].args[g_ops[i].nargs - 1]->u.tensor;
+    memcpy(p, t->data, t->capacity_bytes);
+    p += t->capacity_bytes;
+  }
+  *len = n;
+  return buf;
+}
+
 /* Per-channel requantization parameters that keep a conv with `fan_in` taps in range. */
 static void requant_params(int32_t n, int shift_lo, int shift_hi, pte_tensor **m, pte_tensor **s) {
   *m = i32_vec(n, 1073741824, 2147483000);
@@ -214,7 +220,7 @@ static double baseline_us(double macs, int iters) {
   for (int i = 0; i < K * rows; i++) b[i] = (int8_t)rnd(-128, 127);
   double *t = (double *)malloc(sizeof(double) * (size_t)iters);
   for (int it = 0; it < iters; it++) {
-    const double t0 = now_us();
+    const double t0 = pte_bench_now_us();
     int32_t total = 0;
     for (int r = 0; r < rows; r++) {
       const int8_t *br = b + (size_t)r * (size_t)K;
@@ -223,9 +229,9 @@ static double baseline_us(double macs, int iters) {
       total ^= acc;
     }
     g_sink = total;
-    t[it] = now_us() - t0;
+    t[it] = pte_bench_now_us() - t0;
   }
-  const double med = median(t, iters) * (macs / ((double)rows * K));
+  const double med = pte_bench_median(t, iters) * (macs / ((double)rows * K));
   free(a);
   free(b);
   free(t);
@@ -235,6 +241,17 @@ static double baseline_us(double macs, int iters) {
 int main(int argc, char **argv) {
   int iters = argc > 1 ? atoi(argv[1]) : 200;
   if (iters < 3) iters = 3;
+  pte_cm_isa isa = pte_cm_simd_active();
+  if (argc > 2) {
+    int found = -1;
+    for (int k = PTE_CM_ISA_PORTABLE; k < PTE_CM_ISA_COUNT; k++)
+      if (strcmp(argv[2], pte_cm_simd_name((pte_cm_isa)k)) == 0) found = k;
+    if (found < 0 || !pte_cm_simd_available((pte_cm_isa)found)) {
+      fprintf(stderr, "bench_q8_conv: ISA %s not available here\n", argv[2]);
+      return 1;
+    }
+    isa = (pte_cm_isa)found;
+  }
 
   /* tensors of the stack */
   const int32_t s_x[4] = {1, 1, 49, 10}, s_a[4] = {1, 64, 25, 5}, s_p[4] = {1, 64, 1, 1};
@@ -306,7 +323,19 @@ int main(int argc, char **argv) {
     o->nargs = 8;
   }
 
-  /* warm up once (also checks every op succeeds) */
+  /* warm up (also checks every op succeeds) and compare the outputs with the portable path's */
+  size_t n_simd, n_port;
+  pte_cm_simd_force(isa);
+  unsigned char *o_simd = run_stack_snapshot(&n_simd);
+  pte_cm_simd_force(PTE_CM_ISA_PORTABLE);
+  unsigned char *o_port = run_stack_snapshot(&n_port);
+  pte_cm_simd_force(isa);
+  const bool same = n_simd == n_port && memcmp(o_simd, o_port, n_simd) == 0;
+  printf("cortex_m kernels ISA: %s; outputs of all %d ops (%zu bytes) %s the portable path's\n",
+         pte_cm_simd_name(isa), g_n_ops, n_simd, same ? "bit-identical to" : "DIFFER from");
+  free(o_simd);
+  free(o_port);
+  if (!same) return 1;
   for (int i = 0; i < g_n_ops; i++) run_op(&g_ops[i]);
 
   double *t = (double *)malloc(sizeof(double) * (size_t)iters);
@@ -317,11 +346,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < g_n_ops; i++) {
     op *o = &g_ops[i];
     for (int it = 0; it < iters; it++) {
-      const double t0 = now_us();
+      const double t0 = pte_bench_now_us();
       run_op(o);
-      t[it] = now_us() - t0;
+      t[it] = pte_bench_now_us() - t0;
     }
-    const double med = median(t, iters);
+    const double med = pte_bench_median(t, iters);
     total_us += med;
     total_macs += o->macs;
     if (o->macs > 0) {

@@ -421,7 +421,9 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
   }
   if (n->as_dwconv) {
     dw_job j = {x, n, a, o, a->shape[1], a->shape[2], a->shape[3], o->shape[1], o->shape[2]};
-    pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, dw_rows, &j, a->shape[0] * j.OH);
+    const size_t rows = a->shape[0] * j.OH, work = rows * j.OW * j.C * p->kh * p->kw;
+    const size_t groups = x->threads > 1 && work >= ((size_t)1 << 15) ? (size_t)x->threads * 8 : 1;
+    pte_xnn_parallel_grouped(x->pool, dw_rows, &j, rows, groups);
     return PTE_OK;
   }
   conv_job j;
@@ -440,6 +442,20 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
   j.tile = j.direct ? (j.M < 256 ? j.M : 256) : pte_xnn_conv_tile_rows(x->k, j.kdim, es);
   if (j.tile == 0) j.tile = 1;
   j.tiles = (j.M + j.tile - 1) / j.tile;
+  if (x->threads > 1 && j.tiles * n->n_groups < (size_t)x->threads * 2) {
+    /* few tiles (a small image): smaller ones so that every thread gets some, when the node is
+     * large enough to pay for the hand-off (~64K multiply-adds, a few microseconds) */
+    const size_t macs = j.M * j.kdim * j.gout * n->n_groups;
+    size_t mr = x->k->f32_mr > x->k->i8_mr ? x->k->f32_mr : x->k->i8_mr;
+    if (x->k->f32n_mr > mr) mr = x->k->f32n_mr;
+    const size_t per_group = ((size_t)x->threads * 2 + n->n_groups - 1) / n->n_groups;
+    size_t t = (j.M + per_group - 1) / per_group;
+    t = (t + mr - 1) / mr * mr;
+    if (macs >= ((size_t)1 << 16) && t < j.tile) {
+      j.tile = t;
+      j.tiles = (j.M + j.tile - 1) / j.tile;
+    }
+  }
   if (!j.direct && n->variant == PTE_XNN_V_F32 && n->n_groups == 1 && j.gin == j.Cin && p->dw == 1 && p->kh <= 64) {
     pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, conv_row, &j, a->shape[0] * j.OH);
     size_t lo, hi;

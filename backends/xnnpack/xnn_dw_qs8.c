@@ -486,5 +486,9 @@ void pte_xnn_dwq_run(pte_xnn_exec *x, const pte_xnn_node *n) {
     j.rdiv = nrows ? M / nrows : M;
     if (j.rdiv == 0) j.rdiv = 1;
   }
-  pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, dwq_rows, &j, a->shape[0] * j.OH);
+  /* rows in a few runs per thread; below ~32K multiply-adds (a couple of microseconds) the
+   * hand-off costs more than it saves */
+  const size_t rows = a->shape[0] * j.OH, work = rows * j.OW * j.C * hd.taps;
+  const size_t groups = x->threads > 1 && work >= ((size_t)1 << 15) ? (size_t)x->threads * 8 : 1;
+  pte_xnn_parallel_grouped(x->pool, dwq_rows, &j, rows, groups);
 }

@@ -202,17 +202,6 @@ pte_status pte_xnn_run_binary(pte_xnn_exec *x, const pte_xnn_node *n) {
   return PTE_OK;
 }
 
-static float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
-
-static void un_gelu(size_t n, const float *x, float *y, const pte_xnn_uparams *p) {
-  (void)p;
-  for (size_t i = 0; i < n; i++) y[i] = gelu(x[i]);
-}
-static void un_sin(size_t n, const float *x, float *y, const pte_xnn_uparams *p) {
-  (void)p;
-  for (size_t i = 0; i < n; i++) y[i] = sinf(x[i]);
-}
-
 pte_status pte_xnn_run_unary(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;
   const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
@@ -220,7 +209,7 @@ pte_status pte_xnn_run_unary(pte_xnn_exec *x, const pte_xnn_node *n) {
   memset(&e, 0, sizeof e);
   e.n = n;
   const int u = pte_xnn_kind_of(n->type)->vop;
-  e.fn = u >= 0 ? x->vec->unary[u] : n->type == pte_xn_XNodeUnion_XNNGelu ? un_gelu : un_sin;
+  e.fn = x->vec->unary[u];
   e.prm.vmin = n->out_min;
   e.prm.vmax = n->out_max;
   e.prm.alpha = n->type == pte_xn_XNodeUnion_XNNELU ? n->p.elu.alpha : n->p.leaky.slope;

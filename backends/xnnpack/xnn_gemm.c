@@ -121,8 +121,9 @@ void pte_xnn_f32_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const fl
   j.mr = pte_xnn_f32_tile_for_nr(x->k, g.nr).mr;
   j.a = a, j.lda = lda, j.c = c, j.ldc = ldc, j.vmin = vmin, j.vmax = vmax;
   /* Split the panels when there are enough of them (each thread streams its own weights);
-   * otherwise split the rows. Over-partition a little for balance. */
-  const size_t want = (size_t)t * 2;
+   * otherwise split the rows. Over-partition for balance (a worker that starts late, or is
+   * descheduled on a busy machine, then leaves fewer items to the others). */
+  const size_t want = (size_t)t * 4;
   if (g.panels >= want || m <= j.mr) {
     j.chunks_m = 1;
     j.rows_per = m;
@@ -281,7 +282,8 @@ static void i8_task(void *ctx, size_t item, int tid) {
 static void i8_run(pte_xnn_exec *x, i8_job *j) {
   const size_t mr = x->k->i8_mr;
   const size_t tiles = (j->m + mr - 1) / mr;
-  size_t chunks = x->threads > 1 ? (size_t)x->threads * 2 : 1;
+  /* below ~64K multiply-adds (a couple of microseconds) the hand-off costs more than it saves */
+  size_t chunks = x->threads > 1 && j->m * j->g.n * j->g.k >= ((size_t)1 << 16) ? (size_t)x->threads * 2 : 1;
   if (chunks > tiles) chunks = tiles;
   j->rows_per = ((tiles + chunks - 1) / chunks) * mr;
   j->chunks = (j->m + j->rows_per - 1) / j->rows_per;

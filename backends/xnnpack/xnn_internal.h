@@ -253,7 +253,7 @@ typedef void (*pte_xnn_f32_binary_fn)(size_t n, const float *a, const float *b, 
 enum {
   PTE_XNN_U_ABS, PTE_XNN_U_NEG, PTE_XNN_U_SQUARE, PTE_XNN_U_SQRT, PTE_XNN_U_RSQRT, PTE_XNN_U_FLOOR, PTE_XNN_U_CEIL,
   PTE_XNN_U_CLAMP, PTE_XNN_U_SIGMOID, PTE_XNN_U_TANH, PTE_XNN_U_EXP, PTE_XNN_U_ELU, PTE_XNN_U_HARDSWISH,
-  PTE_XNN_U_LEAKY, PTE_XNN_U_SILU, PTE_XNN_U_LOG, PTE_XNN_U_COUNT
+  PTE_XNN_U_LEAKY, PTE_XNN_U_SILU, PTE_XNN_U_LOG, PTE_XNN_U_GELU, PTE_XNN_U_SIN, PTE_XNN_U_COUNT
 };
 enum { PTE_XNN_B_ADD, PTE_XNN_B_SUB, PTE_XNN_B_MUL, PTE_XNN_B_DIV, PTE_XNN_B_MIN, PTE_XNN_B_MAX, PTE_XNN_B_PRELU,
        PTE_XNN_B_COUNT };
@@ -281,6 +281,10 @@ const pte_xnn_vec_kernels *pte_xnn_vec_kernels_avx512(void); /* NULL if not comp
 typedef void (*pte_xnn_gavg_q8_fn)(const uint8_t *p, bool u8, size_t C, size_t rows, size_t cn, int32_t zp,
                                    float scale, double *acc);
 pte_xnn_gavg_q8_fn pte_xnn_gavg_q8_for(const pte_xnn_vec_kernels *vec);
+/* fp32 -> qdint8 of one row of n values (xnn_quantize.c): writes y, returns the row's parameters;
+ * the version for an elementwise table's ISA (every one bit-identical to the scalar one). */
+typedef pte_xnn_qrow (*pte_xnn_qd8_row_fn)(size_t n, const float *x, int8_t *y);
+pte_xnn_qd8_row_fn pte_xnn_qd8_row_for(const pte_xnn_vec_kernels *vec);
 /* The elementwise table matching a GEMM kernel table's ISA (never NULL). */
 const pte_xnn_vec_kernels *pte_xnn_vec_kernels_for(const pte_xnn_kernels *k);
 
@@ -306,6 +310,16 @@ pte_xnn_pool *pte_xnn_pool_create(int threads); /* NULL if threads <= 1 or creat
 void pte_xnn_pool_destroy(pte_xnn_pool *p);
 int pte_xnn_pool_threads(const pte_xnn_pool *p); /* 1 for NULL */
 void pte_xnn_parallel(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n);
+/* fn(ctx, i, tid) for i in [0, n) as at most `groups` runs of consecutive items (serial when
+ * p is NULL or groups <= 1): fine-grained row loops handed out in a few pieces. */
+void pte_xnn_parallel_grouped(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n, size_t groups);
+/* Brackets one execute: in between, idle workers spin for the next job instead of sleeping. */
+void pte_xnn_pool_begin(pte_xnn_pool *p);
+void pte_xnn_pool_end(pte_xnn_pool *p);
+/* Ends the workers' linger after end at once (they sleep): a benchmark that interleaves another
+ * runtime calls it (pte_xnn_delegate_sleep_workers) so that they do not spin through its turn. */
+void pte_xnn_pool_sleep(pte_xnn_pool *p);
+void pte_xnn_delegate_sleep_workers(pte_xnn_delegate *d);
 
 /* ---- Packing (xnn_pack.c) ----------------------------------------------------------------- */
 /* fp32 GEMM tile chosen for a problem with n outputs (the narrow variant when it fits), and the

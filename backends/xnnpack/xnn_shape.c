@@ -211,78 +211,110 @@ pte_status pte_xnn_run_pad(pte_xnn_exec *x, const pte_xnn_node *n) {
   return PTE_OK;
 }
 
-pte_status pte_xnn_run_concat(pte_xnn_exec *x, const pte_xnn_node *n) {
-  pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *o = V(n->out[0]);
-  const unsigned ax = n->p.cat.axis, r = o->rank;
-  const size_t es = pte_xnn_dtype_size(o->dtype);
-  size_t outer = 1, inner_o = 1;
-  for (unsigned i = 0; i < ax; i++) outer *= o->shape[i];
-  for (unsigned i = ax; i < r; i++) inner_o *= o->shape[i];
+typedef struct cat_job {
+  pte_xnn_exec *x;
+  const pte_xnn_node *n;
+  const pte_xnn_value *o;
+  size_t inner_o, es;
+} cat_job;
+
+/* outer index q: the inputs' rows side by side */
+static void cat_row(void *ctx, size_t q, int tid) {
+  (void)tid;
+  const cat_job *j = (const cat_job *)ctx;
+  const pte_xnn_delegate *d = j->x->d;
+  const unsigned ax = j->n->p.cat.axis, r = j->o->rank;
   size_t col = 0;
-  for (unsigned k = 0; k < n->n_in; k++) {
-    const pte_xnn_value *a = V(n->in[k]);
+  for (unsigned k = 0; k < j->n->n_in; k++) {
+    const pte_xnn_value *a = V(j->n->in[k]);
     size_t inner_a = 1;
     for (unsigned i = ax; i < r; i++) inner_a *= a->shape[i];
-    for (size_t q = 0; q < outer; q++) memcpy(o->data + (q * inner_o + col) * es, a->data + q * inner_a * es, inner_a * es);
+    memcpy(j->o->data + (q * j->inner_o + col) * j->es, a->data + q * inner_a * j->es, inner_a * j->es);
     col += inner_a;
   }
+}
+
+pte_status pte_xnn_run_concat(pte_xnn_exec *x, const pte_xnn_node *n) {
+  pte_xnn_delegate *d = x->d;
+  cat_job j;
+  j.x = x;
+  j.n = n;
+  j.o = V(n->out[0]);
+  j.es = pte_xnn_dtype_size(j.o->dtype);
+  const unsigned ax = n->p.cat.axis, r = j.o->rank;
+  size_t outer = 1;
+  j.inner_o = 1;
+  for (unsigned i = 0; i < ax; i++) outer *= j.o->shape[i];
+  for (unsigned i = ax; i < r; i++) j.inner_o *= j.o->shape[i];
+  const size_t groups = x->threads > 1 && j.o->numel >= 65536 ? (size_t)x->threads * 8 : 1;
+  pte_xnn_parallel_grouped(x->pool, cat_row, &j, outer, groups);
   return PTE_OK;
 }
 
+typedef struct rs_job {
+  pte_xnn_exec *x;
+  const pte_xnn_value *a, *o;
+  size_t H, W, C, OH, OW;
+  float sy, sx;
+  bool half; /* half-pixel centers (neither align_corners nor legacy) */
+} rs_job;
+
+/* one output row (item = b * OH + oy) */
+static void rs_row(void *ctx, size_t item, int tid) {
+  (void)tid;
+  const rs_job *j = (const rs_job *)ctx;
+  const pte_xnn_value *a = j->a, *o = j->o;
+  const size_t H = j->H, W = j->W, C = j->C, OH = j->OH, OW = j->OW;
+  const size_t b = item / OH, oy = item % OH;
+  const bool q = !xo_f32(a);
+  float fy = j->half ? ((float)oy + 0.5f) * j->sy - 0.5f : (float)oy * j->sy;
+  if (fy < 0.0f) fy = 0.0f;
+  size_t y0 = (size_t)fy;
+  if (y0 > H - 1) y0 = H - 1;
+  const size_t y1 = y0 + 1 < H ? y0 + 1 : H - 1;
+  const float ly = fy - (float)y0 > 1.0f ? 1.0f : fy - (float)y0;
+  for (size_t ox = 0; ox < OW; ox++) {
+    float fx = j->half ? ((float)ox + 0.5f) * j->sx - 0.5f : (float)ox * j->sx;
+    if (fx < 0.0f) fx = 0.0f;
+    size_t x0 = (size_t)fx;
+    if (x0 > W - 1) x0 = W - 1;
+    const size_t x1 = x0 + 1 < W ? x0 + 1 : W - 1;
+    const float lx = fx - (float)x0 > 1.0f ? 1.0f : fx - (float)x0;
+    const size_t i00 = ((b * H + y0) * W + x0) * C, i01 = ((b * H + y0) * W + x1) * C;
+    const size_t i10 = ((b * H + y1) * W + x0) * C, i11 = ((b * H + y1) * W + x1) * C;
+    const size_t ob = ((b * OH + oy) * OW + ox) * C;
+    if (!q) {
+      const float *pa = (const float *)a->data;
+      j->x->vec->bilerp(C, pa + i00, pa + i01, pa + i10, pa + i11, lx, ly, (float *)o->data + ob);
+      continue;
+    }
+    for (size_t c = 0; c < C; c++) {
+      const float v00 = xo_load_q(a, a->data, i00 + c), v01 = xo_load_q(a, a->data, i01 + c);
+      const float v10 = xo_load_q(a, a->data, i10 + c), v11 = xo_load_q(a, a->data, i11 + c);
+      const float top = v00 + (v01 - v00) * lx, bot = v10 + (v11 - v10) * lx;
+      xo_store_q(o, o->data, ob + c, top + (bot - top) * ly);
+    }
+  }
+}
 
 pte_status pte_xnn_run_resize(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;
-  const pte_xnn_value *a = V(n->in[0]), *o = V(n->out[0]);
-  const size_t N = a->shape[0], H = a->shape[1], W = a->shape[2], C = a->shape[3];
-  const size_t OH = o->shape[1], OW = o->shape[2];
+  rs_job j;
+  j.x = x;
+  j.a = V(n->in[0]);
+  j.o = V(n->out[0]);
+  j.H = j.a->shape[1], j.W = j.a->shape[2], j.C = j.a->shape[3];
+  j.OH = j.o->shape[1], j.OW = j.o->shape[2];
   const bool align = (n->flags & PTE_XNN_FLAG_ALIGN_CORNERS) != 0;
   const bool legacy = (n->flags & PTE_XNN_FLAG_TENSORFLOW_LEGACY_MODE) != 0;
-  const bool q = !xo_f32(a);
-  const float sy = (align && OH > 1) ? (float)(H - 1) / (float)(OH - 1) : (float)H / (float)OH;
-  const float sx = (align && OW > 1) ? (float)(W - 1) / (float)(OW - 1) : (float)W / (float)OW;
-  for (size_t b = 0; b < N; b++)
-    for (size_t oy = 0; oy < OH; oy++) {
-      float fy = (align || legacy) ? (float)oy * sy : ((float)oy + 0.5f) * sy - 0.5f;
-      if (fy < 0.0f) fy = 0.0f;
-      size_t y0 = (size_t)fy;
-      if (y0 > H - 1) y0 = H - 1;
-      const size_t y1 = y0 + 1 < H ? y0 + 1 : H - 1;
-      const float ly = fy - (float)y0 > 1.0f ? 1.0f : fy - (float)y0;
-      for (size_t ox = 0; ox < OW; ox++) {
-        float fx = (align || legacy) ? (float)ox * sx : ((float)ox + 0.5f) * sx - 0.5f;
-        if (fx < 0.0f) fx = 0.0f;
-        size_t x0 = (size_t)fx;
-        if (x0 > W - 1) x0 = W - 1;
-        const size_t x1 = x0 + 1 < W ? x0 + 1 : W - 1;
-        const float lx = fx - (float)x0 > 1.0f ? 1.0f : fx - (float)x0;
-        const size_t i00 = ((b * H + y0) * W + x0) * C, i01 = ((b * H + y0) * W + x1) * C;
-        const size_t i10 = ((b * H + y1) * W + x0) * C, i11 = ((b * H + y1) * W + x1) * C;
-        const size_t ob = ((b * OH + oy) * OW + ox) * C;
-        if (!q) {
-          const float *pa = (const float *)a->data;
-          x->vec->bilerp(C, pa + i00, pa + i01, pa + i10, pa + i11, lx, ly, (float *)o->data + ob);
-          continue;
-        }
-        for (size_t c = 0; c < C; c++) {
-          float v00, v01, v10, v11;
-          if (q) {
-            v00 = xo_load_q(a, a->data, i00 + c), v01 = xo_load_q(a, a->data, i01 + c);
-            v10 = xo_load_q(a, a->data, i10 + c), v11 = xo_load_q(a, a->data, i11 + c);
-          } else {
-            const float *pa = (const float *)a->data;
-            v00 = pa[i00 + c], v01 = pa[i01 + c], v10 = pa[i10 + c], v11 = pa[i11 + c];
-          }
-          const float top = v00 + (v01 - v00) * lx, bot = v10 + (v11 - v10) * lx;
-          const float v = top + (bot - top) * ly;
-          if (q) xo_store_q(o, o->data, ob + c, v);
-          else ((float *)o->data)[ob + c] = v;
-        }
-      }
-    }
+  j.sy = (align && j.OH > 1) ? (float)(j.H - 1) / (float)(j.OH - 1) : (float)j.H / (float)j.OH;
+  j.sx = (align && j.OW > 1) ? (float)(j.W - 1) / (float)(j.OW - 1) : (float)j.W / (float)j.OW;
+  j.half = !(align || legacy);
+  const size_t rows = j.a->shape[0] * j.OH;
+  const size_t groups = x->threads > 1 && j.o->numel >= 65536 ? (size_t)x->threads * 8 : 1;
+  pte_xnn_parallel_grouped(x->pool, rs_row, &j, rows, groups);
   return PTE_OK;
 }
-
 
 pte_status pte_xnn_run_reshape(pte_xnn_exec *x, const pte_xnn_node *n) {
   pte_xnn_delegate *d = x->d;

@@ -66,7 +66,7 @@ extern "C" {
 
 typedef void pte_delegate_handle;
 
-/* Contexts of the optional prepare hook (defined in pte/prepare.h). */
+/* Contexts of the optional prepare hook (defined in pte/prepare_backend.h). */
 struct pte_backend_data_context;
 struct pte_backend_data_output;
 
@@ -170,7 +170,7 @@ typedef struct pte_backend {
   /* Releases a handle returned by init. Optional (NULL: nothing to release). */
   void (*destroy)(pte_delegate_handle *handle);
   /* Optional: ahead-of-time, once-per-device preparation of this backend's stored data (`pte
-   * prepare`, pte/prepare.h has the whole contract and a worked example). Called at most once per
+   * prepare`, pte/prepare_backend.h has the whole contract and a worked example). Called at most once per
    * program by pte_initialize_and_save_backend_data(), never by method load. The backend walks its
    * delegate blobs with pte_next_backend_data(ctx, ...) and may replace named-data values
    * (pte_write_named_data) or its own processed blobs (pte_replace_backend_data); replaced bytes

@@ -55,11 +55,15 @@ struct pte_data_loader {
 };
 
 /* Convenience wrappers (they validate arguments and fall back to load+copy for load_into). */
-pte_status pte_loader_load(const pte_data_loader *l, uint64_t offset, size_t size,
-                           const pte_segment_info *info, pte_freeable_buffer *out);
-pte_status pte_loader_load_into(const pte_data_loader *l, uint64_t offset, size_t size,
-                                const pte_segment_info *info, void *dst);
-pte_status pte_loader_size(const pte_data_loader *l, uint64_t *out_size);
+pte_status pte_data_loader_load(const pte_data_loader *l, uint64_t offset, size_t size,
+                                const pte_segment_info *info, pte_freeable_buffer *out);
+pte_status pte_data_loader_load_into(const pte_data_loader *l, uint64_t offset, size_t size,
+                                     const pte_segment_info *info, void *dst);
+pte_status pte_data_loader_size(const pte_data_loader *l, uint64_t *out_size);
+/* Deprecated names, kept so existing code compiles: */
+#define pte_loader_load pte_data_loader_load
+#define pte_loader_load_into pte_data_loader_load_into
+#define pte_loader_size pte_data_loader_size
 
 /* ---- Buffer loader (core: no OS calls, no allocation) ---------------------------------------
  * Views caller-owned bytes. For pte_program_load the bytes must be 16-byte aligned. */

@@ -45,12 +45,22 @@ typedef struct pte_kernel {
   pte_op_fn fn;
 } pte_kernel;
 
+/* Capacity of the kernel registry (a static table of PTE_MAX_KERNELS entries in the core's .bss).
+ * A build-time setting: CMake -DPTE_MAX_KERNELS=N defines it for the core and everything linking
+ * it (the Cortex-M build uses a small value, docs/mcu.md); pte_kernel_registry_capacity() is the
+ * value the core was compiled with. */
+#ifndef PTE_MAX_KERNELS
 #define PTE_MAX_KERNELS 2000
+#endif
 
 /* Adds kernels to the global registry. Errors: PTE_ERR_REGISTRATION_EXCEEDING_MAX_KERNELS when
  * full, PTE_ERR_REGISTRATION_ALREADY_REGISTERED for a name+key already present (nothing from
  * the table is registered in either case). */
 pte_status pte_register_kernels(const pte_kernel *kernels, size_t n);
+/* The same, with a message in err (may be NULL) naming the kernel or the capacity on failure. */
+pte_status pte_register_kernels_ex(const pte_kernel *kernels, size_t n, pte_error_info *err);
+/* The registry's capacity in kernels (PTE_MAX_KERNELS of the core's build). */
+size_t pte_kernel_registry_capacity(void);
 
 /* Finds a kernel: first in `method_kernels` (may be NULL), then the global registry, then the
  * built-in primitive operators (pte_prim_kernel). */
@@ -58,9 +68,14 @@ pte_op_fn pte_kernel_lookup(const char *name, const char *key, const pte_kernel 
                             size_t n_method_kernels);
 
 /* The primitive operators (aten::sym_size.int, aten::sym_numel, aten::_local_scalar_dense,
- * executorch_prim::*: 28, as upstream's prim_ops registry). They are part of the runtime, always
- * available to pte_kernel_lookup() without registration (a registered kernel of the same name
- * wins) and never counted by pte_num_registered_kernels(). */
+ * executorch_prim::*: 28, as upstream's prim_ops registry). They are part of the runtime and, by
+ * default, always available to pte_kernel_lookup() without registration (a registered kernel of
+ * the same name wins) and never counted by pte_num_registered_kernels().
+ * A core built with PTE_PRIM_OPS_BUILTIN=0 (CMake -DPTE_PRIM_OPS_BUILTIN=OFF; the Cortex-M build)
+ * does not consult them: an image whose programs use none of them links without them, and one
+ * that needs them calls pte_register_prim_ops(), which adds the 28 to the registry like any
+ * kernel library (idempotent; registry errors as pte_register_kernels). */
+pte_status pte_register_prim_ops(void);
 size_t pte_prim_kernel_count(void);
 const pte_kernel *pte_prim_kernel(size_t i);
 /* The primitive operator `name` ("executorch_prim::add.Scalar"), or NULL. */

@@ -46,12 +46,19 @@ struct pte_named_data_map {
 
 /* Null-safe wrappers: a NULL map (or one without a vtable) gives PTE_ERR_NOT_FOUND, a NULL vtable
  * slot PTE_ERR_NOT_IMPLEMENTED, a NULL key / output (or NULL buf with size > 0)
- * PTE_ERR_INVALID_ARGUMENT; otherwise the map's own answer. pte_ndm_get_data clears *out first. */
-pte_status pte_ndm_get_tensor_layout(const pte_named_data_map *m, const char *key, pte_tensor_layout *out);
-pte_status pte_ndm_get_data(const pte_named_data_map *m, const char *key, pte_freeable_buffer *out);
-pte_status pte_ndm_load_data_into(const pte_named_data_map *m, const char *key, void *buf, size_t size);
-pte_status pte_ndm_num_keys(const pte_named_data_map *m, uint32_t *out);
-pte_status pte_ndm_get_key(const pte_named_data_map *m, uint32_t index, const char **out);
+ * PTE_ERR_INVALID_ARGUMENT; otherwise the map's own answer. pte_named_data_map_get_data clears *out
+ * first. */
+pte_status pte_named_data_map_get_tensor_layout(const pte_named_data_map *m, const char *key, pte_tensor_layout *out);
+pte_status pte_named_data_map_get_data(const pte_named_data_map *m, const char *key, pte_freeable_buffer *out);
+pte_status pte_named_data_map_load_data_into(const pte_named_data_map *m, const char *key, void *buf, size_t size);
+pte_status pte_named_data_map_num_keys(const pte_named_data_map *m, uint32_t *out);
+pte_status pte_named_data_map_get_key(const pte_named_data_map *m, uint32_t index, const char **out);
+/* Deprecated names, kept so existing code compiles: */
+#define pte_ndm_get_tensor_layout pte_named_data_map_get_tensor_layout
+#define pte_ndm_get_data pte_named_data_map_get_data
+#define pte_ndm_load_data_into pte_named_data_map_load_data_into
+#define pte_ndm_num_keys pte_named_data_map_num_keys
+#define pte_ndm_get_key pte_named_data_map_get_key
 
 /* Two maps searched in order (upstream MergedDataMap; the runtime gives delegates a merged map of
  * the external .ptd map first and the program's own named data second). get_tensor_layout,

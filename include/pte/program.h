@@ -96,10 +96,11 @@ typedef struct pte_program_limits {
 } pte_program_limits;
 
 /* Named data stored inside the .pte (opaque blobs; see pte_program_named_data_map). */
-typedef struct pte_pte_data_map {
+typedef struct pte_program_data_map {
   pte_named_data_map base;
   const struct pte_program *program;
-} pte_pte_data_map;
+} pte_program_data_map;
+typedef pte_program_data_map pte_pte_data_map; /* deprecated name, kept so existing code compiles */
 
 typedef struct pte_program {
   /* private */
@@ -113,7 +114,7 @@ typedef struct pte_program {
   uint32_t constant_segment_index;
   int constant_storage;               /* pte_constant_storage */
   bool has_named_data;
-  pte_pte_data_map named_data;
+  pte_program_data_map named_data;
   uint32_t root;                      /* root table position */
   bool named_data_sorted;             /* named_data keys in byte order: binary search */
 } pte_program;

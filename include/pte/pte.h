@@ -34,6 +34,7 @@
 #include "pte/backend_xnnpack.h"
 #include "pte/data_writer.h"
 #include "pte/writer.h"
+#include "pte/prepare_backend.h"
 #include "pte/prepare.h"
 #include "pte/module.h"
 

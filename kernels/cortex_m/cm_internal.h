@@ -94,7 +94,7 @@ static inline int32_t pte_cm_clamp32(int32_t v, int32_t lo, int32_t hi) {
 }
 
 /* Softmax helpers (arm_nn_exp_on_negative_values, arm_nn_one_over_one_plus_x_for_x_in_0_1,
- * arm_nn_mult_by_power_of_two), implemented in cm_math.c. */
+ * arm_nn_mult_by_power_of_two), implemented in cm_common.c. */
 int32_t pte_cm_exp_on_negative_values(int32_t val);
 int32_t pte_cm_one_over_one_plus_x_for_x_in_0_1(int32_t val);
 int32_t pte_cm_mult_by_power_of_two(int32_t val, int exp);

@@ -32,8 +32,11 @@
  * Accumulation is int32 with wrap-around as on the target. Any batch size; any dim order for
  * input, weight and out (a unit-stride inner loop is used when channels are innermost).
  */
+#include <string.h>
+
 #include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_ops.h"
+#include "cortex_m/cm_simd.h"
 #include "portable/util/kutil.h"
 
 /* Resolves where `out` is for a schema of n_base arguments (inputs + out, without the trailing
@@ -155,6 +158,18 @@ typedef struct chan_params {
 static void load_params(const conv_args *c, int64_t n, chan_params *p) {
   p->cached = n <= CM_PARAM_CACHE;
   if (!p->cached) return;
+  if ((!c->bias || pte_k_is_contiguous(c->bias)) && c->mults->dtype == PTE_DTYPE_INT &&
+      c->shifts->dtype == PTE_DTYPE_INT && pte_k_is_contiguous(c->mults) &&
+      pte_k_is_contiguous(c->shifts)) {
+    /* the usual case: dense int32 vectors */
+    if (c->bias)
+      memcpy(p->bias, c->bias->data, sizeof(int32_t) * (size_t)n);
+    else
+      memset(p->bias, 0, sizeof(int32_t) * (size_t)n);
+    memcpy(p->mult, c->mults->data, sizeof(int32_t) * (size_t)n);
+    memcpy(p->shift, c->shifts->data, sizeof(int32_t) * (size_t)n);
+    return;
+  }
   for (int64_t k = 0; k < n; k++) {
     p->bias[k] = c->bias ? pte_cm_param_at(c->bias, k) : 0;
     p->mult[k] = pte_cm_param_at(c->mults, k);
@@ -192,6 +207,107 @@ static inline int64_t dot_off(const int8_t *x, int64_t sx, const int8_t *w, int6
   return acc;
 }
 
+/* The SIMD path of quantized_conv2d (cm_simd.h): channels-last dense input and output,
+ * contiguous OHWI weights, cached per-channel parameters, patch depth <= PTE_CM_SIMD_KMAX.
+ * 1x1 unpadded convolutions read the input rows in place; the others gather int8 patches
+ * whose padded taps hold -input_offset (the zero point, so (x + input_offset) is 0 there),
+ * which needs input_offset in [-127, 128]. Returns false (nothing written) when it does not
+ * apply. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CM_SIMD_PATCH_BYTES 16384
+#else
+#define CM_SIMD_PATCH_BYTES 2048 /* microcontroller stacks are small; the Arm GEMM packs nothing */
+#endif
+static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups) {
+  const int64_t N = c->in->sizes[0], C = c->in->sizes[1], H = c->in->sizes[2], W = c->in->sizes[3];
+  const int64_t OC = c->w->sizes[0], KH = c->w->sizes[1], KW = c->w->sizes[2], Cg = c->w->sizes[3];
+  const int64_t OH = c->out->sizes[2], OW = c->out->sizes[3], OCg = OC / groups, K = KH * KW * Cg;
+  if (pte_cm_simd_active() == PTE_CM_ISA_PORTABLE || !prm->cached || K > PTE_CM_SIMD_KMAX ||
+      !pte_cm_is_nhwc_dense(c->in) || !pte_cm_is_nhwc_dense(c->out) || !pte_k_is_contiguous(c->w))
+    return false;
+  const bool direct = KH == 1 && KW == 1 && c->pad[0] == 0 && c->pad[1] == 0;
+  if (!direct && (c->in_off < -127 || c->in_off > 128)) return false;
+  const int8_t *x = (const int8_t *)c->in->data, *wd = (const int8_t *)c->w->data;
+  int8_t *y = (int8_t *)c->out->data;
+  pte_cm_gemm g;
+  g.K = K;
+  g.OC = OCg;
+  g.in_off = c->in_off;
+  g.row_add = NULL;
+  g.out_off = c->out_off;
+  g.act_min = c->act_min;
+  g.act_max = c->act_max;
+  g.ys = OC;
+  for (int64_t n = 0; n < N; n++) {
+    const int8_t *xn = x + n * H * W * C;
+    int8_t *yn = y + n * OH * OW * OC;
+    for (int64_t gi = 0; gi < groups; gi++) {
+      g.w = wd + gi * OCg * K;
+      g.bias = prm->bias + gi * OCg;
+      g.mult = prm->mult + gi * OCg;
+      g.shift = prm->shift + gi * OCg;
+      if (direct && c->stride[0] == 1 && c->stride[1] == 1) {
+        /* every pixel is a row: one call over the whole image */
+        g.x = xn + gi * Cg;
+        g.xs = C;
+        g.P = OH * OW;
+        g.y = yn + gi * OCg;
+        if (!pte_cm_simd_gemm(&g)) return false;
+        continue;
+      }
+      if (direct) {
+        for (int64_t oy = 0; oy < OH; oy++) {
+          g.x = xn + oy * c->stride[0] * W * C + gi * Cg;
+          g.xs = c->stride[1] * C;
+          g.P = OW;
+          g.y = yn + oy * OW * OC + gi * OCg;
+          if (!pte_cm_simd_gemm(&g)) return false;
+        }
+        continue;
+      }
+      int8_t patch[CM_SIMD_PATCH_BYTES];
+      const int64_t rows = CM_SIMD_PATCH_BYTES / K, npix = OH * OW;
+      const int8_t pad_value = (int8_t)(-c->in_off);
+      for (int64_t q0 = 0; q0 < npix; q0 += rows) {
+        const int64_t nq = npix - q0 < rows ? npix - q0 : rows;
+        for (int64_t q = 0; q < nq; q++) {
+          const int64_t oy = (q0 + q) / OW, ox = (q0 + q) % OW;
+          const int64_t iy0 = oy * c->stride[0] - c->pad[0], ix0 = ox * c->stride[1] - c->pad[1];
+          int8_t *pp = patch + q * K;
+          for (int64_t ky = 0; ky < KH; ky++) {
+            const int64_t iy = iy0 + ky * c->dil[0];
+            if (groups == 1 && c->dil[1] == 1 && iy >= 0 && iy < H && ix0 >= 0 && ix0 + KW <= W) {
+              /* the whole kernel row is one run of KW * C bytes */
+              memcpy(pp, xn + (iy * W + ix0) * C, (size_t)(KW * C));
+              pp += KW * C;
+              continue;
+            }
+            for (int64_t kx = 0; kx < KW; kx++, pp += Cg) {
+              const int64_t ix = ix0 + kx * c->dil[1];
+              const bool inside = iy >= 0 && iy < H && ix >= 0 && ix < W;
+              const int8_t *src = inside ? xn + (iy * W + ix) * C + gi * Cg : NULL;
+              if (Cg >= 16) {
+                if (inside)
+                  memcpy(pp, src, (size_t)Cg);
+                else
+                  memset(pp, pad_value, (size_t)Cg);
+              } else {
+                for (int64_t i = 0; i < Cg; i++) pp[i] = inside ? src[i] : pad_value;
+              }
+            }
+          }
+        }
+        g.x = patch;
+        g.xs = K;
+        g.P = nq;
+        g.y = yn + q0 * OC + gi * OCg;
+        if (!pte_cm_simd_gemm(&g)) return false;
+      }
+    }
+  }
+  return true;
+}
+
 static void cm_conv2d(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
   const int out_idx = resolve_out(ctx, args, nargs, 13, 1);
   if (out_idx < 0) return;
@@ -220,6 +336,10 @@ static void cm_conv2d(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   load_params(&c, OC, &prm);
   const int8_t *x = (const int8_t *)c.in->data, *wd = (const int8_t *)c.w->data;
   int8_t *y = (int8_t *)c.out->data;
+  if (conv_simd(&c, &prm, groups)) {
+    pte_cm_set_return(args, nargs, (size_t)out_idx);
+    return;
+  }
   const int64_t sc = c.in->strides[1], swi = c.w->strides[3];
   const int64_t K = KH * KW * Cg;
   if (K <= CM_PATCH_MAX && pte_k_is_contiguous(c.w)) {
@@ -307,6 +427,22 @@ static void cm_depthwise_conv2d(pte_kernel_context *ctx, pte_evalue **args, size
   load_params(&c, OC, &prm);
   const int8_t *x = (const int8_t *)c.in->data, *wd = (const int8_t *)c.w->data;
   int8_t *y = (int8_t *)c.out->data;
+  if (c.depth_mult == 1 && prm.cached && pte_cm_simd_active() != PTE_CM_ISA_PORTABLE &&
+      pte_cm_is_nhwc_dense(c.in) && pte_cm_is_nhwc_dense(c.out) && pte_k_is_contiguous(c.w)) {
+    pte_cm_dw d = {NULL, H, W, C, wd, KH, KW, c.stride[0], c.stride[1], c.pad[0], c.pad[1],
+                   c.dil[0], c.dil[1], prm.bias, prm.mult, prm.shift, c.in_off, c.out_off,
+                   c.act_min, c.act_max, NULL, OH, OW};
+    bool ran = true;
+    for (int64_t n = 0; n < N && ran; n++) {
+      d.x = x + n * H * W * C;
+      d.y = y + n * OH * OW * OC;
+      ran = pte_cm_simd_dw(&d);
+    }
+    if (ran) {
+      pte_cm_set_return(args, nargs, (size_t)out_idx);
+      return;
+    }
+  }
   if (c.depth_mult == 1 && OC <= CM_PARAM_CACHE && (C == 1 || c.in->strides[1] == 1) &&
       (OC == 1 || c.w->strides[3] == 1)) {
     /* channels innermost in input and weight: accumulate all channels of a pixel together */

@@ -31,6 +31,7 @@
 
 #include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_ops.h"
+#include "cortex_m/cm_simd.h"
 #include "portable/util/kutil.h"
 
 #define CM_ADD_LEFT_SHIFT 20
@@ -48,6 +49,14 @@ static bool binary_setup(pte_kernel_context *ctx, const pte_tensor *a, const pte
   const pte_tensor *ops[3] = {out, a, b};
   *nonempty = pte_k_iter_init(it, out->sizes, out->dim, ops, 3);
   return true;
+}
+
+/* True when a, b and out have one shape and one dense layout: a linear walk in memory order
+ * (the SIMD paths of add / mul, cm_simd.h). */
+static bool same_dense(const pte_tensor *a, const pte_tensor *b, const pte_tensor *out) {
+  return pte_cm_simd_active() != PTE_CM_ISA_PORTABLE && pte_k_same_shape(a, b) &&
+         pte_k_same_shape(a, out) && pte_k_same_dim_order(a, b) && pte_k_same_dim_order(a, out) &&
+         pte_k_is_dense(a) && pte_k_is_dense(b) && pte_k_is_dense(out);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -95,6 +104,11 @@ static void cm_quantized_add(pte_kernel_context *ctx, pte_evalue **args, size_t 
   if (!binary_setup(ctx, a, b, out, &it, &nonempty)) return;
   const int8_t *pa = (const int8_t *)a->data, *pb = (const int8_t *)b->data;
   int8_t *po = (int8_t *)out->data;
+  if (nonempty && same_dense(a, b, out)) {
+    const pte_cm_addmul e = {pa, pb, po, (int64_t)out->numel, false, off1, m1, s1, off2, m2, s2,
+                             mo, so, zpo, lo, hi};
+    if (pte_cm_simd_addmul(&e)) nonempty = false;
+  }
   if (nonempty) {
     do {
       for (int64_t j = 0; j < it.inner; j++) {
@@ -132,6 +146,11 @@ static void cm_quantized_mul(pte_kernel_context *ctx, pte_evalue **args, size_t 
   if (!binary_setup(ctx, a, b, out, &it, &nonempty)) return;
   const int8_t *pa = (const int8_t *)a->data, *pb = (const int8_t *)b->data;
   int8_t *po = (int8_t *)out->data;
+  if (nonempty && same_dense(a, b, out)) {
+    const pte_cm_addmul e = {pa, pb, po, (int64_t)out->numel, true, (int32_t)-zp1, 0, 0,
+                             (int32_t)-zp2, 0, 0, (int32_t)mo, (int32_t)so, (int32_t)zpo, -128, 127};
+    if (pte_cm_simd_addmul(&e)) nonempty = false;
+  }
   if (nonempty) {
     do {
       for (int64_t j = 0; j < it.inner; j++) {

@@ -24,6 +24,7 @@
  */
 #include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_ops.h"
+#include "cortex_m/cm_simd.h"
 #include "portable/util/kutil.h"
 
 static bool read_requant_list(pte_kernel_context *ctx, pte_evalue **args, size_t nargs,
@@ -35,6 +36,64 @@ static bool read_requant_list(pte_kernel_context *ctx, pte_evalue **args, size_t
     pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "%s must have 1 or %lld entries, got %zu", what,
                     (long long)n_out, *len);
     return false;
+  }
+  return true;
+}
+
+/* The SIMD path of quantized_linear (cm_simd.h) for contiguous input, weights and out:
+ *   (x + i)(w + f) summed = sum x w + i sum w + f sum x + K i f        (without kernel_sum)
+ *   kernel_sum + sum x w + f sum x                                     (with kernel_sum)
+ * the per-row terms go to row_add, output features in chunks of PTE_CM_SIMD_NMAX. */
+static bool linear_simd(const pte_tensor *in, const pte_tensor *w, const pte_tensor *bias,
+                        const pte_tensor *ksum, pte_tensor *out, int32_t in_off, int32_t f_off,
+                        const int64_t *mults, const int64_t *shifts, size_t nm, int32_t out_off,
+                        int32_t act_min, int32_t act_max) {
+  const int64_t K = in->sizes[in->dim - 1], N = w->sizes[0];
+  if (pte_cm_simd_active() == PTE_CM_ISA_PORTABLE || K <= 0 || K > PTE_CM_SIMD_KMAX ||
+      !pte_k_is_contiguous(in) || !pte_k_is_contiguous(w) || !pte_k_is_contiguous(out) ||
+      in->numel / (size_t)K != out->numel / (size_t)N)
+    return false;
+  const int64_t rows = (int64_t)(in->numel / (size_t)K);
+  const int8_t *x = (const int8_t *)in->data;
+  int32_t b[PTE_CM_SIMD_NMAX], m[PTE_CM_SIMD_NMAX], s[PTE_CM_SIMD_NMAX], radd[64];
+  pte_cm_gemm g;
+  g.K = K;
+  g.in_off = ksum ? 0 : in_off;
+  g.out_off = out_off;
+  g.act_min = act_min;
+  g.act_max = act_max;
+  g.bias = b;
+  g.mult = m;
+  g.shift = s;
+  g.row_add = radd;
+  g.xs = K;
+  g.ys = N;
+  const uint32_t kif = (uint32_t)K * (uint32_t)in_off * (uint32_t)f_off;
+  for (int64_t o0 = 0; o0 < N; o0 += PTE_CM_SIMD_NMAX) {
+    const int64_t no = N - o0 < PTE_CM_SIMD_NMAX ? N - o0 : PTE_CM_SIMD_NMAX;
+    for (int64_t o = 0; o < no; o++) {
+      const pte_tensor *bt = ksum ? ksum : bias;
+      b[o] = bt ? pte_cm_param_at(bt, o0 + o) : 0;
+      m[o] = (int32_t)mults[nm == 1 ? 0 : (size_t)(o0 + o)];
+      s[o] = (int32_t)shifts[nm == 1 ? 0 : (size_t)(o0 + o)];
+    }
+    g.w = (const int8_t *)w->data + o0 * K;
+    g.OC = no;
+    for (int64_t r0 = 0; r0 < rows; r0 += 64) {
+      const int64_t nr = rows - r0 < 64 ? rows - r0 : 64;
+      for (int64_t r = 0; r < nr; r++) {
+        const int8_t *xr = x + (r0 + r) * K;
+        uint32_t xsum = 0;
+        for (int64_t k = 0; k < K; k++) xsum += (uint32_t)(int32_t)xr[k];
+        uint32_t v = xsum * (uint32_t)f_off;
+        if (!ksum) v += kif;
+        radd[r] = pte_cm_wrap32((int64_t)v);
+      }
+      g.x = x + r0 * K;
+      g.P = nr;
+      g.y = (int8_t *)out->data + r0 * N + o0;
+      if (!pte_cm_simd_gemm(&g)) return false;
+    }
   }
   return true;
 }
@@ -91,6 +150,11 @@ static void cm_quantized_linear(pte_kernel_context *ctx, pte_evalue **args, size
   osizes[in->dim - 1] = (int32_t)N;
   if (!pte_cm_resize(ctx, out, osizes, in->dim)) return;
   if (out->numel == 0) {
+    pte_cm_set_return(args, nargs, 11);
+    return;
+  }
+  if (linear_simd(in, w, bias, ksum, out, (int32_t)in_off, (int32_t)f_off, mults, shifts, nm,
+                  (int32_t)out_off, (int32_t)act_min, (int32_t)act_max)) {
     pte_cm_set_return(args, nargs, 11);
     return;
   }

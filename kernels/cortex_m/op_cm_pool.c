@@ -21,6 +21,7 @@
  */
 #include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_ops.h"
+#include "cortex_m/cm_simd.h"
 #include "portable/util/kutil.h"
 
 typedef struct pool_args {
@@ -75,6 +76,9 @@ static bool run_pool(pte_kernel_context *ctx, pool_args *a, bool is_max, int32_t
   if (!pte_cm_resize(ctx, a->out, osz, 4)) return false;
   const int8_t *x = (const int8_t *)a->in->data;
   int8_t *y = (int8_t *)a->out->data;
+  /* SIMD over the channels of channels-last dense tensors (cm_simd.h) */
+  const bool simd = pte_cm_simd_active() != PTE_CM_ISA_PORTABLE && pte_cm_is_nhwc_dense(a->in) &&
+                    pte_cm_is_nhwc_dense(a->out) && a->k[0] * a->k[1] <= (1 << 20);
   for (int64_t n = 0; n < N; n++)
     for (int64_t oy = 0; oy < OH; oy++)
       for (int64_t ox = 0; ox < OW; ox++) {
@@ -85,6 +89,11 @@ static bool run_pool(pte_kernel_context *ctx, pool_args *a, bool is_max, int32_t
         if (cnt <= 0) {
           pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "pooling window outside the input");
           return false;
+        }
+        if (simd) {
+          const pte_cm_pool pp = {x + n * H * W * C, W * C, C, ys, ye, xs, xe, is_max, lo, hi,
+                                  y + ((n * OH + oy) * OW + ox) * C};
+          if (pte_cm_simd_pool(&pp)) continue;
         }
         for (int64_t c = 0; c < C; c++) {
           int32_t v;

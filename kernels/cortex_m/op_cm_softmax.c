@@ -13,6 +13,7 @@
  */
 #include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_ops.h"
+#include "cortex_m/cm_simd.h"
 #include "portable/util/kutil.h"
 
 #define CM_SOFTMAX_ACCUM_BITS 12
@@ -76,6 +77,10 @@ static void cm_softmax(pte_kernel_context *ctx, pte_evalue **args, size_t nargs)
   for (int64_t r = 0; r < rows; r++) {
     const int8_t *xr = x + pte_k_offset_of_linear(in, (size_t)(r * row));
     int8_t *yr = y + pte_k_offset_of_linear(out, (size_t)(r * row));
+    if (si == 1 && so == 1) {
+      const pte_cm_softmax sm = {xr, yr, row, m, mask, dmin};
+      if (pte_cm_simd_softmax(&sm)) continue; /* cm_simd.h */
+    }
     int8_t mx = xr[0];
     for (int64_t c = 1; c < row; c++)
       if (xr[c * si] > mx) mx = xr[c * si];

@@ -437,10 +437,10 @@ def _keys(ndm):
     if not ndm:
         return keys
     n = ctypes.c_uint32(0)
-    _check(_lib.pte_ndm_num_keys(ndm, ctypes.byref(n)), None)
+    _check(_lib.pte_named_data_map_num_keys(ndm, ctypes.byref(n)), None)
     for i in range(n.value):
         k = ctypes.c_char_p()
-        _check(_lib.pte_ndm_get_key(ndm, i, ctypes.byref(k)), None)
+        _check(_lib.pte_named_data_map_get_key(ndm, i, ctypes.byref(k)), None)
         keys.append(k.value.decode("utf-8", "replace"))
     return keys
 
@@ -456,7 +456,7 @@ def _inspect_ptd(path):
             tensors = []
             for key in _keys(ptd):
                 lay = _n.TensorLayout()
-                s = _lib.pte_ndm_get_tensor_layout(ptd, key.encode(), ctypes.byref(lay))
+                s = _lib.pte_named_data_map_get_tensor_layout(ptd, key.encode(), ctypes.byref(lay))
                 if s == 0:
                     tensors.append({"key": key, "dtype": _dtype_name(lay.dtype),
                                     "shape": [lay.sizes[d] for d in range(lay.dim)],

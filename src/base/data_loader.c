@@ -12,22 +12,22 @@ void pte_freeable_buffer_free(pte_freeable_buffer *b) {
   b->free_ctx = NULL;
 }
 
-pte_status pte_loader_load(const pte_data_loader *l, uint64_t offset, size_t size,
-                           const pte_segment_info *info, pte_freeable_buffer *out) {
+pte_status pte_data_loader_load(const pte_data_loader *l, uint64_t offset, size_t size,
+                                const pte_segment_info *info, pte_freeable_buffer *out) {
   if (!l || !l->vt || !l->vt->load || !out) return PTE_ERR_INVALID_ARGUMENT;
   *out = pte_freeable_buffer_view(NULL, 0);
   pte_segment_info def = {PTE_SEGMENT_PROGRAM, 0, NULL};
   return l->vt->load(l, offset, size, info ? info : &def, out);
 }
 
-pte_status pte_loader_load_into(const pte_data_loader *l, uint64_t offset, size_t size,
-                                const pte_segment_info *info, void *dst) {
+pte_status pte_data_loader_load_into(const pte_data_loader *l, uint64_t offset, size_t size,
+                                     const pte_segment_info *info, void *dst) {
   if (!l || !l->vt || (!dst && size)) return PTE_ERR_INVALID_ARGUMENT;
   pte_segment_info def = {PTE_SEGMENT_PROGRAM, 0, NULL};
   if (!info) info = &def;
   if (l->vt->load_into) return l->vt->load_into(l, offset, size, info, dst);
   pte_freeable_buffer b;
-  pte_status s = pte_loader_load(l, offset, size, info, &b);
+  pte_status s = pte_data_loader_load(l, offset, size, info, &b);
   if (s != PTE_OK) return s;
   if (b.size < size) {
     pte_freeable_buffer_free(&b);
@@ -38,7 +38,7 @@ pte_status pte_loader_load_into(const pte_data_loader *l, uint64_t offset, size_
   return PTE_OK;
 }
 
-pte_status pte_loader_size(const pte_data_loader *l, uint64_t *out_size) {
+pte_status pte_data_loader_size(const pte_data_loader *l, uint64_t *out_size) {
   if (!l || !l->vt || !l->vt->size || !out_size) return PTE_ERR_INVALID_ARGUMENT;
   return l->vt->size(l, out_size);
 }

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "pte/status.h"
+#include "base/vformat.h"
 
 const char *pte_status_name(pte_status s) {
   switch (s) {
@@ -66,9 +67,6 @@ static void put_i(out_buf *o, long long v) {
     put_u(o, (unsigned long long)v, 10);
   }
 }
-
-/* Internal: vformat into buf (always NUL-terminated when cap > 0). */
-size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
 
 size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap) {
   out_buf o = {buf, cap, 0};

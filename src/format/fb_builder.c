@@ -28,7 +28,7 @@ static inline void fb_st_u64(uint8_t *p, uint64_t v) {
   fb_st_u32(p + 4, (uint32_t)(v >> 32));
 }
 
-static inline bool fb_fail(pte_fb_builder *b, pte_status s) {
+static inline bool fbb_fail(pte_fb_builder *b, pte_status s) {
   if (b->status == PTE_OK) b->status = s;
   return false;
 }
@@ -55,14 +55,14 @@ void pte_fb_builder_free(pte_fb_builder *b) {
 /* Makes room for n more bytes below the live data. */
 static bool fb_reserve(pte_fb_builder *b, size_t n) {
   if (b->status != PTE_OK) return false;
-  if (n > FB_MAX_SIZE - b->used) return fb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
+  if (n > FB_MAX_SIZE - b->used) return fbb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
   if (b->cap - b->used >= n) return true;
-  if (!b->realloc_fn) return fb_fail(b, PTE_ERR_MEMORY_ALLOCATION_FAILED);
+  if (!b->realloc_fn) return fbb_fail(b, PTE_ERR_MEMORY_ALLOCATION_FAILED);
   size_t need = b->used + n;
   size_t ncap = b->cap < 256 ? 256 : b->cap;
   while (ncap < need) ncap = ncap > FB_MAX_SIZE ? need : ncap * 2;
   uint8_t *nb = (uint8_t *)b->realloc_fn(b->realloc_ctx, b->buf, b->cap, ncap);
-  if (!nb) return fb_fail(b, PTE_ERR_MEMORY_ALLOCATION_FAILED);
+  if (!nb) return fbb_fail(b, PTE_ERR_MEMORY_ALLOCATION_FAILED);
   if (b->used) memmove(nb + ncap - b->used, nb + b->cap - b->used, b->used);
   b->buf = nb;
   b->cap = ncap;
@@ -97,25 +97,23 @@ static bool fb_push_u32(pte_fb_builder *b, uint32_t v) {
 static bool fb_prep_ok(pte_fb_builder *b, size_t align, size_t len) {
   if (b->status != PTE_OK) return false;
   if (align == 0) align = 1;
-  if (!fb_pow2(align) || align > 0x10000) return fb_fail(b, PTE_ERR_INVALID_ARGUMENT);
-  if (len > FB_MAX_SIZE) return fb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
+  if (!fb_pow2(align) || align > 0x10000) return fbb_fail(b, PTE_ERR_INVALID_ARGUMENT);
+  if (len > FB_MAX_SIZE) return fbb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
   if (align > b->max_align) b->max_align = align;
   size_t pad = (size_t)(0u - (b->used + len)) & (align - 1);
   return fb_pad(b, pad);
 }
 
-void pte_fb_prep(pte_fb_builder *b, size_t align, size_t len) { (void)fb_prep_ok(b, align, len); }
-
 static bool fb_not_nested(pte_fb_builder *b) {
   if (b->status != PTE_OK) return false;
-  if (b->in_table) return fb_fail(b, PTE_ERR_INVALID_STATE);
+  if (b->in_table) return fbb_fail(b, PTE_ERR_INVALID_STATE);
   return true;
 }
 
 pte_fb_ref pte_fb_create_string(pte_fb_builder *b, const char *s, size_t len) {
   if (!fb_not_nested(b)) return 0;
-  if (len > FB_MAX_SIZE) { fb_fail(b, PTE_ERR_OUT_OF_RESOURCES); return 0; }
-  if (!s && len) { fb_fail(b, PTE_ERR_INVALID_ARGUMENT); return 0; }
+  if (len > FB_MAX_SIZE) { fbb_fail(b, PTE_ERR_OUT_OF_RESOURCES); return 0; }
+  if (!s && len) { fbb_fail(b, PTE_ERR_INVALID_ARGUMENT); return 0; }
   if (!fb_prep_ok(b, 4, len + 1) || !fb_pad(b, 1) || !fb_push(b, s, len) || !fb_push_u32(b, (uint32_t)len)) return 0;
   return (pte_fb_ref)b->used;
 }
@@ -130,11 +128,11 @@ static inline size_t fb_elem_align(size_t elem_size) {
  * the data and the count. */
 static bool fb_vec_prep(pte_fb_builder *b, size_t count, size_t elem_size, size_t align, size_t *nbytes) {
   if (!fb_not_nested(b)) return false;
-  if (elem_size == 0 || (align != 0 && !fb_pow2(align))) return fb_fail(b, PTE_ERR_INVALID_ARGUMENT);
+  if (elem_size == 0 || (align != 0 && !fb_pow2(align))) return fbb_fail(b, PTE_ERR_INVALID_ARGUMENT);
 #if SIZE_MAX > 0xFFFFFFFFu
-  if ((uint64_t)count > 0xFFFFFFFFull) return fb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
+  if ((uint64_t)count > 0xFFFFFFFFull) return fbb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
 #endif
-  if (count > FB_MAX_SIZE / elem_size) return fb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
+  if (count > FB_MAX_SIZE / elem_size) return fbb_fail(b, PTE_ERR_OUT_OF_RESOURCES);
   size_t n = count * elem_size;
   size_t a = fb_elem_align(elem_size);
   if (align > a) a = align;
@@ -145,7 +143,7 @@ static bool fb_vec_prep(pte_fb_builder *b, size_t count, size_t elem_size, size_
 
 pte_fb_ref pte_fb_create_vec(pte_fb_builder *b, const void *data, size_t count, size_t elem_size, size_t align) {
   size_t n;
-  if (count && !data) { if (fb_not_nested(b)) fb_fail(b, PTE_ERR_INVALID_ARGUMENT); return 0; }
+  if (count && !data) { if (fb_not_nested(b)) fbb_fail(b, PTE_ERR_INVALID_ARGUMENT); return 0; }
   if (!fb_vec_prep(b, count, elem_size, align, &n)) return 0;
   if (!fb_push(b, data, n) || !fb_push_u32(b, (uint32_t)count)) return 0;
   return (pte_fb_ref)b->used;
@@ -164,11 +162,11 @@ uint8_t *pte_fb_start_vec_raw(pte_fb_builder *b, size_t count, size_t elem_size,
 
 pte_fb_ref pte_fb_create_vec_refs(pte_fb_builder *b, const pte_fb_ref *refs, size_t count) {
   size_t n;
-  if (count && !refs) { if (fb_not_nested(b)) fb_fail(b, PTE_ERR_INVALID_ARGUMENT); return 0; }
+  if (count && !refs) { if (fb_not_nested(b)) fbb_fail(b, PTE_ERR_INVALID_ARGUMENT); return 0; }
   if (!fb_vec_prep(b, count, 4, 4, &n)) return 0;
   size_t written = b->used; /* every ref must name something already written */
   for (size_t i = count; i-- > 0;) {
-    if (refs[i] == 0 || refs[i] > written) { fb_fail(b, PTE_ERR_INVALID_ARGUMENT); return 0; }
+    if (refs[i] == 0 || refs[i] > written) { fbb_fail(b, PTE_ERR_INVALID_ARGUMENT); return 0; }
     b->used += 4;
     fb_st_u32(fb_front(b), (uint32_t)(b->used - refs[i]));
   }
@@ -187,15 +185,15 @@ void pte_fb_table_start(pte_fb_builder *b) {
 
 static bool fb_in_table(pte_fb_builder *b, unsigned slot) {
   if (b->status != PTE_OK) return false;
-  if (!b->in_table) return fb_fail(b, PTE_ERR_INVALID_STATE);
-  if (slot > FB_MAX_SLOT) return fb_fail(b, PTE_ERR_INVALID_ARGUMENT);
+  if (!b->in_table) return fbb_fail(b, PTE_ERR_INVALID_STATE);
+  if (slot > FB_MAX_SLOT) return fbb_fail(b, PTE_ERR_INVALID_ARGUMENT);
   if (slot >= b->field_cap) {
     unsigned ncap = b->field_cap ? b->field_cap : 16;
     while (ncap <= slot) ncap *= 2;
-    if (!b->realloc_fn) return fb_fail(b, PTE_ERR_MEMORY_ALLOCATION_FAILED);
+    if (!b->realloc_fn) return fbb_fail(b, PTE_ERR_MEMORY_ALLOCATION_FAILED);
     uint32_t *nf = (uint32_t *)b->realloc_fn(b->realloc_ctx, b->field_pos, (size_t)b->field_cap * sizeof(uint32_t),
                                              (size_t)ncap * sizeof(uint32_t));
-    if (!nf) return fb_fail(b, PTE_ERR_MEMORY_ALLOCATION_FAILED);
+    if (!nf) return fbb_fail(b, PTE_ERR_MEMORY_ALLOCATION_FAILED);
     memset(nf + b->field_cap, 0, (size_t)(ncap - b->field_cap) * sizeof(uint32_t));
     b->field_pos = nf;
     b->field_cap = ncap;
@@ -286,14 +284,14 @@ void pte_fb_add_u32_forced(pte_fb_builder *b, unsigned slot, uint32_t v) { fb_ad
 void pte_fb_add_ref(pte_fb_builder *b, unsigned slot, pte_fb_ref ref) {
   if (ref == 0) return;
   if (!fb_in_table(b, slot) || !fb_prep_ok(b, 4, 4)) return;
-  if (ref > b->used) { fb_fail(b, PTE_ERR_INVALID_ARGUMENT); return; }
+  if (ref > b->used) { fbb_fail(b, PTE_ERR_INVALID_ARGUMENT); return; }
   if (!fb_push_u32(b, (uint32_t)(b->used + 4 - ref))) return;
   fb_track(b, slot);
 }
 
 void pte_fb_add_struct(pte_fb_builder *b, unsigned slot, const void *data, size_t size, size_t align) {
   if (!fb_in_table(b, slot)) return;
-  if (!data || size == 0 || size > 0xFFFF) { fb_fail(b, PTE_ERR_INVALID_ARGUMENT); return; }
+  if (!data || size == 0 || size > 0xFFFF) { fbb_fail(b, PTE_ERR_INVALID_ARGUMENT); return; }
   if (!fb_prep_ok(b, align, size) || !fb_push(b, data, size)) return;
   fb_track(b, slot);
 }
@@ -314,12 +312,12 @@ static void fb_remember_vtable(pte_fb_builder *b, uint32_t ref) {
 
 pte_fb_ref pte_fb_table_end(pte_fb_builder *b) {
   if (b->status != PTE_OK) return 0;
-  if (!b->in_table) { fb_fail(b, PTE_ERR_INVALID_STATE); return 0; }
+  if (!b->in_table) { fbb_fail(b, PTE_ERR_INVALID_STATE); return 0; }
   /* soffset placeholder: the table starts here */
   if (!fb_prep_ok(b, 4, 4) || !fb_push_u32(b, 0)) return 0;
   size_t obj = b->used;
   size_t tbl_size = obj - b->table_start;
-  if (tbl_size > 0xFFFF) { fb_fail(b, PTE_ERR_OUT_OF_RESOURCES); return 0; }
+  if (tbl_size > 0xFFFF) { fbb_fail(b, PTE_ERR_OUT_OF_RESOURCES); return 0; }
   size_t vt_len = 4 + 2 * (size_t)b->field_max;
   if (!fb_reserve(b, vt_len)) return 0;
   b->used += vt_len;
@@ -355,7 +353,7 @@ pte_status pte_fb_finish(pte_fb_builder *b, pte_fb_ref root, const char *ident, 
   if (out_size) *out_size = 0;
   if (!fb_not_nested(b)) return b->status;
   if (root == 0 || root > b->used || (min_align != 0 && !fb_pow2(min_align))) {
-    fb_fail(b, PTE_ERR_INVALID_ARGUMENT);
+    fbb_fail(b, PTE_ERR_INVALID_ARGUMENT);
     return b->status;
   }
   size_t a = b->max_align > min_align ? b->max_align : min_align;

@@ -390,7 +390,6 @@ static void scalar_text(pte_fb_json_sink *s, const char *text, size_t n) {
   out(s, text, n);
 }
 
-void pte_fb_json_raw(pte_fb_json_sink *s, const char *text, size_t len) { scalar_text(s, text, len); }
 void pte_fb_json_null(pte_fb_json_sink *s) { scalar_text(s, "null", 4); }
 void pte_fb_json_bool(pte_fb_json_sink *s, bool v) { scalar_text(s, v ? "true" : "false", v ? 4 : 5); }
 

@@ -74,8 +74,6 @@ void pte_fb_json_enum(pte_fb_json_sink *s, const char *name, int64_t v, int is_u
  * all values whose bits make up v exactly (in declaration order, separated by spaces), else the
  * number. names/values: the enum's n values. */
 void pte_fb_json_bit_flags(pte_fb_json_sink *s, uint64_t v, const char *const *names, const uint64_t *values, unsigned n);
-/* Text written as-is (the caller keeps the JSON valid). */
-void pte_fb_json_raw(pte_fb_json_sink *s, const char *text, size_t len);
 
 /* Number formatting into out (NUL-terminated); returns the length. out needs 32 bytes. */
 size_t pte_fb_json_format_i64(int64_t v, char out[32]);

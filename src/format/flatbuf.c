@@ -11,6 +11,7 @@
 #include "format/flatbuf.h"
 
 #include <limits.h>
+#include "base/vformat.h"
 
 /* Positions are u32: anything past 4 GiB is unreachable, so clamp the size we check against. */
 static inline uint64_t fb_clamp_size(size_t size) {
@@ -271,8 +272,6 @@ static pte_status fb_report(pte_fb_verifier *v, const fb_where *w, const char *d
 /* The failure path lives out of line (cold) so the hot verification functions keep a small
  * stack frame and no formatting code; it formats the detail only when someone will read it.
  * Always returns PTE_ERR_INVALID_PROGRAM. */
-size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
-
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif

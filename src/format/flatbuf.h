@@ -278,9 +278,6 @@ void pte_fb_builder_init(pte_fb_builder *b, pte_fb_realloc_fn fn, void *ctx);
 /* Frees everything through the callback and re-initialises *b (same callback) for reuse. */
 void pte_fb_builder_free(pte_fb_builder *b);
 
-/* Alignment padding: makes the next `len` bytes written end up aligned to `align`. */
-void pte_fb_prep(pte_fb_builder *b, size_t align, size_t len);
-
 pte_fb_ref pte_fb_create_string(pte_fb_builder *b, const char *s, size_t len);
 /* Vector of scalars/structs: `data` holds count elements of elem_size bytes, already
  * little-endian. The element data is aligned to max(align, elem_size alignment) — use this for

@@ -9,10 +9,10 @@ static uint32_t ld32(const uint8_t *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 static uint64_t ld64(const uint8_t *p) { return (uint64_t)ld32(p) | ((uint64_t)ld32(p + 4) << 32); }
-static void st32(uint8_t *p, uint32_t v) {
+static void hdr_st32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(v >> (8 * i));
 }
-static void st64(uint8_t *p, uint64_t v) {
+static void hdr_st64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = (uint8_t)(v >> (8 * i));
 }
 
@@ -88,10 +88,10 @@ pte_status pte_extended_header_write(const pte_extended_header *h, size_t padded
                          padded_length);
   memset(out, 0, padded_length);
   memcpy(out, PTE_EXTENDED_HEADER_MAGIC, 4);
-  st32(out + PTE_EH_OFF_LENGTH, len);
-  st64(out + PTE_EH_OFF_PROGRAM_SIZE, h->program_size);
-  st64(out + PTE_EH_OFF_SEGMENT_BASE, h->segment_base_offset);
-  if (len >= PTE_EXTENDED_HEADER_LENGTH) st64(out + PTE_EH_OFF_SEGMENT_DATA_SIZE, h->segment_data_size);
+  hdr_st32(out + PTE_EH_OFF_LENGTH, len);
+  hdr_st64(out + PTE_EH_OFF_PROGRAM_SIZE, h->program_size);
+  hdr_st64(out + PTE_EH_OFF_SEGMENT_BASE, h->segment_base_offset);
+  if (len >= PTE_EXTENDED_HEADER_LENGTH) hdr_st64(out + PTE_EH_OFF_SEGMENT_DATA_SIZE, h->segment_data_size);
   return PTE_OK;
 }
 
@@ -160,11 +160,11 @@ pte_status pte_flat_tensor_header_write(const pte_flat_tensor_header *h, size_t 
                          padded_length);
   memset(out, 0, padded_length);
   memcpy(out, PTE_FLAT_TENSOR_HEADER_MAGIC, 4);
-  st32(out + PTE_FH_OFF_LENGTH, len);
-  st64(out + PTE_FH_OFF_FLATBUFFER_OFFSET, h->flatbuffer_offset);
-  st64(out + PTE_FH_OFF_FLATBUFFER_SIZE, h->flatbuffer_size);
-  st64(out + PTE_FH_OFF_SEGMENT_BASE, h->segment_base_offset);
-  st64(out + PTE_FH_OFF_SEGMENT_DATA_SIZE, h->segment_data_size);
+  hdr_st32(out + PTE_FH_OFF_LENGTH, len);
+  hdr_st64(out + PTE_FH_OFF_FLATBUFFER_OFFSET, h->flatbuffer_offset);
+  hdr_st64(out + PTE_FH_OFF_FLATBUFFER_SIZE, h->flatbuffer_size);
+  hdr_st64(out + PTE_FH_OFF_SEGMENT_BASE, h->segment_base_offset);
+  hdr_st64(out + PTE_FH_OFF_SEGMENT_DATA_SIZE, h->segment_data_size);
   return PTE_OK;
 }
 

@@ -87,6 +87,35 @@ typedef struct pte_pp_state {
   pte_prepare_report *report;
 } pte_pp_state;
 
+/* Default size of the output stream and read-back buffers (options.buffer_size 0). */
+#define PTE_PP_DEFAULT_BUFFER ((size_t)4 << 20)
+
+static inline uint64_t pte_pp_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+/* PTE_ERR_MEMORY_ALLOCATION_FAILED, "prepare: out of memory (what)" (prepare.c). */
+pte_status pte_pp_oom(pte_pp_state *st, const char *what);
+
+/* discover.c: st->backends, items and keys from the program's delegates and named data. */
+pte_status pte_pp_discover(pte_pp_state *st);
+
+/* placement.c: segment layout in file order and speculative placement of replaced values. */
+pte_status pte_pp_layout_init(pte_pp_state *st);
+void pte_pp_layout_free(pte_pp_state *st);
+/* Stores a value (header + payload) for segment `seg` (-1: not a segment): placed into the output
+ * when possible, else spooled; *out is its value index. */
+pte_status pte_pp_store_value(pte_pp_state *st, int32_t seg, const uint8_t *hdr, const void *payload, size_t size,
+                              int32_t *out);
+void pte_pp_recompute_seg_val(pte_pp_state *st);
+/* Moves a placed value whose final offset differs back into the spool (reads the output). */
+pte_status pte_pp_readback(pte_pp_state *st, int32_t vi);
+
+/* hooks.c: runs the selected backends' initialize_backend_data hooks. */
+pte_status pte_pp_run_backends(pte_pp_state *st, pte_allocator *temp, pte_event_tracer *tracer);
+
+/* patch.c: writes the output through w (not published): verbatim when !any_replaced and no
+ * rebuild is forced, else patched in place or rebuilt (pte_pp_rebuild). */
+pte_status pte_pp_write_output(pte_pp_state *st, pte_data_writer *w, bool any_replaced);
+
 /* memory through the options' realloc callback */
 void *pte_pp_alloc(pte_pp_state *st, size_t size); /* zeroed */
 void pte_pp_free(pte_pp_state *st, void *p, size_t size);

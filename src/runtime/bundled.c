@@ -17,7 +17,6 @@ _Static_assert(PTE_BUNDLED_TENSOR == pte_bp_ValueUnion_Tensor && PTE_BUNDLED_INT
 
 #define BAD PTE_ERR_INVALID_PROGRAM
 
-static inline unsigned long long ull(uint64_t x) { return (unsigned long long)x; }
 
 static pte_fb_table bp_root(const pte_bundled_program *bp) { return pte_fb_table_at(bp->fb, bp->fb_size, bp->root); }
 
@@ -49,7 +48,7 @@ static pte_status decode_value(pte_fb_table v, pte_bundled_value *out, pte_error
   uint64_t have = data.present ? data.len : 0;
   if (data.present && !pte_rt_vec_fits(data, 1)) return pte_error_set(detail, BAD, "tensor data out of bounds");
   if (have != nbytes)
-    return pte_error_set(detail, BAD, "tensor data has %llu bytes, shape needs %llu", ull(have), ull(nbytes));
+    return pte_error_set(detail, BAD, "tensor data has %llu bytes, shape needs %llu", pte_rt_ull(have), pte_rt_ull(nbytes));
   out->tensor.dtype = (uint8_t)dtype;
   out->tensor.dim = (int32_t)sizes.len;
   out->tensor.sizes = (const int32_t *)(const void *)(sizes.buf + sizes.data);
@@ -104,23 +103,23 @@ pte_status pte_bundled_program_load(const pte_data_loader *loader, pte_bundled_p
   if (!loader || !loader->vt) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "bundled program load: NULL loader");
   bp->loader = loader;
   uint64_t file_size = 0;
-  pte_status s = pte_loader_size(loader, &file_size);
+  pte_status s = pte_data_loader_size(loader, &file_size);
   if (s != PTE_OK) return bp_fail(bp, pte_error_set(err, s, "bundled program load: cannot get the data size"));
   if (file_size < 8)
-    return bp_fail(bp, pte_error_set(err, BAD, "bundled program file is %llu bytes, too small", ull(file_size)));
+    return bp_fail(bp, pte_error_set(err, BAD, "bundled program file is %llu bytes, too small", pte_rt_ull(file_size)));
   if (file_size > 0x7FFFFFFFull || file_size > (uint64_t)SIZE_MAX)
     return bp_fail(bp, pte_error_set(err, BAD, "bundled program of %llu bytes exceeds the 2 GiB FlatBuffers limit",
-                                     ull(file_size)));
+                                     pte_rt_ull(file_size)));
   pte_segment_info info = {PTE_SEGMENT_PROGRAM, 0, NULL};
-  s = pte_loader_load(loader, 0, (size_t)file_size, &info, &bp->data);
-  if (s != PTE_OK) return bp_fail(bp, pte_error_set(err, s, "bundled program load: cannot load %llu bytes", ull(file_size)));
+  s = pte_data_loader_load(loader, 0, (size_t)file_size, &info, &bp->data);
+  if (s != PTE_OK) return bp_fail(bp, pte_error_set(err, s, "bundled program load: cannot load %llu bytes", pte_rt_ull(file_size)));
   if (!bp->data.data || bp->data.size < (size_t)file_size)
     return bp_fail(bp, pte_error_set(err, PTE_ERR_ACCESS_FAILED, "bundled program load: loader returned a short buffer"));
   bp->fb = (const uint8_t *)bp->data.data;
   bp->fb_size = (size_t)file_size;
   if ((uintptr_t)bp->fb % PTE_RT_BUFFER_ALIGN != 0)
     return bp_fail(bp, pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "bundled program data at 0x%llx must be aligned to %d bytes",
-                                     ull((uint64_t)(uintptr_t)bp->fb), PTE_RT_BUFFER_ALIGN));
+                                     pte_rt_ull((uint64_t)(uintptr_t)bp->fb), PTE_RT_BUFFER_ALIGN));
   if (memcmp(bp->fb + 4, "BP08", 4) != 0) {
     char id[5];
     pte_rt_ident(bp->fb + 4, id);

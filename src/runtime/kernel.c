@@ -3,8 +3,13 @@
 #include <string.h>
 
 #include "pte/kernel.h"
+#include "base/vformat.h"
 
-size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
+/* 1 (the default): pte_kernel_lookup() falls back to the built-in primitive operators (prim_ops.c).
+ * 0: it does not, so a program without them links no prim_ops.c (pte_register_prim_ops()). */
+#ifndef PTE_PRIM_OPS_BUILTIN
+#define PTE_PRIM_OPS_BUILTIN 1
+#endif
 
 static pte_kernel g_kernels[PTE_MAX_KERNELS];
 static size_t g_num_kernels;
@@ -22,16 +27,27 @@ static bool registered(const pte_kernel *k, size_t upto_extra, const pte_kernel 
   return false;
 }
 
-pte_status pte_register_kernels(const pte_kernel *kernels, size_t n) {
-  if (n && !kernels) return PTE_ERR_INVALID_ARGUMENT;
-  if (n > PTE_MAX_KERNELS - g_num_kernels) return PTE_ERR_REGISTRATION_EXCEEDING_MAX_KERNELS;
+pte_status pte_register_kernels_ex(const pte_kernel *kernels, size_t n, pte_error_info *err) {
+  if (n && !kernels) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "pte_register_kernels: NULL table of %zu kernels", n);
+  if (n > PTE_MAX_KERNELS - g_num_kernels)
+    return pte_error_set(err, PTE_ERR_REGISTRATION_EXCEEDING_MAX_KERNELS,
+                         "kernel registry full: %zu registered + %zu new > capacity %zu (build setting PTE_MAX_KERNELS)",
+                         g_num_kernels, n, (size_t)PTE_MAX_KERNELS);
   for (size_t i = 0; i < n; i++) {
-    if (!kernels[i].name || !kernels[i].fn) return PTE_ERR_INVALID_ARGUMENT;
-    if (registered(&kernels[i], i, kernels)) return PTE_ERR_REGISTRATION_ALREADY_REGISTERED;
+    if (!kernels[i].name || !kernels[i].fn)
+      return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "pte_register_kernels: kernel %zu has a NULL %s", i,
+                           kernels[i].name ? "fn" : "name");
+    if (registered(&kernels[i], i, kernels))
+      return pte_error_set(err, PTE_ERR_REGISTRATION_ALREADY_REGISTERED, "kernel '%s' (key %s) is already registered",
+                           kernels[i].name, kernels[i].key ? kernels[i].key : "none");
   }
   for (size_t i = 0; i < n; i++) g_kernels[g_num_kernels++] = kernels[i];
   return PTE_OK;
 }
+
+pte_status pte_register_kernels(const pte_kernel *kernels, size_t n) { return pte_register_kernels_ex(kernels, n, NULL); }
+
+size_t pte_kernel_registry_capacity(void) { return PTE_MAX_KERNELS; }
 
 static pte_op_fn lookup_in(const pte_kernel *ks, size_t n, const char *name, const char *key, bool *found_name) {
   pte_op_fn fallback = NULL;
@@ -53,7 +69,11 @@ pte_op_fn pte_kernel_lookup(const char *name, const char *key, const pte_kernel 
   if (fn) return fn;
   fn = lookup_in(g_kernels, g_num_kernels, name, key, &found);
   if (fn) return fn;
+#if PTE_PRIM_OPS_BUILTIN
   return pte_prim_lookup(name); /* always available, after everything registered */
+#else
+  return NULL; /* prim ops only when registered (pte_register_prim_ops) */
+#endif
 }
 
 size_t pte_num_registered_kernels(void) { return g_num_kernels; }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 
 #include "method_internal.h"
+#include "base/vformat.h"
 
 static const char *const k_scope_names[] = {"", "OPERATOR_CALL", "DELEGATE_CALL", "MOVE_CALL", "JF_CALL", "FREE_CALL"};
 
@@ -244,9 +245,6 @@ static bool same_layout(const pte_tensor *dst, const int32_t *sizes, const uint8
     if (sizes[d] > 1 && a[d] != b[d]) return false;
   return true;
 }
-
-/* Internal formatter of status.c (no stdio in core). */
-size_t pte_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
 
 static size_t fmt_at(char *buf, size_t cap, const char *f, ...) {
   va_list ap;

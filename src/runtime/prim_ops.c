@@ -4,7 +4,8 @@
  * They live in the runtime, in a constant table that pte_kernel_lookup() consults after every
  * registered kernel, so a program never needs a kernel library for aten::sym_size.int and
  * nothing has to be registered (no global mutable state, no allocation). A registered kernel of
- * the same name takes precedence.
+ * the same name takes precedence. A core built with PTE_PRIM_OPS_BUILTIN=0 (the Cortex-M build)
+ * skips that fallback, so this file is linked only by images that call pte_register_prim_ops().
  *
  * Calling convention (as upstream): the arguments are EValues (Int / Double / Bool / Tensor) and
  * the result is written into the LAST EValue of the call (an Int, Double or Bool slot; the value
@@ -464,4 +465,13 @@ pte_op_fn pte_prim_lookup(const char *name) {
   for (size_t i = 0; i < pte_prim_kernel_count(); i++)
     if (strcmp(k_prim_kernels[i].name, name) == 0) return k_prim_kernels[i].fn;
   return NULL;
+}
+
+pte_status pte_register_prim_ops(void) {
+  /* idempotent without global state: registered iff the first one is (with its NULL key) */
+  for (size_t i = 0; i < pte_num_registered_kernels(); i++) {
+    const pte_kernel *k = pte_registered_kernel(i);
+    if (k->fn == k_prim_kernels[0].fn && k->key == NULL) return PTE_OK;
+  }
+  return pte_register_kernels(k_prim_kernels, pte_prim_kernel_count());
 }

@@ -11,11 +11,16 @@
 #include <stdint.h>
 
 #include "format/flatbuf.h"
+#include "pte/program.h"
 #include "pte/status.h"
+#include "pte_gen/program_gen.h"
 
 /* Minimum in-memory alignment of a flatbuffer region (alignof(max_align_t) on the usual ABIs,
  * what upstream requires). */
 #define PTE_RT_BUFFER_ALIGN 16
+
+/* A uint64_t as the type printf's %llu wants. */
+static inline unsigned long long pte_rt_ull(uint64_t x) { return (unsigned long long)x; }
 
 /* True when vector v really holds v.len elements of elem_size bytes inside its buffer. */
 static inline bool pte_rt_vec_fits(pte_fb_vec v, size_t elem_size) {
@@ -66,5 +71,23 @@ uint32_t pte_rt_find_key(pte_fb_vec entries, unsigned key_slot, const char *key)
  * answers) may be used. */
 bool pte_rt_keys_sorted(pte_fb_vec entries, unsigned key_slot);
 uint32_t pte_rt_find_key_sorted(pte_fb_vec entries, unsigned key_slot, const char *key);
+
+/* A DataSegment table's offset and size. */
+static inline void pte_rt_seg_get(pte_fb_table t, uint64_t *off, uint64_t *size) {
+  *off = pte_et_DataSegment_offset(t);
+  *size = pte_et_DataSegment_size(t);
+}
+
+/* The root table of a loaded program (bounds-checked reads). */
+static inline pte_fb_table pte_rt_program_root(const pte_program *p) {
+  return pte_fb_table_at(p->fb, p->fb_size, p->root);
+}
+
+/* Semantic validation of a loaded program whose flatbuffer passed the generated verifier
+ * (program_validate.c): PTE_ERR_INVALID_PROGRAM with a message naming the method/value/instruction. */
+pte_status pte_rt_validate_program(const pte_program *p, pte_error_info *err);
+
+/* The vtable of the in-file named data map (program_data_map.c): pte_program.named_data. */
+extern const pte_named_data_map_vtable pte_rt_program_data_map_vt;
 
 #endif

@@ -16,7 +16,6 @@ _Static_assert(pte_ft_DataSegment_offset_SLOT == pte_et_DataSegment_offset_SLOT 
 
 #define BADX PTE_ERR_INVALID_EXTERNAL_DATA
 
-static inline unsigned long long ull(uint64_t x) { return (unsigned long long)x; }
 
 static pte_fb_table ptd_root(const pte_ptd *p) { return pte_fb_table_at(p->fb, p->fb_size, p->root); }
 
@@ -76,7 +75,7 @@ static pte_status ptd_get_data(const pte_named_data_map *m, const char *key, pte
   pte_status s = ptd_find(p, key, &e);
   if (s != PTE_OK) return s;
   pte_segment_info info = {PTE_SEGMENT_CONSTANT, e.segment_index, NULL};
-  return pte_loader_load(p->loader, p->header.segment_base_offset + e.offset, (size_t)e.size, &info, out);
+  return pte_data_loader_load(p->loader, p->header.segment_base_offset + e.offset, (size_t)e.size, &info, out);
 }
 
 static pte_status ptd_load_data_into(const pte_named_data_map *m, const char *key, void *buf, size_t size) {
@@ -94,7 +93,7 @@ static pte_status ptd_load_data_into(const pte_named_data_map *m, const char *ke
   }
   if ((uint64_t)size != want || (!buf && size)) return PTE_ERR_INVALID_ARGUMENT;
   pte_segment_info info = {PTE_SEGMENT_MUTABLE, e.segment_index, NULL};
-  return pte_loader_load_into(p->loader, p->header.segment_base_offset + e.offset, size, &info, buf);
+  return pte_data_loader_load_into(p->loader, p->header.segment_base_offset + e.offset, size, &info, buf);
 }
 
 static pte_status ptd_num_keys(const pte_named_data_map *m, uint32_t *out) {
@@ -151,7 +150,7 @@ static pte_status validate_entries(const pte_ptd *p, pte_fb_table rt, pte_error_
     uint64_t size = pte_ft_DataSegment_size(pte_fb_vec_table(segs, si));
     if ((uint64_t)l.nbytes > size)
       return pte_error_set(err, BADX, ".ptd entry '%s': tensor needs %llu bytes but segment %u has %llu", key.ptr,
-                           ull(l.nbytes), si, ull(size));
+                           pte_rt_ull(l.nbytes), si, pte_rt_ull(size));
   }
   return PTE_OK;
 }
@@ -163,15 +162,15 @@ pte_status pte_ptd_load(const pte_data_loader *loader, pte_ptd *out, pte_error_i
   pte_ptd *p = out;
   p->loader = loader;
   uint64_t file_size = 0;
-  pte_status s = pte_loader_size(loader, &file_size);
+  pte_status s = pte_data_loader_size(loader, &file_size);
   if (s != PTE_OK) return ptd_fail(p, pte_error_set(err, s, ".ptd load: cannot get the data size"));
   p->file_size = file_size;
   if (file_size < PTE_HEAD_BYTES)
     return ptd_fail(p, pte_error_set(err, BADX, ".ptd file is %llu bytes, too small (at least %d needed)",
-                                     ull(file_size), PTE_HEAD_BYTES));
+                                     pte_rt_ull(file_size), PTE_HEAD_BYTES));
   pte_segment_info prog_info = {PTE_SEGMENT_PROGRAM, 0, NULL};
   pte_freeable_buffer head;
-  s = pte_loader_load(loader, 0, PTE_HEAD_BYTES, &prog_info, &head);
+  s = pte_data_loader_load(loader, 0, PTE_HEAD_BYTES, &prog_info, &head);
   if (s != PTE_OK) return ptd_fail(p, pte_error_set(err, s, ".ptd load: cannot load the first %d bytes", PTE_HEAD_BYTES));
   if (!head.data || head.size < PTE_HEAD_BYTES) {
     pte_freeable_buffer_free(&head);
@@ -187,19 +186,19 @@ pte_status pte_ptd_load(const pte_data_loader *loader, pte_ptd *out, pte_error_i
   uint64_t region = p->header.flatbuffer_offset + p->header.flatbuffer_size; /* validated: no overflow */
   if (p->header.segment_data_size > 0 && p->header.segment_base_offset < region)
     return ptd_fail(p, pte_error_set(err, BADX, ".ptd segment_base_offset %llu is inside the flatbuffer region (%llu bytes)",
-                                     ull(p->header.segment_base_offset), ull(region)));
+                                     pte_rt_ull(p->header.segment_base_offset), pte_rt_ull(region)));
   if (region < 8 || region > 0x7FFFFFFFull || region > (uint64_t)SIZE_MAX)
-    return ptd_fail(p, pte_error_set(err, BADX, ".ptd flatbuffer region of %llu bytes is invalid", ull(region)));
-  s = pte_loader_load(loader, 0, (size_t)region, &prog_info, &p->fb_data);
+    return ptd_fail(p, pte_error_set(err, BADX, ".ptd flatbuffer region of %llu bytes is invalid", pte_rt_ull(region)));
+  s = pte_data_loader_load(loader, 0, (size_t)region, &prog_info, &p->fb_data);
   if (s != PTE_OK)
-    return ptd_fail(p, pte_error_set(err, s, ".ptd load: cannot load the flatbuffer (%llu bytes)", ull(region)));
+    return ptd_fail(p, pte_error_set(err, s, ".ptd load: cannot load the flatbuffer (%llu bytes)", pte_rt_ull(region)));
   if (!p->fb_data.data || p->fb_data.size < (size_t)region)
     return ptd_fail(p, pte_error_set(err, PTE_ERR_ACCESS_FAILED, ".ptd load: loader returned a short buffer"));
   p->fb = (const uint8_t *)p->fb_data.data;
   p->fb_size = (size_t)region;
   if ((uintptr_t)p->fb % PTE_RT_BUFFER_ALIGN != 0)
     return ptd_fail(p, pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, ".ptd data at 0x%llx must be aligned to %d bytes",
-                                     ull((uint64_t)(uintptr_t)p->fb), PTE_RT_BUFFER_ALIGN));
+                                     pte_rt_ull((uint64_t)(uintptr_t)p->fb), PTE_RT_BUFFER_ALIGN));
   if (memcmp(p->fb + 4, "FT01", 4) != 0) {
     char id[5];
     pte_rt_ident(p->fb + 4, id);

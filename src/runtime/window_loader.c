@@ -15,7 +15,7 @@ static pte_status win_load(const pte_data_loader *self, uint64_t offset, size_t 
     *out = pte_freeable_buffer_view(NULL, 0);
     return PTE_OK;
   }
-  return pte_loader_load(w->inner, w->offset + offset, size, info, out);
+  return pte_data_loader_load(w->inner, w->offset + offset, size, info, out);
 }
 
 static pte_status win_load_into(const pte_data_loader *self, uint64_t offset, size_t size,
@@ -24,7 +24,7 @@ static pte_status win_load_into(const pte_data_loader *self, uint64_t offset, si
   pte_status s = win_check(w, offset, size);
   if (s != PTE_OK) return s;
   if (size == 0) return PTE_OK;
-  return pte_loader_load_into(w->inner, w->offset + offset, size, info, dst);
+  return pte_data_loader_load_into(w->inner, w->offset + offset, size, info, dst);
 }
 
 static pte_status win_size(const pte_data_loader *self, uint64_t *out) {
@@ -42,7 +42,7 @@ pte_status pte_window_loader_init(pte_window_loader *w, const pte_data_loader *i
   w->offset = 0;
   w->size = 0;
   uint64_t inner_size = 0;
-  pte_status s = pte_loader_size(inner, &inner_size);
+  pte_status s = pte_data_loader_size(inner, &inner_size);
   if (s != PTE_OK) return s;
   if (offset > inner_size || size > inner_size - offset) return PTE_ERR_INVALID_ARGUMENT;
   w->offset = offset;

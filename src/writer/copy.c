@@ -8,7 +8,6 @@
 #include "pte_gen/program_gen.h"
 #include "writer/writer_pte.h"
 
-#define OOM(err) pte_error_set((err), PTE_ERR_MEMORY_ALLOCATION_FAILED, "writer: out of memory")
 
 typedef struct cp_state {
   pte_writer *w;
@@ -53,7 +52,7 @@ static uint64_t max_tensor_bytes(cp_state *c, uint32_t idx, bool planned, bool *
 
 /* Entry sizes for a SubsegmentOffsets over a segment of seg_size bytes: the tensors' byte size when
  * known, else the gap to the next larger offset. */
-static pte_status entry_size(cp_state *c, pte_fb_vec offs, uint32_t i, uint64_t seg_size, bool planned, uint64_t *out,
+static pte_status cp_entry_size(cp_state *c, pte_fb_vec offs, uint32_t i, uint64_t seg_size, bool planned, uint64_t *out,
                              pte_error_info *err) {
   uint64_t off = pte_fb_vec_u64(offs, i);
   if (off > seg_size)
@@ -98,7 +97,7 @@ static pte_status copy_constants(cp_state *c, pte_error_info *err) {
   if (s != PTE_OK) return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "copy: constant segment missing");
   for (uint32_t i = 1; i < offs.len; i++) {
     uint64_t n = 0;
-    s = entry_size(c, offs, i, seg_size, false, &n, err);
+    s = cp_entry_size(c, offs, i, seg_size, false, &n, err);
     if (s != PTE_OK) return s;
     const void *ptr = NULL;
     s = pte_program_constant_data(c->p, i, (size_t)n, &ptr);
@@ -123,7 +122,7 @@ static pte_status copy_mutables(cp_state *c, pte_error_info *err) {
   if (s != PTE_OK) return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "copy: mutable data segment missing");
   for (uint32_t i = 1; i < offs.len; i++) {
     uint64_t n = 0;
-    s = entry_size(c, offs, i, seg_size, true, &n, err);
+    s = cp_entry_size(c, offs, i, seg_size, true, &n, err);
     if (s != PTE_OK) return s;
     pte_source src = pte_source_loader(c->p->loader, c->base + seg_off + pte_fb_vec_u64(offs, i), n);
     s = pte_writer_add_mutable(c->w, &src, NULL, err);
@@ -189,21 +188,21 @@ static pte_status copy_value(cp_state *c, uint32_t m, pte_fb_table ev, uint32_t 
     case pte_et_KernelTypes_IntList: {
       pte_fb_vec it = pte_et_IntList_items(val);
       int64_t *a = (int64_t *)pte_wr_alloc(&w->out_arena, (it.len ? it.len : 1) * sizeof(int64_t));
-      if (!a) return OOM(err);
+      if (!a) return PTE_WR_OOM(err);
       for (uint32_t i = 0; i < it.len; i++) a[i] = pte_fb_vec_i64(it, i);
       return pte_writer_add_int_list(w, m, a, it.len, NULL, err);
     }
     case pte_et_KernelTypes_DoubleList: {
       pte_fb_vec it = pte_et_DoubleList_items(val);
       double *a = (double *)pte_wr_alloc(&w->out_arena, (it.len ? it.len : 1) * sizeof(double));
-      if (!a) return OOM(err);
+      if (!a) return PTE_WR_OOM(err);
       for (uint32_t i = 0; i < it.len; i++) a[i] = pte_fb_vec_f64(it, i);
       return pte_writer_add_double_list(w, m, a, it.len, NULL, err);
     }
     case pte_et_KernelTypes_BoolList: {
       pte_fb_vec it = pte_et_BoolList_items(val);
       bool *a = (bool *)pte_wr_alloc(&w->out_arena, it.len ? it.len : 1);
-      if (!a) return OOM(err);
+      if (!a) return PTE_WR_OOM(err);
       for (uint32_t i = 0; i < it.len; i++) a[i] = pte_fb_vec_u8(it, i) != 0;
       return pte_writer_add_bool_list(w, m, a, it.len, NULL, err);
     }
@@ -211,7 +210,7 @@ static pte_status copy_value(cp_state *c, uint32_t m, pte_fb_table ev, uint32_t 
     case pte_et_KernelTypes_OptionalTensorList: {
       pte_fb_vec it = tag == pte_et_KernelTypes_TensorList ? pte_et_TensorList_items(val) : pte_et_OptionalTensorList_items(val);
       int32_t *a = i32_array(w, it);
-      if (!a) return OOM(err);
+      if (!a) return PTE_WR_OOM(err);
       return tag == pte_et_KernelTypes_TensorList ? pte_writer_add_tensor_list(w, m, a, it.len, NULL, err)
                                                   : pte_writer_add_optional_tensor_list(w, m, a, it.len, NULL, err);
     }
@@ -274,7 +273,7 @@ static pte_status copy_plan(cp_state *c, pte_fb_table plan, pte_error_info *err)
   if (s != PTE_OK) return s;
   pte_fb_vec in = pte_et_ExecutionPlan_inputs(plan), out = pte_et_ExecutionPlan_outputs(plan);
   int32_t *ia = i32_array(w, in), *oa = i32_array(w, out);
-  if (!ia || !oa) return OOM(err);
+  if (!ia || !oa) return PTE_WR_OOM(err);
   s = pte_writer_set_inputs(w, m, ia, in.len, err);
   if (s == PTE_OK) s = pte_writer_set_outputs(w, m, oa, out.len, err);
   if (s != PTE_OK) return s;
@@ -304,7 +303,7 @@ static pte_status copy_plan(cp_state *c, pte_fb_table plan, pte_error_info *err)
     pte_fb_vec scr = pte_et_BackendDelegate_scratch(d);
     pte_wr_compile_spec *cs = (pte_wr_compile_spec *)pte_wr_alloc(&w->out_arena, (specs.len ? specs.len : 1) * sizeof *cs);
     pte_wr_scratch *sc = (pte_wr_scratch *)pte_wr_alloc(&w->out_arena, (scr.len ? scr.len : 1) * sizeof *sc);
-    if (!cs || !sc) return OOM(err);
+    if (!cs || !sc) return PTE_WR_OOM(err);
     for (uint32_t k = 0; k < specs.len; k++) {
       pte_fb_table t = pte_fb_vec_table(specs, k);
       pte_fb_vec v = pte_et_CompileSpec_value(t);
@@ -336,7 +335,7 @@ static pte_status copy_plan(cp_state *c, pte_fb_table plan, pte_error_info *err)
     pte_fb_table ch = pte_fb_vec_table(chains, ci);
     pte_fb_vec cin = pte_et_Chain_inputs(ch), cout = pte_et_Chain_outputs(ch);
     int32_t *a = i32_array(w, cin), *b = i32_array(w, cout);
-    if (!a || !b) return OOM(err);
+    if (!a || !b) return PTE_WR_OOM(err);
     uint32_t chain = 0;
     s = pte_writer_add_chain(w, m, a, cin.len, b, cout.len, &chain, err);
     if (s != PTE_OK) return s;
@@ -349,14 +348,14 @@ static pte_status copy_plan(cp_state *c, pte_fb_table plan, pte_error_info *err)
         case pte_et_InstructionArguments_KernelCall: {
           pte_fb_vec av = pte_et_KernelCall_args(args);
           int32_t *aa = i32_array(w, av);
-          if (!aa) return OOM(err);
+          if (!aa) return PTE_WR_OOM(err);
           s = pte_writer_add_kernel_call(w, m, chain, (uint32_t)pte_et_KernelCall_op_index(args), aa, av.len, NULL, err);
           break;
         }
         case pte_et_InstructionArguments_DelegateCall: {
           pte_fb_vec av = pte_et_DelegateCall_args(args);
           int32_t *aa = i32_array(w, av);
-          if (!aa) return OOM(err);
+          if (!aa) return PTE_WR_OOM(err);
           s = pte_writer_add_delegate_call(w, m, chain, (uint32_t)pte_et_DelegateCall_delegate_index(args), aa, av.len, NULL, err);
           break;
         }
@@ -378,7 +377,7 @@ static pte_status copy_plan(cp_state *c, pte_fb_table plan, pte_error_info *err)
     for (uint32_t k = 0; st.present && k < st.len && k < ins.len; k++) {
       pte_fb_vec items = pte_et_FrameList_items(pte_fb_vec_table(st, k));
       pte_wr_frame *fr = (pte_wr_frame *)pte_wr_alloc(&w->out_arena, (items.len ? items.len : 1) * sizeof *fr);
-      if (!fr) return OOM(err);
+      if (!fr) return PTE_WR_OOM(err);
       for (uint32_t j = 0; j < items.len; j++) {
         pte_fb_table f = pte_fb_vec_table(items, j);
         fr[j].filename = fbstr(pte_et_Frame_filename(f));
@@ -392,7 +391,7 @@ static pte_status copy_plan(cp_state *c, pte_fb_table plan, pte_error_info *err)
   }
   pte_fb_vec sizes = pte_et_ExecutionPlan_non_const_buffer_sizes(plan);
   int64_t *sz = (int64_t *)pte_wr_alloc(&w->out_arena, (sizes.len ? sizes.len : 1) * sizeof(int64_t));
-  if (!sz) return OOM(err);
+  if (!sz) return PTE_WR_OOM(err);
   for (uint32_t i = 0; i < sizes.len; i++) sz[i] = pte_fb_vec_i64(sizes, i);
   s = pte_writer_set_buffer_sizes(w, m, sz, sizes.len, err);
   if (s != PTE_OK) return s;
@@ -422,7 +421,7 @@ pte_status pte_writer_copy_program(pte_writer *w, const pte_program *p, pte_erro
   c.n_inline = pte_et_Program_backend_delegate_data(c.root).len;
   c.seg_blob = (int32_t *)pte_wr_alloc(&w->arena, (c.n_segs ? c.n_segs : 1) * sizeof(int32_t));
   c.inline_blob = (int32_t *)pte_wr_alloc(&w->arena, (c.n_inline ? c.n_inline : 1) * sizeof(int32_t));
-  if (!c.seg_blob || !c.inline_blob) return OOM(err);
+  if (!c.seg_blob || !c.inline_blob) return PTE_WR_OOM(err);
   for (size_t i = 0; i < c.n_segs; i++) c.seg_blob[i] = -1;
   for (size_t i = 0; i < c.n_inline; i++) c.inline_blob[i] = -1;
   pte_wr_arena_free(&w->out_arena);

@@ -6,10 +6,10 @@
 #include "pte_gen/flat_tensor_gen.h"
 #include "writer/writer_internal.h"
 
-#define OOM(err) pte_error_set((err), PTE_ERR_MEMORY_ALLOCATION_FAILED, "ptd writer: out of memory")
+#define PTD_OOM(err) pte_error_set((err), PTE_ERR_MEMORY_ALLOCATION_FAILED, "ptd writer: out of memory")
 #define PTD_HEADER_PAD 16 /* the FH01 header (40 bytes) is padded to 16 -> 48 */
 
-typedef struct ptd_entry {
+typedef struct ptdw_entry {
   char *key;
   pte_source src;
   bool has_layout;
@@ -18,7 +18,7 @@ typedef struct ptd_entry {
   uint8_t *dim_order;
   size_t dim;
   uint64_t align;
-} ptd_entry;
+} ptdw_entry;
 
 typedef struct ptd_seg {
   size_t entry; /* canonical entry holding the bytes */
@@ -28,7 +28,7 @@ typedef struct ptd_seg {
 struct pte_ptd_writer {
   pte_wr_arena arena, out_arena;
   pte_ptd_writer_options opt;
-  pte_wr_vec entries; /* ptd_entry */
+  pte_wr_vec entries; /* ptdw_entry */
 };
 
 pte_status pte_ptd_writer_create(const pte_ptd_writer_options *opt, pte_ptd_writer **out, pte_error_info *err) {
@@ -51,7 +51,7 @@ pte_status pte_ptd_writer_create(const pte_ptd_writer_options *opt, pte_ptd_writ
   pte_ptd_writer *w = (pte_ptd_writer *)pte_wr_alloc(&a, sizeof *w);
   if (!w) {
     pte_wr_arena_free(&a);
-    return OOM(err);
+    return PTD_OOM(err);
   }
   w->arena = a;
   pte_wr_arena_init(&w->out_arena, o.realloc_fn, o.realloc_ctx);
@@ -67,20 +67,20 @@ void pte_ptd_writer_destroy(pte_ptd_writer *w) {
   pte_wr_arena_free(&a);
 }
 
-static pte_status add_entry(pte_ptd_writer *w, const char *key, const pte_source *src, ptd_entry **out, pte_error_info *err) {
+static pte_status ptdw_add_entry(pte_ptd_writer *w, const char *key, const pte_source *src, ptdw_entry **out, pte_error_info *err) {
   if (!w) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "ptd writer: NULL writer");
   if (!key || !*key) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "ptd writer: empty key");
   for (size_t i = 0; i < w->entries.n; i++)
-    if (strcmp(PTE_WR_AT(w->entries, ptd_entry, i).key, key) == 0)
+    if (strcmp(PTE_WR_AT(w->entries, ptdw_entry, i).key, key) == 0)
       return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "ptd writer: duplicate key '%s'", key);
   pte_status s = pte_wr_source_check(src, key, err);
   if (s != PTE_OK) return s;
-  ptd_entry *e = (ptd_entry *)pte_wr_vec_push(&w->arena, &w->entries, sizeof *e);
-  if (!e) return OOM(err);
+  ptdw_entry *e = (ptdw_entry *)pte_wr_vec_push(&w->arena, &w->entries, sizeof *e);
+  if (!e) return PTD_OOM(err);
   e->key = pte_wr_strdup(&w->arena, key);
   if (!e->key) {
     w->entries.n--;
-    return OOM(err);
+    return PTD_OOM(err);
   }
   s = pte_wr_source_copy(&w->arena, src, &e->src, err);
   if (s != PTE_OK) {
@@ -99,15 +99,15 @@ pte_status pte_ptd_writer_add_tensor(pte_ptd_writer *w, const char *key, int dty
   if (src && src->size != nbytes)
     return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "ptd tensor '%s': source size disagrees with the tensor: %llu bytes given, %llu needed",
                          key ? key : "", (unsigned long long)src->size, (unsigned long long)nbytes);
-  ptd_entry *e = NULL;
-  s = add_entry(w, key, src, &e, err);
+  ptdw_entry *e = NULL;
+  s = ptdw_add_entry(w, key, src, &e, err);
   if (s != PTE_OK) return s;
   e->has_layout = true;
   e->dtype = (int8_t)dtype;
   e->dim = dim;
   e->sizes = (int32_t *)pte_wr_memdup(&w->arena, sizes, dim * sizeof(int32_t));
   e->dim_order = (uint8_t *)pte_wr_alloc(&w->arena, dim ? dim : 1);
-  if (!e->sizes || !e->dim_order) return OOM(err);
+  if (!e->sizes || !e->dim_order) return PTD_OOM(err);
   for (size_t i = 0; i < dim; i++) e->dim_order[i] = dim_order ? dim_order[i] : (uint8_t)i;
   e->align = w->opt.tensor_alignment;
   return PTE_OK;
@@ -119,8 +119,8 @@ pte_status pte_ptd_writer_add_blob(pte_ptd_writer *w, const char *key, const pte
   if (w && !pte_wr_pow2(alignment))
     return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "ptd blob '%s': alignment %llu is not a power of two", key ? key : "",
                          (unsigned long long)alignment);
-  ptd_entry *e = NULL;
-  pte_status s = add_entry(w, key, src, &e, err);
+  ptdw_entry *e = NULL;
+  pte_status s = ptdw_add_entry(w, key, src, &e, err);
   if (s != PTE_OK) return s;
   e->align = alignment;
   return PTE_OK;
@@ -140,9 +140,9 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
   const pte_source **srcs = (const pte_source **)pte_wr_alloc(a, (n ? n : 1) * sizeof(*srcs));
   ptd_seg *segs = (ptd_seg *)pte_wr_alloc(a, (n ? n : 1) * sizeof(ptd_seg));
   pte_fb_ref *refs = (pte_fb_ref *)pte_wr_alloc(a, (n ? n : 1) * sizeof(pte_fb_ref));
-  if (!canon || !seg_of || !srcs || !segs || !refs) return OOM(err);
+  if (!canon || !seg_of || !srcs || !segs || !refs) return PTD_OOM(err);
   for (size_t i = 0; i < n; i++) {
-    srcs[i] = &PTE_WR_AT(w->entries, ptd_entry, i).src;
+    srcs[i] = &PTE_WR_AT(w->entries, ptdw_entry, i).src;
     seg_of[i] = -1;
   }
   if (w->opt.no_dedup)
@@ -151,7 +151,7 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
     return s;
   size_t n_segs = 0;
   for (size_t i = 0; i < n; i++) {
-    ptd_entry *e = &PTE_WR_AT(w->entries, ptd_entry, i);
+    ptdw_entry *e = &PTE_WR_AT(w->entries, ptdw_entry, i);
     size_t c = (size_t)canon[i];
     if (seg_of[c] < 0) {
       seg_of[c] = (int32_t)n_segs;
@@ -176,7 +176,7 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
   pte_fb_ref *seg_refs = (pte_fb_ref *)pte_wr_alloc(a, (n_segs ? n_segs : 1) * sizeof(pte_fb_ref));
   if (!seg_refs) {
     pte_fb_builder_free(&b);
-    return OOM(err);
+    return PTD_OOM(err);
   }
   for (size_t i = 0; i < n_segs; i++) {
     pte_ft_DataSegment_start(&b);
@@ -186,7 +186,7 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
   }
   pte_fb_ref segs_v = pte_ft_FlatTensor_create_segments(&b, seg_refs, n_segs);
   for (size_t i = 0; i < n; i++) {
-    ptd_entry *e = &PTE_WR_AT(w->entries, ptd_entry, i);
+    ptdw_entry *e = &PTE_WR_AT(w->entries, ptdw_entry, i);
     pte_fb_ref key = pte_fb_create_string(&b, e->key, strlen(e->key));
     pte_fb_ref layout = 0;
     if (e->has_layout) {
@@ -241,7 +241,7 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
   pte_fb_builder_free(&b);
   for (size_t i = 0; i < n_segs && s == PTE_OK; i++) {
     s = pte_wr_stream_pad_to(&st, base + segs[i].offset, err);
-    if (s == PTE_OK) s = pte_wr_stream_source(&st, srcs[segs[i].entry], PTE_WR_AT(w->entries, ptd_entry, segs[i].entry).key, err);
+    if (s == PTE_OK) s = pte_wr_stream_source(&st, srcs[segs[i].entry], PTE_WR_AT(w->entries, ptdw_entry, segs[i].entry).key, err);
   }
   if (s == PTE_OK) s = pte_wr_stream_pad_to(&st, total, err);
   if (s == PTE_OK) s = pte_wr_stream_finish(&st, err);

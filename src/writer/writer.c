@@ -4,7 +4,6 @@
 #include "pte/tensor.h"
 #include "writer/writer_pte.h"
 
-#define OOM(err) pte_error_set((err), PTE_ERR_MEMORY_ALLOCATION_FAILED, "writer: out of memory")
 
 static pte_status check_options(const pte_writer_options *o, pte_error_info *err) {
   if (!pte_wr_pow2(o->segment_alignment))
@@ -46,7 +45,7 @@ pte_status pte_writer_create(const pte_writer_options *opt, pte_writer **out, pt
   pte_writer *w = (pte_writer *)pte_wr_alloc(&a, sizeof *w);
   if (!w) {
     pte_wr_arena_free(&a);
-    return OOM(err);
+    return PTE_WR_OOM(err);
   }
   w->arena = a;
   pte_wr_arena_init(&w->out_arena, o.realloc_fn, o.realloc_ctx);
@@ -55,7 +54,7 @@ pte_status pte_writer_create(const pte_writer_options *opt, pte_writer **out, pt
   if (!pte_wr_vec_push(&w->arena, &w->constants, sizeof(wr_entry)) ||
       !pte_wr_vec_push(&w->arena, &w->mutables, sizeof(wr_entry))) {
     pte_writer_destroy(w);
-    return OOM(err);
+    return PTE_WR_OOM(err);
   }
   PTE_WR_AT(w->constants, wr_entry, 0).src = pte_source_memory(NULL, 0);
   PTE_WR_AT(w->mutables, wr_entry, 0).src = pte_source_memory(NULL, 0);
@@ -82,7 +81,7 @@ static pte_status add_entry(pte_writer *w, pte_wr_vec *v, const pte_source *src,
   if (s != PTE_OK) return s;
   if (v->n >= UINT32_MAX) return pte_error_set(err, PTE_ERR_OUT_OF_RESOURCES, "%s: too many entries", what);
   wr_entry *e = (wr_entry *)pte_wr_vec_push(&w->arena, v, sizeof *e);
-  if (!e) return OOM(err);
+  if (!e) return PTE_WR_OOM(err);
   s = pte_wr_source_copy(&w->arena, src, &e->src, err);
   if (s != PTE_OK) {
     v->n--;
@@ -105,7 +104,7 @@ pte_status pte_writer_add_blob(pte_writer *w, const pte_source *src, uint32_t *b
   pte_status s = pte_wr_source_check(src, "blob", err);
   if (s != PTE_OK) return s;
   wr_blob *b = (wr_blob *)pte_wr_vec_push(&w->arena, &w->blobs, sizeof *b);
-  if (!b) return OOM(err);
+  if (!b) return PTE_WR_OOM(err);
   s = pte_wr_source_copy(&w->arena, src, &b->src, err);
   if (s != PTE_OK) {
     w->blobs.n--;
@@ -128,11 +127,11 @@ pte_status pte_writer_add_named_data(pte_writer *w, const char *key, uint32_t bl
     if (strcmp(PTE_WR_AT(w->named, wr_named, i).key, key) == 0)
       return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "duplicate named data key '%s'", key);
   wr_named *n = (wr_named *)pte_wr_vec_push(&w->arena, &w->named, sizeof *n);
-  if (!n) return OOM(err);
+  if (!n) return PTE_WR_OOM(err);
   n->key = pte_wr_strdup(&w->arena, key);
   if (!n->key) {
     w->named.n--;
-    return OOM(err);
+    return PTE_WR_OOM(err);
   }
   n->blob = blob;
   n->align = alignment;
@@ -159,11 +158,11 @@ pte_status pte_writer_add_method(pte_writer *w, const char *name, uint32_t *meth
     if (strcmp(PTE_WR_AT(w->methods, wr_method, i).name, name) == 0)
       return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "duplicate method name '%s'", name);
   wr_method *m = (wr_method *)pte_wr_vec_push(&w->arena, &w->methods, sizeof *m);
-  if (!m) return OOM(err);
+  if (!m) return PTE_WR_OOM(err);
   m->name = pte_wr_strdup(&w->arena, name);
   if (!m->name) {
     w->methods.n--;
-    return OOM(err);
+    return PTE_WR_OOM(err);
   }
   if (method) *method = (uint32_t)(w->methods.n - 1);
   return PTE_OK;
@@ -176,7 +175,7 @@ static wr_value *push_value(pte_writer *w, wr_method *m, int32_t *value, pte_err
   }
   wr_value *v = (wr_value *)pte_wr_vec_push(&w->arena, &m->values, sizeof *v);
   if (!v) {
-    OOM(err);
+    PTE_WR_OOM(err);
     return NULL;
   }
   m->planned = false;
@@ -239,7 +238,7 @@ pte_status pte_writer_add_tensor(pte_writer *w, uint32_t method, const pte_wr_te
                            what, t->mutable_init, (unsigned long long)have, (unsigned long long)nbytes);
   }
   wr_tensor *x = (wr_tensor *)pte_wr_alloc(&w->arena, sizeof *x);
-  if (!x) return OOM(err);
+  if (!x) return PTE_WR_OOM(err);
   x->dtype = (int8_t)t->dtype;
   x->dynamism = (int8_t)t->dynamism;
   x->layout = t->layout;
@@ -251,7 +250,7 @@ pte_status pte_writer_add_tensor(pte_writer *w, uint32_t method, const pte_wr_te
   x->dim = (uint32_t)t->dim;
   x->sizes = (int32_t *)pte_wr_memdup(&w->arena, t->sizes, t->dim * sizeof(int32_t));
   x->dim_order = (uint8_t *)pte_wr_alloc(&w->arena, t->dim ? t->dim : 1);
-  if (!x->sizes || !x->dim_order) return OOM(err);
+  if (!x->sizes || !x->dim_order) return PTE_WR_OOM(err);
   for (size_t i = 0; i < t->dim; i++) x->dim_order[i] = t->dim_order ? t->dim_order[i] : (uint8_t)i;
   x->constant = t->constant;
   x->mutable_init = t->mutable_init;
@@ -263,7 +262,7 @@ pte_status pte_writer_add_tensor(pte_writer *w, uint32_t method, const pte_wr_te
   x->nbytes = nbytes;
   if (t->fqn) {
     x->fqn = pte_wr_strdup(&w->arena, t->fqn);
-    if (!x->fqn) return OOM(err);
+    if (!x->fqn) return PTE_WR_OOM(err);
   }
   wr_value *v = push_value(w, m, value, err);
   if (!v) return err ? err->status : PTE_ERR_MEMORY_ALLOCATION_FAILED;
@@ -323,7 +322,7 @@ pte_status pte_writer_add_string(pte_writer *w, uint32_t method, const char *s, 
   if (!m) return err ? err->status : PTE_ERR_INVALID_ARGUMENT;
   if (!s && len) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "method '%s': NULL string", m->name);
   char *copy = pte_wr_strndup(&w->arena, s ? s : "", len);
-  if (!copy) return OOM(err);
+  if (!copy) return PTE_WR_OOM(err);
   wr_value *x = push_value(w, m, value, err);
   if (!x) return err ? err->status : PTE_ERR_MEMORY_ALLOCATION_FAILED;
   x->kind = WR_V_STRING;
@@ -358,7 +357,7 @@ static pte_status add_list(pte_writer *w, uint32_t method, uint8_t kind, const v
     }
   }
   void *copy = pte_wr_memdup(&w->arena, items, n * elem);
-  if (!copy) return OOM(err);
+  if (!copy) return PTE_WR_OOM(err);
   wr_value *x = push_value(w, m, value, err);
   if (!x) return err ? err->status : PTE_ERR_MEMORY_ALLOCATION_FAILED;
   x->kind = kind;
@@ -394,7 +393,7 @@ pte_status pte_writer_add_int_list_literal(pte_writer *w, uint32_t method, const
   if (!m) return err ? err->status : PTE_ERR_INVALID_ARGUMENT;
   if (!ints && n) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "method '%s': NULL ints", m->name);
   int64_t *idx = (int64_t *)pte_wr_alloc(&w->arena, (n ? n : 1) * sizeof(int64_t));
-  if (!idx) return OOM(err);
+  if (!idx) return PTE_WR_OOM(err);
   for (size_t i = 0; i < n; i++) {
     int32_t v;
     pte_status s = pte_writer_add_int(w, method, ints[i], &v, err);
@@ -407,7 +406,7 @@ pte_status pte_writer_add_int_list_literal(pte_writer *w, uint32_t method, const
 static pte_status copy_i32(pte_writer *w, const int32_t *v, size_t n, int32_t **out, pte_error_info *err) {
   if (!v && n) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "writer: NULL index array");
   *out = (int32_t *)pte_wr_memdup(&w->arena, v, n * sizeof(int32_t));
-  if (!*out) return OOM(err);
+  if (!*out) return PTE_WR_OOM(err);
   return PTE_OK;
 }
 
@@ -443,10 +442,10 @@ static pte_status add_operator(pte_writer *w, uint32_t method, const char *name,
     }
   }
   wr_operator *o = (wr_operator *)pte_wr_vec_push(&w->arena, &m->ops, sizeof *o);
-  if (!o) return OOM(err);
+  if (!o) return PTE_WR_OOM(err);
   o->name = pte_wr_strdup(&w->arena, name);
   o->overload = pte_wr_strdup(&w->arena, overload);
-  if (!o->name || !o->overload) return OOM(err);
+  if (!o->name || !o->overload) return PTE_WR_OOM(err);
   if (op) *op = (uint32_t)(m->ops.n - 1);
   return PTE_OK;
 }
@@ -467,7 +466,7 @@ pte_status pte_writer_add_chain(pte_writer *w, uint32_t method, const int32_t *i
   wr_method *m = get_method(w, method, err);
   if (!m) return err ? err->status : PTE_ERR_INVALID_ARGUMENT;
   wr_chain *c = (wr_chain *)pte_wr_vec_push(&w->arena, &m->chains, sizeof *c);
-  if (!c) return OOM(err);
+  if (!c) return PTE_WR_OOM(err);
   pte_status s = copy_i32(w, inputs, n_inputs, &c->inputs, err);
   if (s == PTE_OK) s = copy_i32(w, outputs, n_outputs, &c->outputs, err);
   if (s != PTE_OK) {
@@ -491,7 +490,7 @@ static pte_status push_instr(pte_writer *w, uint32_t method, uint32_t chain, uin
   pte_status s = copy_i32(w, args, n, &copy, err);
   if (s != PTE_OK) return s;
   wr_instr *in = (wr_instr *)pte_wr_vec_push(&w->arena, &c->instrs, sizeof *in);
-  if (!in) return OOM(err);
+  if (!in) return PTE_WR_OOM(err);
   in->kind = kind;
   in->a = a;
   in->b = b;
@@ -534,14 +533,14 @@ pte_status pte_writer_set_stacktrace(pte_writer *w, uint32_t method, uint32_t ch
   if (!frames && n) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "writer: NULL frames");
   wr_instr *in = &PTE_WR_AT(c->instrs, wr_instr, instruction);
   pte_wr_frame *f = (pte_wr_frame *)pte_wr_alloc(&w->arena, (n ? n : 1) * sizeof *f);
-  if (!f) return OOM(err);
+  if (!f) return PTE_WR_OOM(err);
   for (size_t i = 0; i < n; i++) {
     f[i].lineno = frames[i].lineno;
     f[i].filename = pte_wr_strdup(&w->arena, frames[i].filename);
     f[i].name = pte_wr_strdup(&w->arena, frames[i].name);
     f[i].context = pte_wr_strdup(&w->arena, frames[i].context);
     if ((frames[i].filename && !f[i].filename) || (frames[i].name && !f[i].name) || (frames[i].context && !f[i].context))
-      return OOM(err);
+      return PTE_WR_OOM(err);
   }
   in->stack.frames = f;
   in->stack.n = n;
@@ -567,7 +566,7 @@ static pte_status copy_delegate(pte_writer *w, const pte_wr_delegate *d, bool fo
   out->share_handle = d->share_handle;
   out->n_specs = d->n_compile_specs;
   out->specs = (wr_spec *)pte_wr_alloc(&w->arena, (d->n_compile_specs ? d->n_compile_specs : 1) * sizeof(wr_spec));
-  if (!out->id || !out->specs) return OOM(err);
+  if (!out->id || !out->specs) return PTE_WR_OOM(err);
   for (size_t i = 0; i < d->n_compile_specs; i++) {
     const pte_wr_compile_spec *cs = &d->compile_specs[i];
     if (!cs->key) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "delegate '%s': compile spec %zu without key", d->id, i);
@@ -576,7 +575,7 @@ static pte_status copy_delegate(pte_writer *w, const pte_wr_delegate *d, bool fo
     out->specs[i].key = pte_wr_strdup(&w->arena, cs->key);
     out->specs[i].value = (uint8_t *)pte_wr_memdup(&w->arena, cs->value, cs->value_len);
     out->specs[i].len = cs->value_len;
-    if (!out->specs[i].key || !out->specs[i].value) return OOM(err);
+    if (!out->specs[i].key || !out->specs[i].value) return PTE_WR_OOM(err);
   }
   out->n_scratch = d->n_scratch;
   if (d->n_scratch) {
@@ -587,7 +586,7 @@ static pte_status copy_delegate(pte_writer *w, const pte_wr_delegate *d, bool fo
       if (d->scratch[i].mem_id == 0)
         return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "delegate '%s': scratch %zu uses memory id 0 (ids are 1-based)", d->id, i);
     out->scratch = (pte_wr_scratch *)pte_wr_memdup(&w->arena, d->scratch, d->n_scratch * sizeof(pte_wr_scratch));
-    if (!out->scratch) return OOM(err);
+    if (!out->scratch) return PTE_WR_OOM(err);
   }
   return PTE_OK;
 }
@@ -600,7 +599,7 @@ pte_status pte_writer_add_delegate(pte_writer *w, uint32_t method, const pte_wr_
   pte_status s = copy_delegate(w, d, false, &tmp, err);
   if (s != PTE_OK) return s;
   wr_delegate *x = (wr_delegate *)pte_wr_vec_push(&w->arena, &m->delegates, sizeof *x);
-  if (!x) return OOM(err);
+  if (!x) return PTE_WR_OOM(err);
   *x = tmp;
   m->planned = false;
   if (delegate) *delegate = (uint32_t)(m->delegates.n - 1);
@@ -613,7 +612,7 @@ pte_status pte_writer_add_lowered_module(pte_writer *w, const pte_wr_delegate *d
   pte_status s = copy_delegate(w, d, true, &tmp.d, err);
   if (s != PTE_OK) return s;
   wr_module *x = (wr_module *)pte_wr_vec_push(&w->arena, &w->modules, sizeof *x);
-  if (!x) return OOM(err);
+  if (!x) return PTE_WR_OOM(err);
   *x = tmp;
   if (module) *module = (uint32_t)(w->modules.n - 1);
   return PTE_OK;
@@ -633,14 +632,14 @@ pte_status pte_writer_call_module(pte_writer *w, uint32_t method, uint32_t chain
       if (PTE_WR_AT(m->module_uses, wr_module_use, i).module == module) di = PTE_WR_AT(m->module_uses, wr_module_use, i).delegate;
   if (di == UINT32_MAX) {
     wr_delegate *x = (wr_delegate *)pte_wr_vec_push(&w->arena, &m->delegates, sizeof *x);
-    if (!x) return OOM(err);
+    if (!x) return PTE_WR_OOM(err);
     *x = *tpl; /* shares the template's strings and arrays (arena lifetime) */
     if (!shareable) x->share_handle = false; /* one handle per call site: nothing is shared */
     x->share_handle = shareable; /* never next to scratch: the runtime refuses that (docs/format.md) */
     di = (uint32_t)(m->delegates.n - 1);
     if (shareable) {
       wr_module_use *u = (wr_module_use *)pte_wr_vec_push(&w->arena, &m->module_uses, sizeof *u);
-      if (!u) return OOM(err);
+      if (!u) return PTE_WR_OOM(err);
       u->module = module;
       u->delegate = di;
     }
@@ -660,7 +659,7 @@ pte_status pte_writer_set_buffer_sizes(pte_writer *w, uint32_t method, const int
   for (size_t i = 0; i < n; i++)
     if (sizes[i] < 0) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "method '%s': negative buffer size %zu", m->name, i);
   m->buffer_sizes = (int64_t *)pte_wr_memdup(&w->arena, sizes, (n ? n : 1) * sizeof(int64_t));
-  if (!m->buffer_sizes) return OOM(err);
+  if (!m->buffer_sizes) return PTE_WR_OOM(err);
   m->n_buffer_sizes = n;
   m->buffer_sizes_set = true;
   return PTE_OK;
@@ -671,7 +670,7 @@ pte_status pte_writer_set_buffer_device(pte_writer *w, uint32_t method, int32_t 
   wr_method *m = get_method(w, method, err);
   if (!m) return err ? err->status : PTE_ERR_INVALID_ARGUMENT;
   wr_device *d = (wr_device *)pte_wr_vec_push(&w->arena, &m->devices, sizeof *d);
-  if (!d) return OOM(err);
+  if (!d) return PTE_WR_OOM(err);
   d->buffer_idx = buffer_idx;
   d->type = device_type;
   d->index = device_index;
@@ -684,7 +683,7 @@ pte_status pte_writer_set_container_meta(pte_writer *w, uint32_t method, const c
   if (!m) return err ? err->status : PTE_ERR_INVALID_ARGUMENT;
   m->meta_in = pte_wr_strdup(&w->arena, encoded_inputs);
   m->meta_out = pte_wr_strdup(&w->arena, encoded_outputs);
-  if ((encoded_inputs && !m->meta_in) || (encoded_outputs && !m->meta_out)) return OOM(err);
+  if ((encoded_inputs && !m->meta_in) || (encoded_outputs && !m->meta_out)) return PTE_WR_OOM(err);
   m->has_meta = true;
   return PTE_OK;
 }

@@ -206,7 +206,7 @@ pte_status pte_wr_source_check(const pte_source *src, const char *what, pte_erro
     case PTE_SOURCE_LOADER: {
       if (!src->loader) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "%s: NULL loader", what);
       uint64_t sz = 0;
-      pte_status s = pte_loader_size(src->loader, &sz);
+      pte_status s = pte_data_loader_size(src->loader, &sz);
       if (s != PTE_OK) return pte_error_set(err, s, "%s: loader size failed", what);
       if (src->offset > UINT64_MAX - src->size || src->offset + src->size > sz)
         return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT,
@@ -252,7 +252,7 @@ pte_status pte_wr_source_read(const pte_source *src, uint64_t off, void *dst, si
       return wr_pread(c->fd, dst, n, src->offset + off, what, err);
     case PTE_SOURCE_LOADER: {
       pte_segment_info info = {PTE_SEGMENT_PROGRAM, 0, NULL};
-      pte_status s = pte_loader_load_into(src->loader, src->offset + off, n, &info, dst);
+      pte_status s = pte_data_loader_load_into(src->loader, src->offset + off, n, &info, dst);
       if (s != PTE_OK) return pte_error_set(err, s, "%s: loader read at %llu failed", what, (unsigned long long)(src->offset + off));
       return PTE_OK;
     }

@@ -7,7 +7,6 @@
 #include "pte_gen/program_gen.h"
 #include "writer/writer_pte.h"
 
-#define OOM(err) pte_error_set((err), PTE_ERR_MEMORY_ALLOCATION_FAILED, "writer: out of memory")
 
 typedef struct wr_emit {
   pte_writer *w;
@@ -36,7 +35,7 @@ static pte_status check_index(const wr_method *m, int32_t v, const char *what, s
 static pte_status validate_method(wr_emit *e, wr_method *m, pte_error_info *err) {
   pte_writer *w = e->w;
   if (m->chains.n == 0) { /* the runtime requires at least one chain */
-    if (!pte_wr_vec_push(&w->arena, &m->chains, sizeof(wr_chain))) return OOM(err);
+    if (!pte_wr_vec_push(&w->arena, &m->chains, sizeof(wr_chain))) return PTE_WR_OOM(err);
     m->planned = false;
   }
   for (size_t i = 0; i < m->n_inputs; i++)
@@ -112,7 +111,7 @@ static pte_status validate_method(wr_emit *e, wr_method *m, pte_error_info *err)
   }
   if (max_id > 1u << 20) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "method '%s': memory id %u too large", m->name, max_id);
   uint64_t *need = (uint64_t *)pte_wr_alloc(&w->out_arena, ((size_t)max_id + 1) * sizeof(uint64_t));
-  if (!need) return OOM(err);
+  if (!need) return PTE_WR_OOM(err);
   for (size_t i = 0; i < m->values.n; i++) {
     wr_value *v = &PTE_WR_AT(m->values, wr_value, i);
     if (v->kind != WR_V_TENSOR || v->u.t->plan == PTE_WR_PLAN_NONE) continue;
@@ -139,7 +138,7 @@ static pte_status validate_method(wr_emit *e, wr_method *m, pte_error_info *err)
   } else {
     m->n_buffer_sizes = (size_t)max_id + 1;
     m->buffer_sizes = (int64_t *)pte_wr_alloc(&w->arena, m->n_buffer_sizes * sizeof(int64_t));
-    if (!m->buffer_sizes) return OOM(err);
+    if (!m->buffer_sizes) return PTE_WR_OOM(err);
     for (uint32_t id = 1; id <= max_id; id++) m->buffer_sizes[id] = (int64_t)pte_wr_align(need[id], w->opt.plan_alignment);
   }
   return PTE_OK;
@@ -151,7 +150,7 @@ static pte_status dedup_entries(wr_emit *e, pte_wr_vec *v, int32_t **canon, pte_
   size_t n = v->n;
   *canon = (int32_t *)pte_wr_alloc(&w->out_arena, (n ? n : 1) * sizeof(int32_t));
   const pte_source **srcs = (const pte_source **)pte_wr_alloc(&w->out_arena, (n ? n : 1) * sizeof(*srcs));
-  if (!*canon || !srcs) return OOM(err);
+  if (!*canon || !srcs) return PTE_WR_OOM(err);
   for (size_t i = 0; i < n; i++) srcs[i] = &PTE_WR_AT(*v, wr_entry, i).src;
   if (w->opt.no_dedup) {
     for (size_t i = 0; i < n; i++) (*canon)[i] = (int32_t)i;
@@ -185,7 +184,7 @@ static uint64_t pack_entries(pte_wr_vec *v, const int32_t *canon, uint64_t align
 static wr_segment *add_segment(wr_emit *e, uint8_t kind, uint32_t blob, uint64_t size, uint64_t align, pte_error_info *err) {
   wr_segment *s = (wr_segment *)pte_wr_vec_push(&e->w->out_arena, &e->segs, sizeof *s);
   if (!s) {
-    OOM(err);
+    PTE_WR_OOM(err);
     return NULL;
   }
   s->kind = kind;
@@ -201,7 +200,7 @@ static pte_status layout_blobs(wr_emit *e, pte_error_info *err) {
   e->blob_canon = (int32_t *)pte_wr_alloc(&w->out_arena, (nb ? nb : 1) * sizeof(int32_t));
   e->inline_blobs = (uint32_t *)pte_wr_alloc(&w->out_arena, (nb ? nb : 1) * sizeof(uint32_t));
   const pte_source **srcs = (const pte_source **)pte_wr_alloc(&w->out_arena, (nb ? nb : 1) * sizeof(*srcs));
-  if (!e->blob_canon || !e->inline_blobs || !srcs) return OOM(err);
+  if (!e->blob_canon || !e->inline_blobs || !srcs) return PTE_WR_OOM(err);
   for (size_t i = 0; i < nb; i++) {
     wr_blob *b = &PTE_WR_AT(w->blobs, wr_blob, i);
     srcs[i] = &b->src;
@@ -449,7 +448,7 @@ static pte_status build_delegate(wr_emit *e, const wr_delegate *d, pte_fb_ref *o
   pte_et_BackendDelegateDataReference_add_index(FB, d->data_index);
   pte_fb_ref proc = pte_et_BackendDelegateDataReference_end(FB);
   pte_fb_ref *specs = refs_alloc(e, d->n_specs);
-  if (!specs) return OOM(err);
+  if (!specs) return PTE_WR_OOM(err);
   for (size_t i = 0; i < d->n_specs; i++) {
     pte_fb_ref k = str_ref(e, d->specs[i].key);
     pte_fb_ref v = pte_et_CompileSpec_create_value(FB, d->specs[i].value, d->specs[i].len);
@@ -462,7 +461,7 @@ static pte_status build_delegate(wr_emit *e, const wr_delegate *d, pte_fb_ref *o
   pte_fb_ref scratch_v = 0;
   if (d->n_scratch) {
     pte_fb_ref *sc = refs_alloc(e, d->n_scratch);
-    if (!sc) return OOM(err);
+    if (!sc) return PTE_WR_OOM(err);
     for (size_t i = 0; i < d->n_scratch; i++) {
       pte_et_DelegateScratch_start(FB);
       pte_et_DelegateScratch_add_memory_id(FB, d->scratch[i].mem_id);
@@ -493,17 +492,17 @@ static pte_status build_plan(wr_emit *e, const wr_method *m, pte_fb_ref *out, pt
     meta = pte_et_ContainerMetadata_end(FB);
   }
   pte_fb_ref *vals = refs_alloc(e, m->values.n);
-  if (!vals) return OOM(err);
+  if (!vals) return PTE_WR_OOM(err);
   for (size_t i = 0; i < m->values.n; i++) vals[i] = build_value(e, &PTE_WR_AT(m->values, wr_value, i));
   pte_fb_ref values = pte_et_ExecutionPlan_create_values(FB, vals, m->values.n);
   pte_fb_ref inputs = pte_et_ExecutionPlan_create_inputs(FB, m->inputs, m->n_inputs);
   pte_fb_ref outputs = pte_et_ExecutionPlan_create_outputs(FB, m->outputs, m->n_outputs);
   pte_fb_ref *chains = refs_alloc(e, m->chains.n);
-  if (!chains) return OOM(err);
+  if (!chains) return PTE_WR_OOM(err);
   for (size_t c = 0; c < m->chains.n; c++) {
     const wr_chain *ch = &PTE_WR_AT(m->chains, wr_chain, c);
     pte_fb_ref *ins = refs_alloc(e, ch->instrs.n);
-    if (!ins) return OOM(err);
+    if (!ins) return PTE_WR_OOM(err);
     for (size_t k = 0; k < ch->instrs.n; k++) ins[k] = build_instr(e, &PTE_WR_AT(ch->instrs, wr_instr, k));
     pte_fb_ref instrs = pte_et_Chain_create_instructions(FB, ins, ch->instrs.n);
     pte_fb_ref cin = pte_et_Chain_create_inputs(FB, ch->inputs, ch->n_inputs);
@@ -515,7 +514,7 @@ static pte_status build_plan(wr_emit *e, const wr_method *m, pte_fb_ref *out, pt
       for (size_t k = 0; k < ch->instrs.n; k++)
         if (PTE_WR_AT(ch->instrs, wr_instr, k).stack.n > maxf) maxf = PTE_WR_AT(ch->instrs, wr_instr, k).stack.n;
       pte_fb_ref *tmp = refs_alloc(e, maxf);
-      if (!fls || !tmp) return OOM(err);
+      if (!fls || !tmp) return PTE_WR_OOM(err);
       for (size_t k = 0; k < ch->instrs.n; k++) fls[k] = build_framelist(e, &PTE_WR_AT(ch->instrs, wr_instr, k).stack, tmp);
       stack = pte_et_Chain_create_stacktrace(FB, fls, ch->instrs.n);
     }
@@ -528,7 +527,7 @@ static pte_status build_plan(wr_emit *e, const wr_method *m, pte_fb_ref *out, pt
   }
   pte_fb_ref chains_v = pte_et_ExecutionPlan_create_chains(FB, chains, m->chains.n);
   pte_fb_ref *ops = refs_alloc(e, m->ops.n);
-  if (!ops) return OOM(err);
+  if (!ops) return PTE_WR_OOM(err);
   for (size_t i = 0; i < m->ops.n; i++) {
     const wr_operator *o = &PTE_WR_AT(m->ops, wr_operator, i);
     pte_fb_ref n = str_ref(e, o->name), ov = str_ref(e, o->overload);
@@ -539,7 +538,7 @@ static pte_status build_plan(wr_emit *e, const wr_method *m, pte_fb_ref *out, pt
   }
   pte_fb_ref ops_v = pte_et_ExecutionPlan_create_operators(FB, ops, m->ops.n);
   pte_fb_ref *dels = refs_alloc(e, m->delegates.n);
-  if (!dels) return OOM(err);
+  if (!dels) return PTE_WR_OOM(err);
   for (size_t i = 0; i < m->delegates.n; i++) {
     pte_status s = build_delegate(e, &PTE_WR_AT(m->delegates, wr_delegate, i), &dels[i], err);
     if (s != PTE_OK) return s;
@@ -551,7 +550,7 @@ static pte_status build_plan(wr_emit *e, const wr_method *m, pte_fb_ref *out, pt
   pte_fb_ref dev_v = 0;
   if (m->devices.n) {
     pte_fb_ref *dv = refs_alloc(e, m->devices.n);
-    if (!dv) return OOM(err);
+    if (!dv) return PTE_WR_OOM(err);
     for (size_t i = 0; i < m->devices.n; i++) {
       const wr_device *d = &PTE_WR_AT(m->devices, wr_device, i);
       pte_et_NonConstBufferDevice_start(FB);
@@ -581,7 +580,7 @@ static pte_fb_ref build_subsegment(wr_emit *e, uint32_t seg_index, const pte_wr_
   size_t n = entries->n;
   uint64_t *offs = (uint64_t *)pte_wr_alloc(&e->w->out_arena, (n ? n : 1) * sizeof(uint64_t));
   if (!offs) {
-    OOM(err);
+    PTE_WR_OOM(err);
     return 0;
   }
   for (size_t i = 0; i < n; i++) offs[i] = PTE_WR_AT(*entries, wr_entry, i).offset;
@@ -599,7 +598,7 @@ static pte_status build_program(wr_emit *e, pte_error_info *err) {
   pte_fb_ref *inl = refs_alloc(e, e->n_inline);
   pte_fb_ref *segs = refs_alloc(e, e->segs.n);
   pte_fb_ref *named = refs_alloc(e, w->named.n);
-  if (!plans || !inl || !segs || !named) return OOM(err);
+  if (!plans || !inl || !segs || !named) return PTE_WR_OOM(err);
   for (size_t i = 0; i < w->methods.n; i++) {
     pte_status s = build_plan(e, &PTE_WR_AT(w->methods, wr_method, i), &plans[i], err);
     if (s != PTE_OK) return s;
@@ -643,7 +642,7 @@ static pte_status build_program(wr_emit *e, pte_error_info *err) {
     /* keys in byte order unless copying (the runtime then finds them by binary search); the
      * segments keep insertion order */
     const wr_named **order = (const wr_named **)pte_wr_alloc(&w->out_arena, (w->named.n ? w->named.n : 1) * sizeof *order);
-    if (!order) return OOM(err);
+    if (!order) return PTE_WR_OOM(err);
     for (size_t i = 0; i < w->named.n; i++) order[i] = &PTE_WR_AT(w->named, wr_named, i);
     if (w->named.n > 1 && !w->named_data_in_order) qsort(order, w->named.n, sizeof *order, wr_named_cmp);
     for (size_t i = 0; i < w->named.n; i++) {
@@ -744,7 +743,7 @@ static pte_status prepare(pte_writer *w, wr_emit *e, pte_error_info *err) {
 pte_status pte_writer_compute_layout(pte_writer *w, pte_writer_layout *out, pte_error_info *err) {
   if (!w) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "writer: NULL writer");
   wr_emit *e = (wr_emit *)w->opt.realloc_fn(w->opt.realloc_ctx, NULL, 0, sizeof *e);
-  if (!e) return OOM(err);
+  if (!e) return PTE_WR_OOM(err);
   pte_status s = prepare(w, e, err);
   if (s == PTE_OK && out) *out = e->lay;
   emit_free(e);
@@ -822,7 +821,7 @@ static pte_status write_all(wr_emit *e, pte_data_writer *out, pte_error_info *er
 pte_status pte_writer_write(pte_writer *w, pte_data_writer *out, pte_error_info *err) {
   if (!w || !out) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "writer: NULL argument");
   wr_emit *e = (wr_emit *)w->opt.realloc_fn(w->opt.realloc_ctx, NULL, 0, sizeof *e);
-  if (!e) return OOM(err);
+  if (!e) return PTE_WR_OOM(err);
   pte_status s = prepare(w, e, err);
   if (s == PTE_OK) s = write_all(e, out, err);
   emit_free(e);

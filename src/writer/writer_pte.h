@@ -4,6 +4,9 @@
 
 #include "writer/writer_internal.h"
 
+/* The out-of-memory error of the program builder's allocations. */
+#define PTE_WR_OOM(err) pte_error_set((err), PTE_ERR_MEMORY_ALLOCATION_FAILED, "writer: out of memory")
+
 /* KernelTypes tags (also pte_wr value kinds). */
 enum {
   WR_V_NULL = 1,

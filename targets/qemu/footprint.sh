@@ -7,6 +7,8 @@
 #   3. each model's RAM need: method pool + planned buffers (static arenas, printed by the board
 #      before it runs), the measured stack high-water mark (stack painting) and instructions per
 #      inference (SysTick under -icount shift=0, calibrated);
+#   3b. selective registration: each model's image with only its kernel families (pte_mcu_<m>)
+#      against the same image registering every kernel (pte_mcu_<m>_all);
 #   4. the budget: core .text linked in pte_mcu_core_only <= PTE_MCU_CORE_TEXT_BUDGET (default 32768 = 32 KiB), checked
 #      on every core given. PASS / FAIL printed; exit 1 on FAIL or missing builds (with
 #      PTE_MCU_BUDGET=report an over-budget core is printed as FAIL but does not fail the script).
@@ -61,6 +63,19 @@ for c in $CORES; do
     st=$("$SIZE" -A "$elf" | awk '$1 == ".stack" {print $2}')
     set -- "$@" $(linked_from "$B/$n.map" libpte_core.a)
     printf '  %-28s %9d %9d %7d %7d %7d %12d %12d\n' "$n" "$1" "$2" "$3" "$4" "${st:-0}" "$5" "$6"
+  done
+  # selective registration (mcu_select.c): the image registering only the kernel families its
+  # model needs against the same image registering every kernel of the three libraries
+  echo "== $c: selective kernel registration (image bytes: every kernel registered -> the model's families only)"
+  printf '  %-12s %15s %15s %17s %17s\n' model ".text all" ".text selected" ".rodata all" ".rodata selected"
+  for m in arduino_add kws; do
+    if [ ! -f "$B/pte_mcu_$m.elf" ] || [ ! -f "$B/pte_mcu_${m}_all.elf" ]; then
+      echo "FAIL: $B/pte_mcu_$m.elf or pte_mcu_${m}_all.elf missing" >&2
+      fail=1
+      continue
+    fi
+    set -- $(sections "$B/pte_mcu_${m}_all.elf") $(sections "$B/pte_mcu_$m.elf")
+    printf '  %-12s %15d %15d %17d %17d\n' "$m" "$1" "$5" "$2" "$6"
   done
   # the budget: the core alone (pte_mcu_core_only: the runner without kernels, as the host's
   # size_test); the runners above also link what kernels call into the core

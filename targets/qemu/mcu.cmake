@@ -45,7 +45,10 @@ endforeach()
 target_link_libraries(pte_kernels_cortex_m PUBLIC pte_kernels_portable)
 target_link_libraries(pte_kernels_quantized PUBLIC pte_kernels_portable)
 
-# the board runner around one model: pte_mcu_image(NAME MODEL.pte INPUT.bin [DEPENDS ...])
+# the board runner around one model: pte_mcu_image(NAME MODEL.pte INPUT.bin [DEPENDS ...]).
+# Kernels: only the families the model's operators need (selective registration: `pte_mcu_host
+# kernels` writes gen_NAME/pte_mcu_kernels.c; --gc-sections drops every other kernel), unless the
+# caller sets PTE_MCU_ALL_KERNELS (every kernel of the three libraries) or PTE_MCU_NO_KERNELS.
 function(pte_mcu_image name model input)
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/gen_${name})
   file(MAKE_DIRECTORY ${gen})
@@ -53,10 +56,18 @@ function(pte_mcu_image name model input)
     COMMAND ${PTE_MCU_HOST_TOOL} plan ${model} ${gen}/pte_mcu_plan.h
     DEPENDS ${model} ${PTE_MCU_HOST_TOOL} ${ARGN}
     COMMENT "pte_mcu_host plan ${name}")
+  add_custom_command(OUTPUT ${gen}/pte_mcu_kernels.c
+    COMMAND ${PTE_MCU_HOST_TOOL} kernels ${model} ${gen}/pte_mcu_kernels.c ${PTE_MAX_KERNELS}
+    DEPENDS ${model} ${PTE_MCU_HOST_TOOL} ${ARGN}
+    COMMENT "pte_mcu_host kernels ${name} (selective registration)")
   # one copy of model_blob.c per image: its .incbin paths and file dependencies are per image
   file(WRITE ${gen}/model_blob.c "#include \"${PTE_MCU_DIR}/model_blob.c\"\n")
   add_executable(pte_mcu_${name} ${PTE_MCU_DIR}/runner.c ${PTE_MCU_DIR}/startup.c ${PTE_MCU_DIR}/mcu_run.c
                  ${gen}/model_blob.c ${gen}/pte_mcu_plan.h)
+  if(NOT PTE_MCU_ALL_KERNELS AND NOT PTE_MCU_NO_KERNELS)
+    target_sources(pte_mcu_${name} PRIVATE ${gen}/pte_mcu_kernels.c)
+    target_compile_definitions(pte_mcu_${name} PRIVATE PTE_MCU_SELECTED_KERNELS=1)
+  endif()
   set_target_properties(pte_mcu_${name} PROPERTIES SUFFIX ".elf" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   target_include_directories(pte_mcu_${name} PRIVATE ${gen} ${PTE_MCU_DIR})
   target_compile_options(pte_mcu_${name} PRIVATE -Os)
@@ -85,9 +96,22 @@ add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/kws.pte ${CMAKE_CURRENT_BI
   COMMENT "pte_mcu_host kws")
 pte_mcu_image(kws ${CMAKE_CURRENT_BINARY_DIR}/kws.pte ${CMAKE_CURRENT_BINARY_DIR}/kws.input.bin)
 
+# The same two models with every kernel of the three libraries registered (what an image links
+# without selective registration; `make footprint-mcu` prints both). Their registry is the MCU's
+# (PTE_MAX_KERNELS, sized for the selected kernels), so on the board they must stop at
+# registration with RegistrationExceedingMaxKernels (run.sh checks it): sizes, plus the capacity
+# check on the target.
+set(PTE_MCU_ALL_KERNELS ON)
+if(TARGET pte_mcu_arduino_add)
+  pte_mcu_image(arduino_add_all ${PTE_MCU_ARDUINO} ${PTE_CORPUS_DIR}/io/arduino_AddModel.input0.float32.bin)
+endif()
+pte_mcu_image(kws_all ${CMAKE_CURRENT_BINARY_DIR}/kws.pte ${CMAKE_CURRENT_BINARY_DIR}/kws.input.bin)
+set(PTE_MCU_ALL_KERNELS OFF)
+
 # The core alone, for the footprint (targets/qemu/footprint.sh): the same runner with no kernel
 # library registered or linked (like tests/footprint/size_test.c on the host). Built, not run.
 if(TARGET pte_mcu_arduino_add)
+  set(PTE_MCU_NO_KERNELS ON)
   pte_mcu_image(core_only ${PTE_MCU_ARDUINO} ${PTE_CORPUS_DIR}/io/arduino_AddModel.input0.float32.bin)
   target_compile_definitions(pte_mcu_core_only PRIVATE PTE_MCU_NO_KERNELS=1)
   set_property(TARGET pte_mcu_core_only PROPERTY LINK_LIBRARIES pte_core m c gcc)

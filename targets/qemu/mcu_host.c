@@ -9,6 +9,8 @@
  *   pte_mcu_host compare HOST.txt BOARD.txt  the "out" lines must be equal: int8 (and every
  *                                            non-float dtype) bit for bit, float32 within 1e-5
  *   pte_mcu_host kws OUT.pte OUT_INPUT.bin   writes the keyword-spotting network (kws_model.c)
+ *   pte_mcu_host kernels MODEL.pte OUT.c MAX the image's selective kernel registration: only the
+ *                                            kernel families its operators need (mcu_select.c)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -18,6 +20,7 @@
 
 #include "kws_model.h"
 #include "mcu_run.h"
+#include "mcu_select.h"
 #include "pte/allocator.h"
 #include "pte/cortex_m_kernels.h"
 #include "pte/data_loader.h"
@@ -290,10 +293,37 @@ static int cmd_compare(const char *host_path, const char *board_path) {
   return rc;
 }
 
+static int cmd_kernels(const char *model, const char *out, const char *max) {
+  char *end = NULL;
+  const unsigned long cap = strtoul(max, &end, 10);
+  if (!end || *end || cap == 0) {
+    fprintf(stderr, "pte_mcu_host kernels: MAX_KERNELS '%s' is not a positive number\n", max);
+    return 2;
+  }
+  size_t size = 0;
+  uint8_t *bytes = read_file(model, &size);
+  if (!bytes) return 1;
+  pte_error_info err;
+  memset(&err, 0, sizeof err);
+  pte_buffer_loader bl;
+  pte_buffer_loader_init(&bl, bytes, size);
+  pte_program prog;
+  int rc = 1;
+  if (pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err) != PTE_OK) {
+    fprintf(stderr, "pte_mcu_host kernels: program load of %s: %s\n", model, err.msg);
+  } else {
+    rc = pte_mcu_select_write(&prog, model, out, cap);
+    pte_program_destroy(&prog);
+  }
+  free(bytes);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc == 4 && !strcmp(argv[1], "plan")) return cmd_plan(argv[2], argv[3]);
   if (argc == 4 && !strcmp(argv[1], "run")) return cmd_run(argv[2], argv[3]);
   if (argc == 4 && !strcmp(argv[1], "compare")) return cmd_compare(argv[2], argv[3]);
+  if (argc == 5 && !strcmp(argv[1], "kernels")) return cmd_kernels(argv[2], argv[3], argv[4]);
   if (argc == 4 && !strcmp(argv[1], "kws")) {
     pte_error_info err;
     memset(&err, 0, sizeof err);
@@ -305,6 +335,6 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr,
           "usage: pte_mcu_host plan MODEL.pte OUT.h | run MODEL.pte INPUT.bin | compare HOST.txt BOARD.txt |\n"
-          "       kws OUT.pte OUT_INPUT.bin\n");
+          "       kws OUT.pte OUT_INPUT.bin | kernels MODEL.pte OUT.c MAX_KERNELS\n");
   return 2;
 }

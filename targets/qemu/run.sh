@@ -34,6 +34,24 @@ CORPUS=$(cd "$CORPUS" && pwd)
 JOBS=${JOBS:-2}
 mkdir -p "$OUT"
 fail=0
+# selective registration (mcu_select.c) on the host: the Arduino program (one operator,
+# aten::add.out, a portable binary op: kernels/portable/op_binary.c) registers that family alone;
+# a registry too small for it is a build-time error naming PTE_MAX_KERNELS
+sel=$OUT/select_arduino.c
+if ! "$HOST" kernels "$CORPUS/arduino_AddModel.pte" "$sel" 64 >"$OUT/select.log" 2>&1 ||
+   [ "$(grep -c 'pte_register_kernels_ex(' "$sel")" != 1 ] ||
+   ! grep -q 'pte_register_kernels_ex(pte_portable_binary_kernels, pte_portable_binary_kernels_count, err); /\* aten::add.out \*/' "$sel" ||
+   grep -q 'pte_register_prim_ops' "$sel"; then
+  echo "FAIL: pte_mcu_host kernels on arduino_AddModel.pte did not select exactly the portable binary family:" >&2
+  cat "$OUT/select.log" "$sel" >&2
+  fail=1
+fi
+rc=0
+"$HOST" kernels "$CORPUS/arduino_AddModel.pte" "$OUT/select_small.c" 1 >"$OUT/select_small.log" 2>&1 || rc=$?
+if [ "$rc" != 1 ] || ! grep -q "registry holds 1 (raise PTE_MAX_KERNELS)" "$OUT/select_small.log"; then
+  echo "FAIL: pte_mcu_host kernels with a 1-kernel registry exited $rc: $(cat "$OUT/select_small.log")" >&2
+  fail=1
+fi
 printf '%-5s %-11s %-12s %-6s %10s %10s %8s %12s\n' core board model result ram-need stack-hw pool-use instructions
 for c in $CPUS; do
   case $c in
@@ -62,6 +80,19 @@ for c in $CPUS; do
     tail -n 5 "$OUT/$c.core_only.board.txt" >&2
     fail=1
   fi
+  # every kernel registered (the footprint's "before selective registration" images) does not fit
+  # the MCU's registry (PTE_MAX_KERNELS): registration must fail with RegistrationExceedingMaxKernels,
+  # QEMU exiting with the runner's step code 10
+  for m in arduino_add_all kws_all; do
+    rc=0
+    timeout "$TIMEOUT" qemu-system-arm -M "$board" -nographic -monitor none -serial none -icount shift=0 \
+      -semihosting-config enable=on,target=native -kernel "$B/pte_mcu_$m.elf" >"$OUT/$c.$m.board.txt" 2>&1 </dev/null || rc=$?
+    if [ "$rc" != 10 ] || ! grep -q "^error: register kernels: RegistrationExceedingMaxKernels: .*capacity" "$OUT/$c.$m.board.txt"; then
+      echo "FAIL: pte_mcu_$m on $board exited $rc (expected 10, register kernels: RegistrationExceedingMaxKernels):" >&2
+      tail -n 5 "$OUT/$c.$m.board.txt" >&2
+      fail=1
+    fi
+  done
   for m in arduino_add kws; do
     case $m in
       arduino_add) pte=$CORPUS/arduino_AddModel.pte; in=$CORPUS/io/arduino_AddModel.input0.float32.bin ;;

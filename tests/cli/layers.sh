@@ -25,6 +25,18 @@ allowed() {
   esac
 }
 libs="base format runtime io kernels_portable kernels_quantized kernels_cortex_m kernels_custom kernels_llm backend_xnnpack writer prepare module llm"
+# docs/architecture.md states the same table ("| `lib` | may use | ..."): it must not drift from this one.
+doc="$(cd "$(dirname "$0")/../.." && pwd)/docs/architecture.md"
+[ -f "$doc" ] || { echo "FAIL: $doc is missing" >&2; exit 1; }
+awk '/<!-- layers:/ {on = 1; next} on && /^$/ {exit} on && /^\| `/ {
+       split($0, c, "|"); lib = c[2]; gsub(/[` ]/, "", lib); use = c[3]; gsub(/^ +| +$/, "", use);
+       print lib ":" use }' "$doc" | sort > "$T/doc_table"
+for l in $libs; do echo "$l:$(allowed "$l")"; done | sort > "$T/sh_table"
+if ! diff "$T/sh_table" "$T/doc_table" > "$T/table_diff"; then
+  echo "FAIL: the layer table in docs/architecture.md differs from tests/cli/layers.sh (< script, > doc):" >&2
+  cat "$T/table_diff" >&2
+  exit 1
+fi
 for l in $libs; do
   a="$B/libpte_$l.a"
   [ -f "$a" ] || { echo "FAIL: $a is missing" >&2; exit 1; }
@@ -48,4 +60,4 @@ for l in $libs; do
   fi
 done
 [ "$bad" -eq 0 ] || exit 1
-echo "$(echo $libs | wc -w) libraries, every dependency points down: 1 passed, 0 failed"
+echo "$(echo $libs | wc -w) libraries, every dependency points down, docs/architecture.md agrees: 1 passed, 0 failed"

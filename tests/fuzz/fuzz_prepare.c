@@ -26,8 +26,8 @@ static pte_status fz_prep_hook(pte_backend_data_context *ctx, pte_backend_data_o
   if (s != PTE_PREPARE_END_OF_INPUT) return s;
   uint32_t nk = 0;
   const char *key;
-  if (ctx->named_data_map && pte_ndm_num_keys(ctx->named_data_map, &nk) == PTE_OK && nk > 0 &&
-      pte_ndm_get_key(ctx->named_data_map, 0, &key) == PTE_OK) {
+  if (ctx->named_data_map && pte_named_data_map_num_keys(ctx->named_data_map, &nk) == PTE_OK && nk > 0 &&
+      pte_named_data_map_get_key(ctx->named_data_map, 0, &key) == PTE_OK) {
     static const uint8_t three[3] = {1, 2, 3};
     pte_prepared_value v = {three, 3};
     (void)pte_write_named_data(out, &key, &v, 1); /* may be refused (shared key...): fine */

@@ -47,20 +47,20 @@ static void exercise(const uint8_t *buf, size_t size, pte_verification v, const 
     for (size_t oi = 0; oi < 3; oi++) (void)pte_program_load_mutable_into(&prog, msi, oi, sizeof tmp, tmp);
   const pte_named_data_map *m = pte_program_named_data_map(&prog);
   uint32_t nk = 0;
-  if (m && pte_ndm_num_keys(m, &nk) == PTE_OK) {
+  if (m && pte_named_data_map_num_keys(m, &nk) == PTE_OK) {
     for (uint32_t k = 0; k <= nk && k < 64; k++) {
       const char *key;
       pte_freeable_buffer b;
-      if (pte_ndm_get_key(m, k, &key) != PTE_OK) continue;
+      if (pte_named_data_map_get_key(m, k, &key) != PTE_OK) continue;
       pte_tensor_layout l;
-      (void)pte_ndm_get_tensor_layout(m, key, &l);
-      if (pte_ndm_get_data(m, key, &b) == PTE_OK) {
+      (void)pte_named_data_map_get_tensor_layout(m, key, &l);
+      if (pte_named_data_map_get_data(m, key, &b) == PTE_OK) {
         if (b.size) fz_prog_sink = ((const uint8_t *)b.data)[b.size - 1];
         size_t want = b.size;
         pte_freeable_buffer_free(&b);
         if (want <= (1u << 20)) {
           uint8_t *dst = (uint8_t *)malloc(want ? want : 1);
-          if (dst) (void)pte_ndm_load_data_into(m, key, dst, want);
+          if (dst) (void)pte_named_data_map_load_data_into(m, key, dst, want);
           free(dst);
         }
       }

@@ -27,22 +27,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       (void)pte_ptd_segment(&ptd, i, &off, &sz);
     }
     uint32_t nk = 0;
-    if (pte_ndm_num_keys(m, &nk) == PTE_OK) {
+    if (pte_named_data_map_num_keys(m, &nk) == PTE_OK) {
       for (uint32_t k = 0; k <= nk && k < 64; k++) {
         const char *key;
-        if (pte_ndm_get_key(m, k, &key) != PTE_OK) continue;
+        if (pte_named_data_map_get_key(m, k, &key) != PTE_OK) continue;
         uint32_t seg;
         (void)pte_ptd_entry_segment(&ptd, key, &seg);
         pte_tensor_layout l;
         size_t want = 0;
-        if (pte_ndm_get_tensor_layout(m, key, &l) == PTE_OK) {
+        if (pte_named_data_map_get_tensor_layout(m, key, &l) == PTE_OK) {
           uint32_t acc = l.dtype;
           for (int32_t d = 0; d < l.dim; d++) acc += (uint32_t)l.sizes[d] + l.dim_order[d];
           fz_ptd_sink = acc;
           want = l.nbytes;
         }
         pte_freeable_buffer b;
-        if (pte_ndm_get_data(m, key, &b) == PTE_OK) {
+        if (pte_named_data_map_get_data(m, key, &b) == PTE_OK) {
           const uint8_t *p = (const uint8_t *)b.data;
           if (b.size) fz_ptd_sink = p[0] + p[b.size - 1];
           if (!want) want = b.size;
@@ -51,15 +51,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (want <= (1u << 20)) {
           uint8_t *dst = (uint8_t *)malloc(want ? want : 1);
           if (dst) {
-            (void)pte_ndm_load_data_into(m, key, dst, want);
-            (void)pte_ndm_load_data_into(m, key, dst, want ? want - 1 : 0);
+            (void)pte_named_data_map_load_data_into(m, key, dst, want);
+            (void)pte_named_data_map_load_data_into(m, key, dst, want ? want - 1 : 0);
             free(dst);
           }
         }
       }
     }
     pte_freeable_buffer b;
-    (void)pte_ndm_get_data(m, "no such key", &b);
+    (void)pte_named_data_map_get_data(m, "no such key", &b);
     pte_ptd_destroy(&ptd);
   }
   free(buf);

@@ -111,7 +111,7 @@ static pte_status pk_init(pte_backend_init_context *ctx, pte_freeable_buffer *pr
       memcpy(key, b + 16, 48);
       key[48] = 0;
       pte_freeable_buffer w;
-      s = pte_ndm_get_data(ctx->named_data_map, key, &w);
+      s = pte_named_data_map_get_data(ctx->named_data_map, key, &w);
       if (s != PTE_OK) {
         pte_error_set(ctx->err, s, "TestPacking: weights '%s' not found", key);
       } else if (pte_prepared_is_envelope(w.data, w.size)) {
@@ -245,7 +245,7 @@ static pte_status pk_prepare(pte_backend_data_context *ctx, pte_backend_data_out
       memcpy(key, b + 16, 48);
       key[48] = 0;
       pte_freeable_buffer w;
-      if ((s = pte_ndm_get_data(ctx->named_data_map, key, &w)) != PTE_OK) return s;
+      if ((s = pte_named_data_map_get_data(ctx->named_data_map, key, &w)) != PTE_OK) return s;
       if (pte_prepared_is_envelope(w.data, w.size)) {
         s = pte_prepared_envelope_check(w.data, w.size, PACKING_BACKEND_ID, PACKING_FORMAT_VERSION, packing_fingerprint,
                                         fpl, NULL, ctx->err);

@@ -662,6 +662,14 @@ int pxl_invoke(pxl_runner *r, char *err, size_t cap) {
   return 0;
 }
 
+static void pxl_noop(void *ctx, size_t i) { (void)ctx, (void)i; }
+
+void pxl_yield_workers(pxl_runner *r) {
+  if (!r || !r->pool) return;
+  const size_t n = pthreadpool_get_threads_count(r->pool);
+  if (n > 1) pthreadpool_parallelize_1d(r->pool, pxl_noop, NULL, n, PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
 size_t pxl_num_ext(const pxl_runner *r) { return r->num_ext; }
 size_t pxl_ext_bytes(const pxl_runner *r, size_t e) { return e < r->num_ext ? r->ext_bytes[e] : 0; }
 const char *pxl_host_nodes(const pxl_runner *r) { return r->host_nodes; }

@@ -41,6 +41,10 @@ int pxl_create(const pte_xnn_delegate *d, const void *blob, size_t size, const p
 int pxl_bind(pxl_runner *r, void *const *ext, size_t n_ext, char *err, size_t err_cap);
 /* Runs the graph once (bound tensors). */
 int pxl_invoke(pxl_runner *r, char *err, size_t err_cap);
+/* Sends the library's pthreadpool workers to sleep now (an empty job with the yield flag); a
+ * benchmark calls it after a timed invoke so that the workers do not spin through the next
+ * turn of another runtime. No-op without a pool. */
+void pxl_yield_workers(pxl_runner *r);
 
 size_t pxl_num_ext(const pxl_runner *r);       /* external ids: max + 1 */
 size_t pxl_ext_bytes(const pxl_runner *r, size_t ext_id); /* 0 when unused */

@@ -32,6 +32,9 @@ uint32_t pxm_bin(pxm *m, unsigned type, uint32_t a, uint32_t b, uint32_t rank, c
                  bool ranged);
 /* Convert x -> to; returns to */
 uint32_t pxm_cvt(pxm *m, uint32_t x, uint32_t to);
+/* Finishes the graph into *out (named constants) and frees the builder; a sticky error in m->s is
+ * reported as "<what>: cannot build the graph (STATUS)". */
+pte_status pxm_finish(pxm *m, pte_xnn_blob *out, pte_error_info *err, const char *what);
 /* Convert q -> a new fp32 output ext */
 void pxm_qout(pxm *m, uint32_t q, uint32_t rank, const uint32_t *dims, int ext);
 

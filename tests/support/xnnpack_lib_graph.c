@@ -107,7 +107,7 @@ int pxl_constant(const pte_xnn_value *v, const uint8_t *blob, size_t size, const
     pte_fb_table ent = pte_fb_vec_table(cd, idx);
     pte_fb_str key = pte_xn_ConstantDataOffset_named_key(ent);
     if (key.ptr && key.len > 0) {
-      if (!ndm || pte_ndm_get_data(ndm, key.ptr, &fbuf) != PTE_OK) {
+      if (!ndm || pte_named_data_map_get_data(ndm, key.ptr, &fbuf) != PTE_OK) {
         pxl_msg(err, cap, "value id %u: named data '%s' not found", v->id, key.ptr);
         return 1;
       }

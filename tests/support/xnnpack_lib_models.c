@@ -59,6 +59,15 @@ uint32_t pxm_f32_const(pxm *m, uint32_t rank, const uint32_t *dims, float scale)
   return id;
 }
 
+pte_status pxm_finish(pxm *m, pte_xnn_blob *out, pte_error_info *err, const char *what) {
+  pte_status s = m->s;
+  if (s == PTE_OK) s = pte_xnn_builder_finish(m->b, PTE_XNN_CONSTANTS_NAMED, out, err);
+  else pte_error_set(err, s, "%s: cannot build the graph (%s)", what, pte_status_name(s));
+  pte_xnn_builder_free(m->b);
+  m->b = NULL;
+  return s;
+}
+
 void pxm_node(pxm *m, const pte_xnn_node_desc *n) {
   if (m->s == PTE_OK) m->s = pte_xnn_builder_add_node(m->b, n);
 }
@@ -182,11 +191,7 @@ pte_status pxm_build_yolo(uint32_t image, pte_xnn_blob *out, pte_error_info *err
   pxm_conv(&m, f3, &h, &w, 64, 27, 1, 1, false, 1);         /* head 1/8 */
   h = h4, w = w4;
   pxm_conv(&m, p4, &h, &w, 128, 27, 1, 1, false, 2);        /* head 1/16 */
-  pte_status s = m.s;
-  if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
-  else pte_error_set(err, s, "yolo: cannot build the graph (%s)", pte_status_name(s));
-  pte_xnn_builder_free(m.b);
-  return s;
+  return pxm_finish(&m, out, err, "yolo");
 }
 
 /* ---- int8 KWS DS-CNN -------------------------------------------------------------------- */
@@ -345,16 +350,8 @@ pte_status pxm_build_kws(pte_xnn_blob *out, pte_error_info *err) {
   n.inputs[2] = FB;
   n.output = lq;
   pxm_node(&m, &n);
-  memset(&n, 0, sizeof n);
-  n.type = PTE_XNN_NODE_CONVERT;
-  n.inputs[0] = lq;
-  n.output = lf;
-  pxm_node(&m, &n);
-  pte_status s = m.s;
-  if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
-  else pte_error_set(err, s, "kws: cannot build the graph (%s)", pte_status_name(s));
-  pte_xnn_builder_free(m.b);
-  return s;
+  pxm_cvt(&m, lq, lf);
+  return pxm_finish(&m, out, err, "kws");
 }
 
 /* fp32 x [rank dims] -> Convert -> qdint8 (num_nonbatch_dims nb) */
@@ -367,13 +364,7 @@ static uint32_t pxm_qd8(pxm *m, uint32_t x, uint32_t rank, const uint32_t *dims,
   t.quant = PTE_XNN_QUANT_PER_TOKEN;
   t.num_nonbatch_dims = nb;
   uint32_t q = pxm_add(m, &t);
-  pte_xnn_node_desc n;
-  memset(&n, 0, sizeof n);
-  n.type = PTE_XNN_NODE_CONVERT;
-  n.inputs[0] = x;
-  n.output = q;
-  pxm_node(m, &n);
-  return q;
+  return pxm_cvt(m, x, q);
 }
 
 /* per-channel int8 filter with real range ~[-a, a] and an fp32 bias */
@@ -463,11 +454,7 @@ pte_status pxm_build_kws_qd8(pte_xnn_blob *out, pte_error_info *err) {
   n.inputs[2] = B;
   n.output = o;
   pxm_node(&m, &n);
-  pte_status s = m.s;
-  if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
-  else pte_error_set(err, s, "kws qd8: cannot build the graph (%s)", pte_status_name(s));
-  pte_xnn_builder_free(m.b);
-  return s;
+  return pxm_finish(&m, out, err, "kws qd8");
 }
 
 /* ---- as a program file ------------------------------------------------------------------- */
@@ -564,9 +551,5 @@ pte_status pxm_build_tanh(pte_xnn_blob *out, pte_error_info *err) {
   n.inputs[0] = h;
   n.output = y;
   pxm_node(&m, &n);
-  pte_status s = m.s;
-  if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
-  else pte_error_set(err, s, "tanh: cannot build the graph (%s)", pte_status_name(s));
-  pte_xnn_builder_free(m.b);
-  return s;
+  return pxm_finish(&m, out, err, "tanh");
 }

@@ -178,11 +178,7 @@ pte_status pxm_build_zoo(pte_xnn_blob *out, pte_error_info *err) {
   n.num_dims = 4;
   n.a = perm;
   pxm_node(&m, &n);
-  pte_status s = m.s;
-  if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
-  else pte_error_set(err, s, "zoo: cannot build the graph (%s)", pte_status_name(s));
-  pte_xnn_builder_free(m.b);
-  return s;
+  return pxm_finish(&m, out, err, "zoo");
 }
 
 /* ---- static int8 zoo ----------------------------------------------------------------------- */
@@ -294,9 +290,5 @@ pte_status pxm_build_qzoo(pte_xnn_blob *out, pte_error_info *err) {
   n.alpha = 0.25f;
   pxm_node(&m, &n);
   pxm_qout(&m, pd, 4, P, ext++);
-  pte_status s = m.s;
-  if (s == PTE_OK) s = pte_xnn_builder_finish(m.b, PTE_XNN_CONSTANTS_NAMED, out, err);
-  else pte_error_set(err, s, "qzoo: cannot build the graph (%s)", pte_status_name(s));
-  pte_xnn_builder_free(m.b);
-  return s;
+  return pxm_finish(&m, out, err, "qzoo");
 }

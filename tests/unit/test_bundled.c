@@ -112,7 +112,7 @@ TEST(bundled_with_buffer_loader) {
   CHECK_EQ_INT(off, 64);
   CHECK_EQ_INT(size, 1696);
   uint64_t wsize = 0;
-  CHECK_OK(pte_loader_size(pte_bundled_program_loader(&bp), &wsize));
+  CHECK_OK(pte_data_loader_size(pte_bundled_program_loader(&bp), &wsize));
   CHECK_EQ_INT(wsize, 1696);
   check_inner_program(&bp, PTE_VERIFY_MINIMAL, d);
   check_inner_program(&bp, PTE_VERIFY_INTERNAL_CONSISTENCY, d);

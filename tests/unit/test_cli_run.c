@@ -283,10 +283,10 @@ TEST(xor_all_methods_with_ptd_hand_checked) {
   pte_ptd ptd;
   CHECK_OK(pte_ptd_load(&bl.base, &ptd, NULL));
   float W1[20], b1[10], W2[20], b2[2];
-  CHECK_OK(pte_ndm_load_data_into(pte_ptd_map(&ptd), "net.linear.weight", W1, sizeof W1));
-  CHECK_OK(pte_ndm_load_data_into(pte_ptd_map(&ptd), "net.linear.bias", b1, sizeof b1));
-  CHECK_OK(pte_ndm_load_data_into(pte_ptd_map(&ptd), "net.linear2.weight", W2, sizeof W2));
-  CHECK_OK(pte_ndm_load_data_into(pte_ptd_map(&ptd), "net.linear2.bias", b2, sizeof b2));
+  CHECK_OK(pte_named_data_map_load_data_into(pte_ptd_map(&ptd), "net.linear.weight", W1, sizeof W1));
+  CHECK_OK(pte_named_data_map_load_data_into(pte_ptd_map(&ptd), "net.linear.bias", b1, sizeof b1));
+  CHECK_OK(pte_named_data_map_load_data_into(pte_ptd_map(&ptd), "net.linear2.weight", W2, sizeof W2));
+  CHECK_OK(pte_named_data_map_load_data_into(pte_ptd_map(&ptd), "net.linear2.bias", b2, sizeof b2));
   pte_ptd_destroy(&ptd);
   free(db);
   /* forward on x = [1, 1], label 1 (ones fill): 2-10-2 MLP, sigmoid, cross-entropy */

@@ -309,10 +309,10 @@ static void *load_many(void *arg) {
       continue;
     }
     uint32_t nk = 0;
-    pte_ndm_num_keys(pte_ptd_map(&d), &nk);
+    pte_named_data_map_num_keys(pte_ptd_map(&d), &nk);
     j->keys = nk;
     pte_freeable_buffer b;
-    if (pte_ndm_get_data(pte_ptd_map(&d), "b", &b) != PTE_OK || b.size != 16) j->failures++;
+    if (pte_named_data_map_get_data(pte_ptd_map(&d), "b", &b) != PTE_OK || b.size != 16) j->failures++;
     pte_freeable_buffer_free(&b);
     pte_ptd_destroy(&d);
 

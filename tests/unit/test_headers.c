@@ -493,7 +493,7 @@ TEST(bpte_find_program) {
   pte_window_loader w;
   CHECK_OK(pte_window_loader_init(&w, &bl.base, 64, 1696));
   pte_freeable_buffer fb;
-  CHECK_OK(pte_loader_load(&w.base, 0, PTE_HEAD_BYTES, NULL, &fb));
+  CHECK_OK(pte_data_loader_load(&w.base, 0, PTE_HEAD_BYTES, NULL, &fb));
   CHECK_OK(pte_extended_header_parse(fb.data, fb.size, &h, &err));
   CHECK_EQ_INT(h.program_size, 1584);
   pte_freeable_buffer_free(&fb);

@@ -9,6 +9,8 @@
 
 #include "pte/data_loader.h"
 #include "pte/io.h"
+#include "pte/named_data_map.h"
+#include "pte/program.h"
 #include "test.h"
 
 static const char *const kFiles[] = {"arduino_AddModel.pte", "upstream_android_xor.pte",
@@ -41,14 +43,14 @@ TEST(file_loader_matches_plain_read) {
       size_t want_align = aligns[a] ? aligns[a] : 64; /* the documented default (pte/io.h) */
       CHECK_EQ_INT(l.alignment, want_align);
       uint64_t sz = 0;
-      CHECK_OK(pte_loader_size(&l.base, &sz));
+      CHECK_OK(pte_data_loader_size(&l.base, &sz));
       CHECK_EQ_INT(sz, n);
       size_t off[8], len[8];
       ranges_for(n, off, len);
       for (int r = 0; r < 8; ++r) {
         if (off[r] + len[r] > n || len[r] == 0) continue;
         pte_freeable_buffer b;
-        CHECK_OK(pte_loader_load(&l.base, off[r], len[r], NULL, &b));
+        CHECK_OK(pte_data_loader_load(&l.base, off[r], len[r], NULL, &b));
         CHECK(b.data != NULL);
         CHECK_EQ_INT(b.size, len[r]);
         CHECK(b.free_fn != NULL);
@@ -62,7 +64,7 @@ TEST(file_loader_matches_plain_read) {
         uint8_t *dst = malloc(len[r] + 1);
         CHECK(dst);
         dst[len[r]] = 0xA5;
-        CHECK_OK(pte_loader_load_into(&l.base, off[r], len[r], NULL, dst + 0));
+        CHECK_OK(pte_data_loader_load_into(&l.base, off[r], len[r], NULL, dst + 0));
         CHECK(memcmp(dst, ref + off[r], len[r]) == 0);
         CHECK_EQ_INT(dst[len[r]], 0xA5); /* nothing written past the range */
         free(dst);
@@ -83,24 +85,24 @@ TEST(file_loader_ranges_at_and_past_end) {
   CHECK_OK(pte_file_loader_open(&l, test_corpus_path("arduino_AddModel.pte"), 0, NULL));
   pte_freeable_buffer b;
   /* last 4 bytes: the constant segment (float 1.0) */
-  CHECK_OK(pte_loader_load(&l.base, 1152, 4, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&l.base, 1152, 4, NULL, &b));
   CHECK(memcmp(b.data, ref + 1152, 4) == 0);
   pte_freeable_buffer_free(&b);
   /* size 0: {NULL, 0}, also exactly at the end */
-  CHECK_OK(pte_loader_load(&l.base, 10, 0, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&l.base, 10, 0, NULL, &b));
   CHECK(b.data == NULL && b.size == 0 && b.free_fn == NULL);
-  CHECK_OK(pte_loader_load(&l.base, 1156, 0, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&l.base, 1156, 0, NULL, &b));
   CHECK(b.data == NULL && b.size == 0);
-  CHECK_OK(pte_loader_load_into(&l.base, 1156, 0, NULL, NULL));
+  CHECK_OK(pte_data_loader_load_into(&l.base, 1156, 0, NULL, NULL));
   /* one byte past the end */
-  CHECK_STATUS(pte_loader_load(&l.base, 1152, 5, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(pte_loader_load(&l.base, 0, 1157, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(pte_loader_load(&l.base, 1157, 0, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&l.base, 1152, 5, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&l.base, 0, 1157, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&l.base, 1157, 0, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
   uint8_t tmp[8];
-  CHECK_STATUS(pte_loader_load_into(&l.base, 1155, 2, NULL, tmp), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load_into(&l.base, 1155, 2, NULL, tmp), PTE_ERR_INVALID_ARGUMENT);
   /* overflow of offset + size */
-  CHECK_STATUS(pte_loader_load(&l.base, UINT64_MAX, 2, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(pte_loader_load(&l.base, 8, SIZE_MAX, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&l.base, UINT64_MAX, 2, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&l.base, 8, SIZE_MAX, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
   pte_file_loader_close(&l);
   pte_file_loader_close(&l); /* twice is harmless */
   free(ref);
@@ -167,15 +169,15 @@ TEST(file_loader_from_fd_and_uri) {
   CHECK_OK(pte_file_loader_open_uri(&l2, uri, 0, &err));
   close(fd);
   pte_freeable_buffer b;
-  CHECK_OK(pte_loader_load(&l.base, 0, n, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&l.base, 0, n, NULL, &b));
   CHECK((uintptr_t)b.data % 32 == 0);
   CHECK(memcmp(b.data, ref, n) == 0);
   pte_freeable_buffer_free(&b);
-  CHECK_OK(pte_loader_load(&l2.base, 8, 40, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&l2.base, 8, 40, NULL, &b));
   CHECK(memcmp(b.data, ref + 8, 40) == 0);
   pte_freeable_buffer_free(&b);
   uint64_t sz = 0;
-  CHECK_OK(pte_loader_size(&l2.base, &sz));
+  CHECK_OK(pte_data_loader_size(&l2.base, &sz));
   CHECK_EQ_INT(sz, 760);
   pte_file_loader_close(&l);
   pte_file_loader_close(&l2);
@@ -207,19 +209,19 @@ TEST(file_loader_short_read_is_access_failed) {
   CHECK_OK(pte_file_loader_open(&l, p, 0, NULL));
   CHECK(truncate(p, 1000) == 0); /* the file shrinks after open: size() still says 3000 */
   uint64_t sz = 0;
-  CHECK_OK(pte_loader_size(&l.base, &sz));
+  CHECK_OK(pte_data_loader_size(&l.base, &sz));
   CHECK_EQ_INT(sz, 3000);
   pte_freeable_buffer b;
-  CHECK_OK(pte_loader_load(&l.base, 0, 1000, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&l.base, 0, 1000, NULL, &b));
   CHECK(memcmp(b.data, data, 1000) == 0);
   pte_freeable_buffer_free(&b);
-  CHECK_STATUS(pte_loader_load(&l.base, 500, 1000, NULL, &b), PTE_ERR_ACCESS_FAILED);
+  CHECK_STATUS(pte_data_loader_load(&l.base, 500, 1000, NULL, &b), PTE_ERR_ACCESS_FAILED);
   CHECK(b.data == NULL);
   uint8_t dst[100];
-  CHECK_STATUS(pte_loader_load_into(&l.base, 2000, 100, NULL, dst), PTE_ERR_ACCESS_FAILED);
+  CHECK_STATUS(pte_data_loader_load_into(&l.base, 2000, 100, NULL, dst), PTE_ERR_ACCESS_FAILED);
   pte_file_loader_close(&l);
   /* reads after close fail instead of touching a stale descriptor */
-  CHECK_STATUS(pte_loader_load_into(&l.base, 0, 10, NULL, dst), PTE_ERR_ACCESS_FAILED);
+  CHECK_STATUS(pte_data_loader_load_into(&l.base, 0, 10, NULL, dst), PTE_ERR_ACCESS_FAILED);
   unlink(p);
 }
 
@@ -229,12 +231,12 @@ TEST(file_loader_empty_file) {
   pte_file_loader l;
   CHECK_OK(pte_file_loader_open(&l, p, 0, NULL));
   uint64_t sz = 1;
-  CHECK_OK(pte_loader_size(&l.base, &sz));
+  CHECK_OK(pte_data_loader_size(&l.base, &sz));
   CHECK_EQ_INT(sz, 0);
   pte_freeable_buffer b;
-  CHECK_OK(pte_loader_load(&l.base, 0, 0, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&l.base, 0, 0, NULL, &b));
   CHECK(b.data == NULL);
-  CHECK_STATUS(pte_loader_load(&l.base, 0, 1, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&l.base, 0, 1, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
   pte_file_loader_close(&l);
   unlink(p);
 }
@@ -256,7 +258,7 @@ static void check_mmap_file(const char *name, unsigned flags) {
   for (int r = 0; r < 8; ++r) {
     if (off[r] + len[r] > n || len[r] == 0) continue;
     pte_freeable_buffer b;
-    CHECK_OK(pte_loader_load(&l.base, off[r], len[r], NULL, &b));
+    CHECK_OK(pte_data_loader_load(&l.base, off[r], len[r], NULL, &b));
     CHECK_EQ_INT(b.size, len[r]);
     CHECK_MSG(memcmp(b.data, ref + off[r], len[r]) == 0, "%s [%zu,+%zu) differs", name, off[r],
               len[r]);
@@ -271,7 +273,7 @@ static void check_mmap_file(const char *name, unsigned flags) {
     pte_freeable_buffer_free(&b);
     uint8_t *dst = malloc(len[r]);
     CHECK(dst);
-    CHECK_OK(pte_loader_load_into(&l.base, off[r], len[r], NULL, dst));
+    CHECK_OK(pte_data_loader_load_into(&l.base, off[r], len[r], NULL, dst));
     CHECK(memcmp(dst, ref + off[r], len[r]) == 0);
     free(dst);
   }
@@ -296,10 +298,10 @@ TEST(mmap_loader_segment_alignment) {
     CHECK_OK(pte_mmap_loader_open_ex(&l, test_corpus_path("djl_stress_mlp.pte"), PTE_MLOCK_NONE,
                                      flags, NULL));
     pte_freeable_buffer b;
-    CHECK_OK(pte_loader_load(&l.base, 6144, 2702976, NULL, &b));
+    CHECK_OK(pte_data_loader_load(&l.base, 6144, 2702976, NULL, &b));
     CHECK((uintptr_t)b.data % 128 == 0);
     pte_freeable_buffer_free(&b);
-    CHECK_OK(pte_loader_load(&l.base, 6144 + 4, 16, NULL, &b));
+    CHECK_OK(pte_data_loader_load(&l.base, 6144 + 4, 16, NULL, &b));
     CHECK((uintptr_t)b.data % 128 == 4);
     pte_freeable_buffer_free(&b);
     pte_mmap_loader_close(&l);
@@ -314,15 +316,15 @@ TEST(mmap_loader_per_load_buffer_outlives_loader) {
   CHECK_OK(pte_mmap_loader_open_ex(&l, test_corpus_path("upstream_android_xor.pte"),
                                    PTE_MLOCK_NONE, PTE_MMAP_PER_LOAD, NULL));
   pte_freeable_buffer a, b;
-  CHECK_OK(pte_loader_load(&l.base, 13824, 8, NULL, &a));
-  CHECK_OK(pte_loader_load(&l.base, 100, 5000, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&l.base, 13824, 8, NULL, &a));
+  CHECK_OK(pte_data_loader_load(&l.base, 100, 5000, NULL, &b));
   pte_mmap_loader_close(&l);
   CHECK(memcmp(a.data, ref + 13824, 8) == 0);
   CHECK(memcmp(b.data, ref + 100, 5000) == 0);
   pte_freeable_buffer_free(&a);
   pte_freeable_buffer_free(&b);
   /* after close, new loads fail */
-  CHECK_STATUS(pte_loader_load(&l.base, 0, 8, NULL, &a), PTE_ERR_ACCESS_FAILED);
+  CHECK_STATUS(pte_data_loader_load(&l.base, 0, 8, NULL, &a), PTE_ERR_ACCESS_FAILED);
   free(ref);
 }
 
@@ -333,15 +335,15 @@ TEST(mmap_loader_ranges_and_errors) {
     CHECK_OK(pte_mmap_loader_open_ex(&l, test_corpus_path("arduino_AddModel.pte"), PTE_MLOCK_NONE,
                                      flags, &err));
     pte_freeable_buffer b;
-    CHECK_OK(pte_loader_load(&l.base, 1156, 0, NULL, &b));
+    CHECK_OK(pte_data_loader_load(&l.base, 1156, 0, NULL, &b));
     CHECK(b.data == NULL && b.size == 0);
-    CHECK_OK(pte_loader_load(&l.base, 1155, 1, NULL, &b));
+    CHECK_OK(pte_data_loader_load(&l.base, 1155, 1, NULL, &b));
     pte_freeable_buffer_free(&b);
-    CHECK_STATUS(pte_loader_load(&l.base, 1152, 5, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(pte_loader_load(&l.base, 1157, 0, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(pte_loader_load(&l.base, UINT64_MAX, 2, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(pte_data_loader_load(&l.base, 1152, 5, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(pte_data_loader_load(&l.base, 1157, 0, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(pte_data_loader_load(&l.base, UINT64_MAX, 2, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
     uint8_t tmp[4];
-    CHECK_STATUS(pte_loader_load_into(&l.base, 1154, 4, NULL, tmp), PTE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(pte_data_loader_load_into(&l.base, 1154, 4, NULL, tmp), PTE_ERR_INVALID_ARGUMENT);
     pte_mmap_loader_close(&l);
   }
   pte_mmap_loader l;
@@ -370,7 +372,7 @@ TEST(mmap_loader_ranges_and_errors) {
     CHECK_OK(pte_mmap_loader_open_ex(&l, ok, PTE_MLOCK_NONE, PTE_MMAP_WHOLE_FILE | PTE_MMAP_POPULATE, &err));
     CHECK(l.map != NULL);
     pte_freeable_buffer b;
-    CHECK_OK(pte_loader_load(&l.base, 0, n, NULL, &b));
+    CHECK_OK(pte_data_loader_load(&l.base, 0, n, NULL, &b));
     CHECK(b.size == n && memcmp(b.data, want, n) == 0);
     pte_freeable_buffer_free(&b);
     pte_mmap_loader_close(&l);
@@ -384,8 +386,8 @@ TEST(mmap_loader_ranges_and_errors) {
   CHECK_OK(pte_mmap_loader_open(&l, p, PTE_MLOCK_NONE, &err));
   CHECK(l.map == NULL);
   pte_freeable_buffer b;
-  CHECK_OK(pte_loader_load(&l.base, 0, 0, NULL, &b));
-  CHECK_STATUS(pte_loader_load(&l.base, 0, 1, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_OK(pte_data_loader_load(&l.base, 0, 0, NULL, &b));
+  CHECK_STATUS(pte_data_loader_load(&l.base, 0, 1, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
   pte_mmap_loader_close(&l);
   unlink(p);
 }
@@ -401,7 +403,7 @@ TEST(mmap_loader_lock_modes) {
       CHECK_OK(pte_mmap_loader_open_ex(&l, test_corpus_path("djl_spike_lin129.pte"), modes[m],
                                        flags, NULL));
       pte_freeable_buffer b;
-      pte_status s = pte_loader_load(&l.base, 1280, 34048, NULL, &b);
+      pte_status s = pte_data_loader_load(&l.base, 1280, 34048, NULL, &b);
       if (modes[m] == PTE_MLOCK) {
         CHECK(s == PTE_OK || s == PTE_ERR_NOT_SUPPORTED); /* depends on RLIMIT_MEMLOCK */
       } else {
@@ -434,12 +436,12 @@ TEST(mmap_loader_lock_modes) {
         CHECK_OK(pte_mmap_loader_open_ex(&l, test_corpus_path("djl_spike_lin129.pte"), PTE_MLOCK,
                                          flags, NULL));
         pte_freeable_buffer b;
-        CHECK_STATUS(pte_loader_load(&l.base, 1280, 34048, NULL, &b), PTE_ERR_NOT_SUPPORTED);
+        CHECK_STATUS(pte_data_loader_load(&l.base, 1280, 34048, NULL, &b), PTE_ERR_NOT_SUPPORTED);
         CHECK(b.data == NULL);
         pte_mmap_loader_close(&l);
         CHECK_OK(pte_mmap_loader_open_ex(&l, test_corpus_path("djl_spike_lin129.pte"),
                                          PTE_MLOCK_IGNORE_ERRORS, flags, NULL));
-        CHECK_OK(pte_loader_load(&l.base, 1280, 34048, NULL, &b));
+        CHECK_OK(pte_data_loader_load(&l.base, 1280, 34048, NULL, &b));
         CHECK(memcmp(b.data, ref + 1280, 34048) == 0);
         pte_freeable_buffer_free(&b);
         pte_mmap_loader_close(&l);
@@ -460,10 +462,10 @@ typedef struct {
 } no_into_loader;
 static pte_status ni_load(const pte_data_loader *self, uint64_t off, size_t size,
                           const pte_segment_info *info, pte_freeable_buffer *out) {
-  return pte_loader_load(&((const no_into_loader *)self)->inner.base, off, size, info, out);
+  return pte_data_loader_load(&((const no_into_loader *)self)->inner.base, off, size, info, out);
 }
 static pte_status ni_size(const pte_data_loader *self, uint64_t *out) {
-  return pte_loader_size(&((const no_into_loader *)self)->inner.base, out);
+  return pte_data_loader_size(&((const no_into_loader *)self)->inner.base, out);
 }
 static const pte_data_loader_vtable ni_vt = {ni_load, NULL, ni_size};
 
@@ -481,10 +483,10 @@ static pte_status spy_load(const pte_data_loader *self, uint64_t off, size_t siz
   s->last_off = off;
   s->last_type = info->type;
   s->last_index = info->segment_index;
-  return pte_loader_load(&s->inner.base, off, size, info, out);
+  return pte_data_loader_load(&s->inner.base, off, size, info, out);
 }
 static pte_status spy_size(const pte_data_loader *self, uint64_t *out) {
-  return pte_loader_size(&((const spy_loader *)self)->inner.base, out);
+  return pte_data_loader_size(&((const spy_loader *)self)->inner.base, out);
 }
 static const pte_data_loader_vtable spy_vt = {spy_load, NULL, spy_size};
 
@@ -492,25 +494,25 @@ static void check_window_over(const pte_data_loader *inner, const uint8_t *ref) 
   pte_window_loader w;
   CHECK_OK(pte_window_loader_init(&w, inner, 64, 1696));
   uint64_t sz = 0;
-  CHECK_OK(pte_loader_size(&w.base, &sz));
+  CHECK_OK(pte_data_loader_size(&w.base, &sz));
   CHECK_EQ_INT(sz, 1696);
   pte_freeable_buffer b;
-  CHECK_OK(pte_loader_load(&w.base, 0, 1696, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&w.base, 0, 1696, NULL, &b));
   CHECK(memcmp(b.data, ref + 64, 1696) == 0);
   CHECK(memcmp((const uint8_t *)b.data + 4, "ET12", 4) == 0);
   pte_freeable_buffer_free(&b);
-  CHECK_OK(pte_loader_load(&w.base, 1664, 32, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&w.base, 1664, 32, NULL, &b));
   CHECK(memcmp(b.data, ref + 64 + 1664, 32) == 0);
   pte_freeable_buffer_free(&b);
   uint8_t dst[100];
-  CHECK_OK(pte_loader_load_into(&w.base, 1596, 100, NULL, dst));
+  CHECK_OK(pte_data_loader_load_into(&w.base, 1596, 100, NULL, dst));
   CHECK(memcmp(dst, ref + 64 + 1596, 100) == 0);
-  CHECK_OK(pte_loader_load(&w.base, 1696, 0, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&w.base, 1696, 0, NULL, &b));
   CHECK(b.data == NULL);
-  CHECK_STATUS(pte_loader_load(&w.base, 1596, 101, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(pte_loader_load(&w.base, 1697, 0, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(pte_loader_load_into(&w.base, 1690, 7, NULL, dst), PTE_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(pte_loader_load(&w.base, UINT64_MAX - 1, 4, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&w.base, 1596, 101, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&w.base, 1697, 0, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load_into(&w.base, 1690, 7, NULL, dst), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&w.base, UINT64_MAX - 1, 4, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
 }
 
 TEST(window_loader_over_every_loader) {
@@ -528,7 +530,7 @@ TEST(window_loader_over_every_loader) {
   pte_window_loader w;
   CHECK_OK(pte_window_loader_init(&w, &bl.base, 64, 1696));
   pte_freeable_buffer b;
-  CHECK_OK(pte_loader_load(&w.base, 0, 8, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&w.base, 0, 8, NULL, &b));
   CHECK(b.data == ref + 64);
 
   pte_file_loader fl;
@@ -543,7 +545,7 @@ TEST(window_loader_over_every_loader) {
     check_window_over(&ml.base, ref);
     if (test_current_failed) return;
     CHECK_OK(pte_window_loader_init(&w, &ml.base, 64, 1696));
-    CHECK_OK(pte_loader_load(&w.base, 0, 1696, NULL, &b));
+    CHECK_OK(pte_data_loader_load(&w.base, 0, 1696, NULL, &b));
     CHECK((uintptr_t)b.data % 32 == 0); /* 32-aligned program stays 32-aligned in memory */
     pte_freeable_buffer_free(&b);
     pte_mmap_loader_close(&ml);
@@ -561,7 +563,7 @@ TEST(window_loader_over_every_loader) {
   pte_buffer_loader_init(&spy.inner, ref, n);
   CHECK_OK(pte_window_loader_init(&w, &spy.base, 64, 1696));
   pte_segment_info info = {PTE_SEGMENT_CONSTANT, 3, NULL};
-  CHECK_OK(pte_loader_load(&w.base, 1664, 4, &info, &b));
+  CHECK_OK(pte_data_loader_load(&w.base, 1664, 4, &info, &b));
   CHECK_EQ_INT(spy.last_off, 64 + 1664);
   CHECK_EQ_INT(spy.last_type, PTE_SEGMENT_CONSTANT);
   CHECK_EQ_INT(spy.last_index, 3);
@@ -572,12 +574,12 @@ TEST(window_loader_over_every_loader) {
   CHECK_STATUS(pte_window_loader_init(&w, &bl.base, UINT64_MAX, 2), PTE_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(pte_window_loader_init(&w, NULL, 0, 0), PTE_ERR_INVALID_ARGUMENT);
   CHECK_OK(pte_window_loader_init(&w, &bl.base, 4608, 0)); /* empty window at the end */
-  CHECK_STATUS(pte_loader_load(&w.base, 0, 1, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_data_loader_load(&w.base, 0, 1, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
   /* nested windows compose */
   pte_window_loader w2;
   CHECK_OK(pte_window_loader_init(&w, &bl.base, 64, 1696));
   CHECK_OK(pte_window_loader_init(&w2, &w.base, 8, 32));
-  CHECK_OK(pte_loader_load(&w2.base, 0, 4, NULL, &b));
+  CHECK_OK(pte_data_loader_load(&w2.base, 0, 4, NULL, &b));
   CHECK(memcmp(b.data, "eh00", 4) == 0);
   free(ref);
 }
@@ -598,6 +600,37 @@ TEST(heap_realloc_grows_keeps_and_frees) {
   CHECK(pte_heap_realloc(NULL, NULL, 0, 0) == NULL);
 }
 
+/* The names before the prefix alignment (pte_loader_*, pte_ndm_*, pte_pte_data_map) still compile
+ * and reach the same functions. */
+TEST(deprecated_names_still_work) {
+  static const uint8_t bytes[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  pte_buffer_loader bl;
+  pte_buffer_loader_init(&bl, bytes, sizeof bytes);
+  uint64_t n = 0;
+  CHECK_OK(pte_loader_size(&bl.base, &n));
+  CHECK_EQ_INT(n, 10);
+  uint8_t got[4] = {0};
+  CHECK_OK(pte_loader_load_into(&bl.base, 3, 4, NULL, got));
+  CHECK_EQ_INT(got[0], 3);
+  CHECK_EQ_INT(got[3], 6);
+  pte_freeable_buffer fb;
+  CHECK_OK(pte_loader_load(&bl.base, 8, 2, NULL, &fb));
+  CHECK_EQ_INT(fb.size, 2);
+  CHECK_EQ_INT(((const uint8_t *)fb.data)[1], 9);
+  pte_freeable_buffer_free(&fb);
+  uint32_t keys = 99;
+  CHECK_STATUS(pte_ndm_num_keys(NULL, &keys), PTE_ERR_NOT_FOUND); /* documented: a NULL map */
+  pte_merged_data_map mm;
+  pte_merged_data_map_init(&mm, NULL, NULL);
+  CHECK_OK(pte_ndm_num_keys(&mm.base, &keys));
+  CHECK_EQ_INT(keys, 0);
+  CHECK_STATUS(pte_ndm_get_data(&mm.base, "w", &fb), PTE_ERR_NOT_FOUND);
+  pte_program_data_map pdm;
+  memset(&pdm, 0, sizeof pdm);
+  pte_pte_data_map *old = &pdm;
+  CHECK(old->program == NULL);
+}
+
 int main(void) {
   RUN(file_loader_matches_plain_read);
   RUN(file_loader_ranges_at_and_past_end);
@@ -612,5 +645,6 @@ int main(void) {
   RUN(mmap_loader_lock_modes);
   RUN(window_loader_over_every_loader);
   RUN(heap_realloc_grows_keeps_and_frees);
+  RUN(deprecated_names_still_work);
   return test_summary();
 }

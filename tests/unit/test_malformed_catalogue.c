@@ -1151,14 +1151,14 @@ static void run_program_level(const mcase *c, const uint8_t *d, size_t n, int le
     const pte_named_data_map *m = pte_program_named_data_map(&p);
     uint32_t nk = 0;
     o->s = PTE_OK;
-    if (!m || pte_ndm_num_keys(m, &nk) != PTE_OK) {
+    if (!m || pte_named_data_map_num_keys(m, &nk) != PTE_OK) {
       snprintf(o->setup, sizeof o->setup, "program has no named data");
     }
     for (uint32_t k = 0; k < nk && o->s == PTE_OK; k++) {
       const char *key;
       pte_freeable_buffer b;
-      if ((o->s = pte_ndm_get_key(m, k, &key)) != PTE_OK) break;
-      if ((o->s = pte_ndm_get_data(m, key, &b)) == PTE_OK) pte_freeable_buffer_free(&b);
+      if ((o->s = pte_named_data_map_get_key(m, k, &key)) != PTE_OK) break;
+      if ((o->s = pte_named_data_map_get_data(m, key, &b)) == PTE_OK) pte_freeable_buffer_free(&b);
       else snprintf(o->msg, sizeof o->msg, "named data key %u ('%s'): get_data failed", k, key);
     }
     pte_program_destroy(&p);

@@ -43,11 +43,11 @@ static pte_status try_load(const uint8_t *d, size_t n, pte_verification lv, pte_
     (void)pte_program_load_mutable_into(&p, 0, 1, 4, tmp);
     const pte_named_data_map *m = pte_program_named_data_map(&p);
     uint32_t nk = 0;
-    if (m && pte_ndm_num_keys(m, &nk) == PTE_OK) {
+    if (m && pte_named_data_map_num_keys(m, &nk) == PTE_OK) {
       for (uint32_t k = 0; k < nk && k < 64; k++) {
         const char *key;
         pte_freeable_buffer b;
-        if (pte_ndm_get_key(m, k, &key) == PTE_OK && pte_ndm_get_data(m, key, &b) == PTE_OK)
+        if (pte_named_data_map_get_key(m, k, &key) == PTE_OK && pte_named_data_map_get_data(m, key, &b) == PTE_OK)
           pte_freeable_buffer_free(&b);
       }
     }
@@ -996,14 +996,14 @@ static pte_status try_ptd(const uint8_t *d, size_t n, pte_error_info *err) {
   if (s == PTE_OK) {
     uint32_t nk = 0;
     const pte_named_data_map *m = pte_ptd_map(&ptd);
-    if (pte_ndm_num_keys(m, &nk) == PTE_OK) {
+    if (pte_named_data_map_num_keys(m, &nk) == PTE_OK) {
       for (uint32_t k = 0; k < nk; k++) {
         const char *key;
         pte_tensor_layout l;
         pte_freeable_buffer b;
-        if (pte_ndm_get_key(m, k, &key) != PTE_OK) continue;
-        (void)pte_ndm_get_tensor_layout(m, key, &l);
-        if (pte_ndm_get_data(m, key, &b) == PTE_OK) pte_freeable_buffer_free(&b);
+        if (pte_named_data_map_get_key(m, k, &key) != PTE_OK) continue;
+        (void)pte_named_data_map_get_tensor_layout(m, key, &l);
+        if (pte_named_data_map_get_data(m, key, &b) == PTE_OK) pte_freeable_buffer_free(&b);
       }
     }
     pte_ptd_destroy(&ptd);

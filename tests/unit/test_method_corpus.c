@@ -247,8 +247,8 @@ TEST(etrs_data_map_with_ptd) {
   if (!open_ptd(&d, "etrs_data_map__default_external_constant.ptd")) { close_prog(&f); return; }
   const pte_named_data_map *map = pte_ptd_map(&d.ptd);
   pte_freeable_buffer ba, bb;
-  CHECK_OK(pte_ndm_get_data(map, "a", &ba));
-  CHECK_OK(pte_ndm_get_data(map, "b", &bb));
+  CHECK_OK(pte_named_data_map_get_data(map, "a", &ba));
+  CHECK_OK(pte_named_data_map_get_data(map, "b", &bb));
   float a[4], b[4];
   memcpy(a, ba.data, 16);
   memcpy(b, bb.data, 16);
@@ -300,7 +300,7 @@ TEST(xor_training_forward_with_ptd) {
       {"net.linear.weight", W1, 20}, {"net.linear.bias", b1, 10}, {"net.linear2.weight", W2, 20}, {"net.linear2.bias", b2, 2}};
   for (int i = 0; i < 4; i++) {
     pte_freeable_buffer b;
-    CHECK_OK(pte_ndm_get_data(map, ps[i].k, &b));
+    CHECK_OK(pte_named_data_map_get_data(map, ps[i].k, &b));
     CHECK(b.size == ps[i].n * 4);
     memcpy(ps[i].dst, b.data, b.size);
     pte_freeable_buffer_free(&b);

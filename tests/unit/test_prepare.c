@@ -273,7 +273,7 @@ TEST(packing_named_weights_prepare) {
   /* the named data are envelopes; describe says so */
   const pte_named_data_map *ndm = pte_program_named_data_map(&p);
   pte_freeable_buffer fbuf;
-  CHECK_OK(pte_ndm_get_data(ndm, "w0", &fbuf));
+  CHECK_OK(pte_named_data_map_get_data(ndm, "w0", &fbuf));
   char text[200];
   pte_prepared_describe_text(fbuf.data, fbuf.size, fbuf.size, text, sizeof text);
   CHECK_STR(text, "prepared for TestPacking format 3 on 'x86-test/panel 8' (payload 16448 bytes)");
@@ -413,11 +413,11 @@ TEST(rebuild_when_key_shares_segment) {
   CHECK_OK(pte_program_load(&bl.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &p, &err));
   const pte_named_data_map *ndm = pte_program_named_data_map(&p);
   uint32_t nk = 0;
-  CHECK_OK(pte_ndm_num_keys(ndm, &nk));
+  CHECK_OK(pte_named_data_map_num_keys(ndm, &nk));
   CHECK_EQ_INT(nk, 3);
   pte_freeable_buffer a, w;
-  CHECK_OK(pte_ndm_get_data(ndm, "alias", &a));
-  CHECK_OK(pte_ndm_get_data(ndm, "w0", &w));
+  CHECK_OK(pte_named_data_map_get_data(ndm, "alias", &a));
+  CHECK_OK(pte_named_data_map_get_data(ndm, "w0", &w));
   float *w0 = packing_weights(&spec, 0);
   CHECK_EQ_INT(a.size, 24 * 24 * 4);
   CHECK(memcmp(a.data, w0, a.size) == 0);
@@ -816,7 +816,7 @@ TEST(speculative_placement_in_and_out_of_order) {
   const char *keys[3] = {"w0", "w1", "w2"};
   for (int k = 0; k < 3; k++) {
     pte_freeable_buffer fbuf;
-    CHECK_OK(pte_ndm_get_data(pte_program_named_data_map(&p), keys[k], &fbuf));
+    CHECK_OK(pte_named_data_map_get_data(pte_program_named_data_map(&p), keys[k], &fbuf));
     pte_prepared_info pi;
     CHECK_OK(pte_prepared_envelope_check(fbuf.data, fbuf.size, "Reverse", 9, "rev", 3, &pi, &err));
     CHECK_EQ_INT(pi.payload_size, k == 1 ? 300 : 5000);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fault_writer.h"
 #include "packing_backend.h"
 #include "pte/io.h"
 #include "pte/prepare.h"

@@ -111,7 +111,7 @@ static int check_against_manifest(const corpus_pte *e, const pte_program *p) {
   }
   const pte_named_data_map *nd = pte_program_named_data_map(p);
   uint32_t nk = 0;
-  if ((e->n_named == 0) != (nd == NULL) || (nd && (pte_ndm_num_keys(nd, &nk) != PTE_OK || nk != e->n_named))) {
+  if ((e->n_named == 0) != (nd == NULL) || (nd && (pte_named_data_map_num_keys(nd, &nk) != PTE_OK || nk != e->n_named))) {
     test_fail(__FILE__, __LINE__, "%s: named data map %p keys %u", e->name, (const void *)nd, nk);
     return 1;
   }
@@ -355,32 +355,32 @@ TEST(program_named_data_map) {
   const pte_named_data_map *m = pte_program_named_data_map(&p);
   CHECK(m != NULL);
   uint32_t nk = 0;
-  CHECK_OK(pte_ndm_num_keys(m, &nk));
+  CHECK_OK(pte_named_data_map_num_keys(m, &nk));
   CHECK_EQ_INT(nk, 2);
   const char *k0 = NULL, *k1 = NULL;
-  CHECK_OK(pte_ndm_get_key(m, 0, &k0));
-  CHECK_OK(pte_ndm_get_key(m, 1, &k1));
-  CHECK_STATUS(pte_ndm_get_key(m, 2, &k1), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_OK(pte_named_data_map_get_key(m, 0, &k0));
+  CHECK_OK(pte_named_data_map_get_key(m, 1, &k1));
+  CHECK_STATUS(pte_named_data_map_get_key(m, 2, &k1), PTE_ERR_INVALID_ARGUMENT);
   CHECK(strncmp(k0, "f12ea8fa6bc2", 12) == 0); /* -> seg 2 (64 B) */
   CHECK(strncmp(k1, "c789246d4ce1", 12) == 0); /* -> seg 3 (32 B) */
   CHECK_EQ_INT(strlen(k0), 64);                 /* sha256 hex */
   pte_freeable_buffer b;
-  CHECK_OK(pte_ndm_get_data(m, k0, &b));
+  CHECK_OK(pte_named_data_map_get_data(m, k0, &b));
   CHECK_EQ_INT(b.size, 64);
   CHECK(b.data == d + 1280 + 1152);
   pte_freeable_buffer_free(&b);
-  CHECK_OK(pte_ndm_get_data(m, k1, &b));
+  CHECK_OK(pte_named_data_map_get_data(m, k1, &b));
   CHECK_EQ_INT(b.size, 32);
   CHECK(b.data == d + 1280 + 1280);
   pte_freeable_buffer_free(&b);
   uint8_t buf[64];
-  CHECK_OK(pte_ndm_load_data_into(m, k1, buf, 32));
+  CHECK_OK(pte_named_data_map_load_data_into(m, k1, buf, 32));
   CHECK(memcmp(buf, d + 2560, 32) == 0);
-  CHECK_STATUS(pte_ndm_load_data_into(m, k1, buf, 31), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_named_data_map_load_data_into(m, k1, buf, 31), PTE_ERR_INVALID_ARGUMENT);
   pte_tensor_layout lay;
-  CHECK_STATUS(pte_ndm_get_tensor_layout(m, k0, &lay), PTE_ERR_NOT_IMPLEMENTED);
-  CHECK_STATUS(pte_ndm_get_data(m, "missing", &b), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_load_data_into(m, "missing", buf, 1), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_tensor_layout(m, k0, &lay), PTE_ERR_NOT_IMPLEMENTED);
+  CHECK_STATUS(pte_named_data_map_get_data(m, "missing", &b), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_load_data_into(m, "missing", buf, 1), PTE_ERR_NOT_FOUND);
   pte_program_destroy(&p);
   free(d);
 }

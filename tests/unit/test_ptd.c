@@ -47,20 +47,20 @@ TEST(etrs_ptd_keys_layouts_and_data) {
   const pte_named_data_map *m = pte_ptd_map(&ptd);
   CHECK(m == &ptd.base);
   uint32_t nk = 0;
-  CHECK_OK(pte_ndm_num_keys(m, &nk));
+  CHECK_OK(pte_named_data_map_num_keys(m, &nk));
   CHECK_EQ_INT(nk, 2);
   const char *k;
-  CHECK_OK(pte_ndm_get_key(m, 0, &k));
+  CHECK_OK(pte_named_data_map_get_key(m, 0, &k));
   CHECK_STR(k, "a");
-  CHECK_OK(pte_ndm_get_key(m, 1, &k));
+  CHECK_OK(pte_named_data_map_get_key(m, 1, &k));
   CHECK_STR(k, "b");
-  CHECK_STATUS(pte_ndm_get_key(m, 2, &k), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_named_data_map_get_key(m, 2, &k), PTE_ERR_INVALID_ARGUMENT);
 
   static const char *const keys[2] = {"a", "b"};
   static const float vals[2] = {3.0f, 2.0f};
   for (int i = 0; i < 2; i++) {
     pte_tensor_layout l;
-    CHECK_OK(pte_ndm_get_tensor_layout(m, keys[i], &l));
+    CHECK_OK(pte_named_data_map_get_tensor_layout(m, keys[i], &l));
     CHECK_EQ_INT(l.dtype, PTE_DTYPE_FLOAT);
     CHECK_EQ_INT(l.dim, 2);
     CHECK_EQ_INT(l.sizes[0], 2);
@@ -69,27 +69,27 @@ TEST(etrs_ptd_keys_layouts_and_data) {
     CHECK_EQ_INT(l.dim_order[1], 1);
     CHECK_EQ_INT(l.nbytes, 16);
     pte_freeable_buffer b;
-    CHECK_OK(pte_ndm_get_data(m, keys[i], &b));
+    CHECK_OK(pte_named_data_map_get_data(m, keys[i], &b));
     CHECK_EQ_INT(b.size, 16);
     CHECK(b.data == d + 304 + 16 * i);
     check_floats(b.data, vals[i], 4);
     pte_freeable_buffer_free(&b);
     float into[5] = {0, 0, 0, 0, -1};
-    CHECK_OK(pte_ndm_load_data_into(m, keys[i], into, 16));
+    CHECK_OK(pte_named_data_map_load_data_into(m, keys[i], into, 16));
     check_floats(into, vals[i], 4);
     CHECK_NEAR(into[4], -1.0f, 0);
-    CHECK_STATUS(pte_ndm_load_data_into(m, keys[i], into, 15), PTE_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(pte_ndm_load_data_into(m, keys[i], into, 17), PTE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(pte_named_data_map_load_data_into(m, keys[i], into, 15), PTE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(pte_named_data_map_load_data_into(m, keys[i], into, 17), PTE_ERR_INVALID_ARGUMENT);
     uint32_t seg = 9;
     CHECK_OK(pte_ptd_entry_segment(&ptd, keys[i], &seg));
     CHECK_EQ_INT(seg, i);
   }
   pte_tensor_layout l;
   pte_freeable_buffer b;
-  CHECK_STATUS(pte_ndm_get_tensor_layout(m, "c", &l), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_get_data(m, "", &b), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_get_data(m, "ab", &b), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_load_data_into(m, "A", &l, 4), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_tensor_layout(m, "c", &l), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_data(m, "", &b), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_data(m, "ab", &b), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_load_data_into(m, "A", &l, 4), PTE_ERR_NOT_FOUND);
   CHECK_STATUS(pte_ptd_entry_segment(&ptd, "c", NULL), PTE_ERR_NOT_FOUND);
   pte_ptd_destroy(&ptd);
   CHECK(pte_ptd_map(&ptd) == NULL);
@@ -136,15 +136,15 @@ TEST(xor_ptd_four_tensors) {
     CHECK_MSG(s == PTE_OK, "%s loader: %s", loaders[li], err.msg);
     const pte_named_data_map *m = pte_ptd_map(&ptd);
     uint32_t nk;
-    CHECK_OK(pte_ndm_num_keys(m, &nk));
+    CHECK_OK(pte_named_data_map_num_keys(m, &nk));
     CHECK_EQ_INT(nk, 4);
     CHECK_EQ_INT(pte_ptd_header(&ptd)->segment_base_offset, 544);
     for (int i = 0; i < 4; i++) {
       const char *k;
-      CHECK_OK(pte_ndm_get_key(m, (uint32_t)i, &k));
+      CHECK_OK(pte_named_data_map_get_key(m, (uint32_t)i, &k));
       CHECK_STR(k, want[i].key);
       pte_tensor_layout l;
-      CHECK_OK(pte_ndm_get_tensor_layout(m, want[i].key, &l));
+      CHECK_OK(pte_named_data_map_get_tensor_layout(m, want[i].key, &l));
       CHECK_EQ_INT(l.dtype, PTE_DTYPE_FLOAT);
       CHECK_EQ_INT(l.dim, want[i].dim);
       CHECK_EQ_INT(l.sizes[0], want[i].s0);
@@ -155,10 +155,10 @@ TEST(xor_ptd_four_tensors) {
       CHECK_EQ_INT(off, want[i].seg_off);
       CHECK_EQ_INT(size, want[i].nbytes);
       pte_freeable_buffer b;
-      CHECK_OK(pte_ndm_get_data(m, want[i].key, &b));
+      CHECK_OK(pte_named_data_map_get_data(m, want[i].key, &b));
       CHECK_EQ_INT(b.size, want[i].nbytes);
       float buf[20];
-      CHECK_OK(pte_ndm_load_data_into(m, want[i].key, buf, want[i].nbytes));
+      CHECK_OK(pte_named_data_map_load_data_into(m, want[i].key, buf, want[i].nbytes));
       CHECK(memcmp(buf, b.data, want[i].nbytes) == 0);
       /* The weights are a trained/initialised MLP: finite, not all zero. */
       float sum = 0;
@@ -271,22 +271,22 @@ TEST(built_ptd_with_blob_and_tensor) {
   const pte_named_data_map *m = pte_ptd_map(&ptd);
   pte_tensor_layout l;
   /* Opaque blob: no layout (upstream would crash here). */
-  CHECK_STATUS(pte_ndm_get_tensor_layout(m, "blob", &l), PTE_ERR_INVALID_EXTERNAL_DATA);
+  CHECK_STATUS(pte_named_data_map_get_tensor_layout(m, "blob", &l), PTE_ERR_INVALID_EXTERNAL_DATA);
   pte_freeable_buffer b;
-  CHECK_OK(pte_ndm_get_data(m, "blob", &b));
+  CHECK_OK(pte_named_data_map_get_data(m, "blob", &b));
   CHECK_EQ_INT(b.size, 5);
   CHECK_EQ_INT(((const uint8_t *)b.data)[4], 4);
   pte_freeable_buffer_free(&b);
   uint8_t buf[16];
-  CHECK_OK(pte_ndm_load_data_into(m, "blob", buf, 5));
+  CHECK_OK(pte_named_data_map_load_data_into(m, "blob", buf, 5));
   CHECK_EQ_INT(buf[3], 3);
-  CHECK_STATUS(pte_ndm_load_data_into(m, "blob", buf, 4), PTE_ERR_INVALID_ARGUMENT);
-  CHECK_OK(pte_ndm_get_tensor_layout(m, "t", &l));
+  CHECK_STATUS(pte_named_data_map_load_data_into(m, "blob", buf, 4), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_OK(pte_named_data_map_get_tensor_layout(m, "t", &l));
   CHECK_EQ_INT(l.dtype, PTE_DTYPE_SHORT);
   CHECK_EQ_INT(l.dim, 2);
   CHECK_EQ_INT(l.dim_order[0], 1);
   CHECK_EQ_INT(l.nbytes, 12);
-  CHECK_OK(pte_ndm_load_data_into(m, "t", buf, 12));
+  CHECK_OK(pte_named_data_map_load_data_into(m, "t", buf, 12));
   CHECK_EQ_INT(buf[0], 128 % 256);
   CHECK_EQ_INT(buf[11], 139);
   pte_ptd_destroy(&ptd);
@@ -298,20 +298,20 @@ TEST(named_data_map_wrappers_are_null_safe) {
   pte_freeable_buffer b;
   uint32_t n;
   const char *k;
-  CHECK_STATUS(pte_ndm_get_tensor_layout(NULL, "a", &l), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_get_data(NULL, "a", &b), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_load_data_into(NULL, "a", &l, 1), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_num_keys(NULL, &n), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_get_key(NULL, 0, &k), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_tensor_layout(NULL, "a", &l), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_data(NULL, "a", &b), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_load_data_into(NULL, "a", &l, 1), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_num_keys(NULL, &n), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_key(NULL, 0, &k), PTE_ERR_NOT_FOUND);
   /* A map with empty slots. */
   static const pte_named_data_map_vtable empty_vt = {NULL, NULL, NULL, NULL, NULL};
   pte_named_data_map m = {&empty_vt};
-  CHECK_STATUS(pte_ndm_get_tensor_layout(&m, "a", &l), PTE_ERR_NOT_IMPLEMENTED);
-  CHECK_STATUS(pte_ndm_get_data(&m, "a", &b), PTE_ERR_NOT_IMPLEMENTED);
-  CHECK_STATUS(pte_ndm_load_data_into(&m, "a", &l, 1), PTE_ERR_NOT_IMPLEMENTED);
-  CHECK_STATUS(pte_ndm_num_keys(&m, &n), PTE_ERR_NOT_IMPLEMENTED);
-  CHECK_STATUS(pte_ndm_get_key(&m, 0, &k), PTE_ERR_NOT_IMPLEMENTED);
-  CHECK_STATUS(pte_ndm_get_data(&m, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_named_data_map_get_tensor_layout(&m, "a", &l), PTE_ERR_NOT_IMPLEMENTED);
+  CHECK_STATUS(pte_named_data_map_get_data(&m, "a", &b), PTE_ERR_NOT_IMPLEMENTED);
+  CHECK_STATUS(pte_named_data_map_load_data_into(&m, "a", &l, 1), PTE_ERR_NOT_IMPLEMENTED);
+  CHECK_STATUS(pte_named_data_map_num_keys(&m, &n), PTE_ERR_NOT_IMPLEMENTED);
+  CHECK_STATUS(pte_named_data_map_get_key(&m, 0, &k), PTE_ERR_NOT_IMPLEMENTED);
+  CHECK_STATUS(pte_named_data_map_get_data(&m, NULL, &b), PTE_ERR_INVALID_ARGUMENT);
 }
 
 TEST(merged_map_ptd_then_program) {
@@ -331,40 +331,40 @@ TEST(merged_map_ptd_then_program) {
   pte_merged_data_map_init(&mm, pte_ptd_map(&ptd), pte_program_named_data_map(&prog));
   const pte_named_data_map *m = &mm.base;
   uint32_t nk;
-  CHECK_OK(pte_ndm_num_keys(m, &nk));
+  CHECK_OK(pte_named_data_map_num_keys(m, &nk));
   CHECK_EQ_INT(nk, 4);
   const char *k;
-  CHECK_OK(pte_ndm_get_key(m, 1, &k));
+  CHECK_OK(pte_named_data_map_get_key(m, 1, &k));
   CHECK_STR(k, "b");
-  CHECK_OK(pte_ndm_get_key(m, 2, &k));
+  CHECK_OK(pte_named_data_map_get_key(m, 2, &k));
   CHECK(strncmp(k, "f12ea8fa6bc2", 12) == 0);
-  CHECK_STATUS(pte_ndm_get_key(m, 4, &k), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_named_data_map_get_key(m, 4, &k), PTE_ERR_INVALID_ARGUMENT);
   pte_freeable_buffer b;
-  CHECK_OK(pte_ndm_get_data(m, "a", &b)); /* from the .ptd */
+  CHECK_OK(pte_named_data_map_get_data(m, "a", &b)); /* from the .ptd */
   check_floats(b.data, 3.0f, 4);
   pte_freeable_buffer_free(&b);
-  CHECK_OK(pte_ndm_get_data(m, k, &b)); /* falls through to the program */
+  CHECK_OK(pte_named_data_map_get_data(m, k, &b)); /* falls through to the program */
   CHECK_EQ_INT(b.size, 64);
   pte_freeable_buffer_free(&b);
   pte_tensor_layout l;
-  CHECK_OK(pte_ndm_get_tensor_layout(m, "b", &l));
+  CHECK_OK(pte_named_data_map_get_tensor_layout(m, "b", &l));
   CHECK_EQ_INT(l.nbytes, 16);
-  CHECK_STATUS(pte_ndm_get_tensor_layout(m, k, &l), PTE_ERR_NOT_IMPLEMENTED);
-  CHECK_STATUS(pte_ndm_get_data(m, "zz", &b), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_tensor_layout(m, k, &l), PTE_ERR_NOT_IMPLEMENTED);
+  CHECK_STATUS(pte_named_data_map_get_data(m, "zz", &b), PTE_ERR_NOT_FOUND);
   float into[4];
-  CHECK_OK(pte_ndm_load_data_into(m, "b", into, 16));
+  CHECK_OK(pte_named_data_map_load_data_into(m, "b", into, 16));
   check_floats(into, 2.0f, 4);
   /* One side missing: behaves as the other. */
   pte_merged_data_map_init(&mm, NULL, pte_ptd_map(&ptd));
-  CHECK_OK(pte_ndm_num_keys(m, &nk));
+  CHECK_OK(pte_named_data_map_num_keys(m, &nk));
   CHECK_EQ_INT(nk, 2);
-  CHECK_OK(pte_ndm_get_key(m, 0, &k));
+  CHECK_OK(pte_named_data_map_get_key(m, 0, &k));
   CHECK_STR(k, "a");
-  CHECK_OK(pte_ndm_get_data(m, "b", &b));
+  CHECK_OK(pte_named_data_map_get_data(m, "b", &b));
   pte_freeable_buffer_free(&b);
   pte_merged_data_map_init(&mm, pte_ptd_map(&ptd), NULL);
-  CHECK_STATUS(pte_ndm_get_data(m, "zz", &b), PTE_ERR_NOT_FOUND);
-  CHECK_STATUS(pte_ndm_get_key(m, 2, &k), PTE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pte_named_data_map_get_data(m, "zz", &b), PTE_ERR_NOT_FOUND);
+  CHECK_STATUS(pte_named_data_map_get_key(m, 2, &k), PTE_ERR_INVALID_ARGUMENT);
   pte_program_destroy(&prog);
   pte_ptd_destroy(&ptd);
   free(dq);

@@ -109,9 +109,9 @@ static void named_floats_into(const pte_program *p, uint32_t i, float **out, siz
   *n = 0;
   CHECK(m != NULL);
   if (!m) return;
-  CHECK_OK(pte_ndm_get_key(m, i, &key));
+  CHECK_OK(pte_named_data_map_get_key(m, i, &key));
   pte_freeable_buffer fb;
-  CHECK_OK(pte_ndm_get_data(m, key, &fb));
+  CHECK_OK(pte_named_data_map_get_data(m, key, &fb));
   char hex[65];
   pte_sha256_hex(fb.data, fb.size, hex);
   CHECK_STR(key, hex);
@@ -136,7 +136,7 @@ static float *named_floats(const pte_program *p, uint32_t i, size_t *n) {
 static size_t num_named(const pte_program *p) {
   uint32_t n = 0;
   const pte_named_data_map *m = pte_program_named_data_map(p);
-  if (m) pte_ndm_num_keys(m, &n);
+  if (m) pte_named_data_map_num_keys(m, &n);
   return n;
 }
 

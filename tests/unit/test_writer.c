@@ -177,7 +177,7 @@ TEST(upstream_layout_example) {
   CHECK_OK(pte_program_load_mutable_into(&p.prog, 0, 1, 12, mbuf));
   CHECK(memcmp(mbuf, mut, 12) == 0);
   pte_freeable_buffer fb;
-  CHECK_OK(pte_ndm_get_data(pte_program_named_data_map(&p.prog), "weights", &fb));
+  CHECK_OK(pte_named_data_map_get_data(pte_program_named_data_map(&p.prog), "weights", &fb));
   CHECK(fb.size == 10 && memcmp(fb.data, named, 10) == 0);
   pte_freeable_buffer_free(&fb);
   tw_free(&p);
@@ -574,7 +574,7 @@ TEST(dedup_identical_data) {
     CHECK_OK(pte_program_constant_data(&p.prog, 3, 32, &x));
     CHECK(memcmp(x, c, 32) == 0);
     pte_freeable_buffer fb;
-    CHECK_OK(pte_ndm_get_data(pte_program_named_data_map(&p.prog), "n2", &fb));
+    CHECK_OK(pte_named_data_map_get_data(pte_program_named_data_map(&p.prog), "n2", &fb));
     CHECK(fb.size == 32 && memcmp(fb.data, b, 32) == 0);
     pte_freeable_buffer_free(&fb);
     tw_free(&p);
@@ -1285,11 +1285,11 @@ TEST(ptd_writer_basic) {
   pte_ptd ptd;
   CHECK_OK(pte_ptd_load(&bl.base, &ptd, &err));
   pte_tensor_layout lay;
-  CHECK_OK(pte_ndm_get_tensor_layout(pte_ptd_map(&ptd), "layer.weight", &lay));
+  CHECK_OK(pte_named_data_map_get_tensor_layout(pte_ptd_map(&ptd), "layer.weight", &lay));
   CHECK(lay.dtype == PTE_DTYPE_FLOAT && lay.dim == 2 && lay.sizes[1] == 3 && lay.nbytes == 24);
-  CHECK(pte_ndm_get_tensor_layout(pte_ptd_map(&ptd), "blob", &lay) != PTE_OK); /* opaque: no layout */
+  CHECK(pte_named_data_map_get_tensor_layout(pte_ptd_map(&ptd), "blob", &lay) != PTE_OK); /* opaque: no layout */
   pte_freeable_buffer fb;
-  CHECK_OK(pte_ndm_get_data(pte_ptd_map(&ptd), "layer.weight", &fb));
+  CHECK_OK(pte_named_data_map_get_data(pte_ptd_map(&ptd), "layer.weight", &fb));
   CHECK(fb.size == 24 && memcmp(fb.data, w1, 24) == 0);
   pte_freeable_buffer_free(&fb);
   pte_ptd_destroy(&ptd);

@@ -433,7 +433,7 @@ TEST(ptd_rewrite_corpus) {
     CHECK_OK(pte_ptd_load(&bl.base, &in, NULL));
     const pte_named_data_map *m = pte_ptd_map(&in);
     uint32_t nk = 0;
-    CHECK_OK(pte_ndm_num_keys(m, &nk));
+    CHECK_OK(pte_named_data_map_num_keys(m, &nk));
     pte_ptd_writer_options po;
     memset(&po, 0, sizeof po);
     po.segment_alignment = 16;
@@ -445,10 +445,10 @@ TEST(ptd_rewrite_corpus) {
     CHECK(nk <= 16);
     for (uint32_t i = 0; i < nk; i++) {
       const char *key = NULL;
-      CHECK_OK(pte_ndm_get_key(m, i, &key));
+      CHECK_OK(pte_named_data_map_get_key(m, i, &key));
       pte_tensor_layout lay;
-      CHECK_OK(pte_ndm_get_tensor_layout(m, key, &lay));
-      CHECK_OK(pte_ndm_get_data(m, key, &bufs[i]));
+      CHECK_OK(pte_named_data_map_get_tensor_layout(m, key, &lay));
+      CHECK_OK(pte_named_data_map_get_data(m, key, &bufs[i]));
       pte_source src = pte_source_memory(bufs[i].data, bufs[i].size);
       CHECK_OK(pte_ptd_writer_add_tensor(pw, key, lay.dtype, lay.sizes, (size_t)lay.dim, lay.dim_order, &src, &err));
     }
@@ -475,15 +475,15 @@ TEST(ptd_rewrite_corpus) {
     const pte_named_data_map *m2 = pte_ptd_map(&out);
     for (uint32_t i = 0; i < nk; i++) {
       const char *key = NULL;
-      pte_ndm_get_key(m, i, &key);
+      pte_named_data_map_get_key(m, i, &key);
       pte_tensor_layout a, b;
-      CHECK_OK(pte_ndm_get_tensor_layout(m, key, &a));
-      CHECK_OK(pte_ndm_get_tensor_layout(m2, key, &b));
+      CHECK_OK(pte_named_data_map_get_tensor_layout(m, key, &a));
+      CHECK_OK(pte_named_data_map_get_tensor_layout(m2, key, &b));
       CHECK(a.dtype == b.dtype && a.dim == b.dim && a.nbytes == b.nbytes);
       CHECK(memcmp(a.sizes, b.sizes, sizeof(int32_t) * (size_t)a.dim) == 0);
       CHECK(memcmp(a.dim_order, b.dim_order, (size_t)a.dim) == 0);
       pte_freeable_buffer x;
-      CHECK_OK(pte_ndm_get_data(m2, key, &x));
+      CHECK_OK(pte_named_data_map_get_data(m2, key, &x));
       CHECK(x.size == bufs[i].size && memcmp(x.data, bufs[i].data, x.size) == 0);
       pte_freeable_buffer_free(&x);
       pte_freeable_buffer_free(&bufs[i]);

@@ -133,7 +133,7 @@ TEST(offsets_past_4gib) {
   CHECK_OK(pte_program_load_mutable_into(&p, 0, mi, sizeof got, got));
   CHECK(memcmp(got, init, sizeof got) == 0);
   pte_freeable_buffer fb;
-  CHECK_OK(pte_ndm_get_data(pte_program_named_data_map(&p), "far", &fb));
+  CHECK_OK(pte_named_data_map_get_data(pte_program_named_data_map(&p), "far", &fb));
   CHECK(fb.size == 19 && memcmp(fb.data, "past four gigabytes", 19) == 0);
   pte_freeable_buffer_free(&fb);
   /* run: out = x + tail, where tail sits past 4 GiB in the file */

@@ -462,17 +462,17 @@ static inline int tw_cmp_programs(const pte_program *pa, const pte_program *pb, 
   if (!ma != !mb) TW_DIFF("named data presence");
   if (ma) {
     uint32_t ka = 0, kb = 0;
-    pte_ndm_num_keys(ma, &ka);
-    pte_ndm_num_keys(mb, &kb);
+    pte_named_data_map_num_keys(ma, &ka);
+    pte_named_data_map_num_keys(mb, &kb);
     if (ka != kb) TW_DIFF("named data count");
     for (uint32_t i = 0; i < ka; i++) {
       const char *key = NULL, *keyb = NULL;
-      pte_ndm_get_key(ma, i, &key);
-      pte_ndm_get_key(mb, i, &keyb);
+      pte_named_data_map_get_key(ma, i, &key);
+      pte_named_data_map_get_key(mb, i, &keyb);
       if (!key || !keyb || strcmp(key, keyb)) TW_DIFF("named data key %u", i);
       pte_freeable_buffer x, y;
-      if (pte_ndm_get_data(ma, key, &x) != PTE_OK) TW_DIFF("named data %s unreadable", key);
-      if (pte_ndm_get_data(mb, key, &y) != PTE_OK) {
+      if (pte_named_data_map_get_data(ma, key, &x) != PTE_OK) TW_DIFF("named data %s unreadable", key);
+      if (pte_named_data_map_get_data(mb, key, &y) != PTE_OK) {
         pte_freeable_buffer_free(&x);
         TW_DIFF("named data %s unreadable in copy", key);
       }

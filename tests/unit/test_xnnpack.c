@@ -39,13 +39,13 @@ TEST(corpus_named_keys_are_sha256) {
   const pte_named_data_map *m = pte_program_named_data_map(&p.prog);
   CHECK(m != NULL);
   uint32_t n = 0;
-  CHECK_OK(pte_ndm_num_keys(m, &n));
+  CHECK_OK(pte_named_data_map_num_keys(m, &n));
   CHECK_EQ_INT(n, 2);
   for (uint32_t i = 0; i < n; i++) {
     const char *key;
-    CHECK_OK(pte_ndm_get_key(m, i, &key));
+    CHECK_OK(pte_named_data_map_get_key(m, i, &key));
     pte_freeable_buffer b;
-    CHECK_OK(pte_ndm_get_data(m, key, &b));
+    CHECK_OK(pte_named_data_map_get_data(m, key, &b));
     char hex[65];
     pte_sha256_hex(b.data, b.size, hex);
     pte_freeable_buffer_free(&b);

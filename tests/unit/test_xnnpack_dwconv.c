@@ -23,9 +23,105 @@ typedef struct dw_case {
   float lo, hi;
 } dw_case;
 
+/* ---- shared set-up of the four families ---- */
+
+static void dw_out_hw(const dw_case *k, uint32_t *oh, uint32_t *ow) {
+  *oh = (k->h + k->pt + k->pb - (k->dh * (k->kh - 1) + 1)) / k->sh + 1;
+  *ow = (k->w + k->pl + k->pr - (k->dw * (k->kw - 1) + 1)) / k->sw + 1;
+}
+
+static void dw_describe(const dw_case *k, char *buf, size_t cap) {
+  snprintf(buf, cap, "%ux%u c%u k%ux%u s%u,%u d%u,%u pad %u,%u,%u,%u", k->h, k->w, k->c, k->kh, k->kw, k->sh, k->sw,
+           k->dh, k->dw, k->pt, k->pr, k->pb, k->pl);
+}
+
+/* The DEPTHWISE_CONV2D node of case k (multiplier 1): x, w, b -> y, output clamp [lo, hi] when
+ * has_clamp (else +-infinity). */
+static void dw_add_node(pte_xnn_builder *b, const dw_case *k, uint32_t x, uint32_t w, uint32_t bias, uint32_t y,
+                        bool has_clamp, float lo, float hi) {
+  pte_xnn_node_desc nd;
+  memset(&nd, 0, sizeof nd);
+  nd.type = PTE_XNN_NODE_DEPTHWISE_CONV2D;
+  nd.inputs[0] = x, nd.inputs[1] = w, nd.inputs[2] = bias, nd.output = y;
+  nd.padding[0] = k->pt, nd.padding[1] = k->pr, nd.padding[2] = k->pb, nd.padding[3] = k->pl;
+  nd.kernel[0] = k->kh, nd.kernel[1] = k->kw, nd.stride[0] = k->sh, nd.stride[1] = k->sw;
+  nd.dilation[0] = k->dh, nd.dilation[1] = k->dw;
+  nd.groups = k->c, nd.group_input_channels = 1, nd.group_output_channels = 1;
+  nd.has_min_max = has_clamp, nd.out_min = has_clamp ? lo : -INFINITY, nd.out_max = has_clamp ? hi : INFINITY;
+  pte_xnn_builder_add_node(b, &nd);
+}
+
+/* One output to judge: `what` names the case; y / ref hold n elements. */
+typedef struct dw_out {
+  char what[192];
+  const void *y, *ref;
+  size_t n;
+} dw_out;
+typedef void (*dw_check_fn)(const dw_out *o, pte_xnn_isa isa, int threads);
+
+/* fp32 output against a double reference, relative tolerance 1e-5. */
+static void dw_check_near(const dw_out *o, pte_xnn_isa isa, int threads) {
+  const float *y = (const float *)o->y;
+  const double *ref = (const double *)o->ref;
+  for (size_t q = 0; q < o->n; q++)
+    CHECK_MSG(fabs((double)y[q] - ref[q]) <= 1e-5 * (1.0 + fabs(ref[q])), "%s isa %s threads %d: out[%zu] %.7g vs %.7g",
+              o->what, pte_xnnpack_isa_name(isa), threads, q, (double)y[q], ref[q]);
+}
+
+/* int8 output, exact. */
+static void dw_check_i8(const dw_out *o, pte_xnn_isa isa, int threads) {
+  const int8_t *y = (const int8_t *)o->y, *ref = (const int8_t *)o->ref;
+  size_t bad = 0, first = 0;
+  for (size_t q = 0; q < o->n; q++)
+    if (y[q] != ref[q] && bad++ == 0) first = q;
+  CHECK_MSG(bad == 0, "%s isa %s threads %d: %zu of %zu differ, out[%zu] %d vs %d", o->what,
+            pte_xnnpack_isa_name(isa), threads, bad, o->n, first, y[first], ref[first]);
+}
+
+/* fp32 output, exact (bit-equal values; NaN never matches). */
+static void dw_check_f32_exact(const dw_out *o, pte_xnn_isa isa, int threads) {
+  const float *y = (const float *)o->y, *ref = (const float *)o->ref;
+  size_t bad = 0, first = 0;
+  for (size_t q = 0; q < o->n; q++)
+    if (!(y[q] == ref[q]) && bad++ == 0) first = q;
+  CHECK_MSG(bad == 0, "%s isa %s threads %d: %zu of %zu differ, out[%zu] %.9g vs %.9g", o->what,
+            pte_xnnpack_isa_name(isa), threads, bad, o->n, first, (double)y[first], (double)ref[first]);
+}
+
+/* Finishes builder b (freed here) and runs the blob (input 0: x, output 1: y, both 4-d of dtype)
+ * once per supported ISA x {1, 2} threads, the output poisoned with 0xff bytes first (a NaN for
+ * floats, -1 for int8) so unwritten elements show, then check() judges it. */
+static void dw_build_and_run(pte_xnn_builder *b, int dtype, const size_t sin[4], void *x, size_t xbytes,
+                             const size_t sout[4], void *y, size_t ybytes, dw_check_fn check, const dw_out *o) {
+  pte_xnn_blob blob;
+  pte_error_info err;
+  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err);
+  pte_xnn_builder_free(b);
+  CHECK_OK(s);
+  for (size_t i = 0; i < sizeof k_isas / sizeof k_isas[0] && !test_current_failed; i++) {
+    if (!pte_xnnpack_isa_supported(k_isas[i])) continue;
+    for (int threads = 1; threads <= 2 && !test_current_failed; threads++) {
+      pte_xnnpack_options opt = {threads, k_isas[i]};
+      pte_xnn_delegate *d = NULL;
+      s = pte_xnn_delegate_init(blob.data, blob.size, NULL, &opt, &d, &err);
+      CHECK_MSG(s == PTE_OK && d, "%s: init failed: %s", o->what, err.msg);
+      xt_tensor ti, to;
+      xt_tensor_init(&ti, dtype, 4, sin, x, xbytes, 0);
+      xt_tensor_init(&to, dtype, 4, sout, y, ybytes, 0);
+      pte_evalue *args[2] = {&ti.ev, &to.ev};
+      memset(y, 0xff, ybytes);
+      s = pte_xnn_delegate_execute(d, args, 2, &err);
+      pte_xnn_delegate_destroy(d);
+      CHECK_MSG(s == PTE_OK, "%s: execute failed: %s", o->what, err.msg);
+      check(o, k_isas[i], threads);
+    }
+  }
+  pte_xnn_blob_free(&blob);
+}
+
 static void dw_run(const dw_case *k) {
-  const uint32_t oh = (k->h + k->pt + k->pb - (k->dh * (k->kh - 1) + 1)) / k->sh + 1;
-  const uint32_t ow = (k->w + k->pl + k->pr - (k->dw * (k->kw - 1) + 1)) / k->sw + 1;
+  uint32_t oh, ow;
+  dw_out_hw(k, &oh, &ow);
   const size_t nin = (size_t)k->h * k->w * k->c, nw = (size_t)k->kh * k->kw * k->c, nout = (size_t)oh * ow * k->c;
   float *x = (float *)malloc(nin * 4), *wt = (float *)malloc(nw * 4), *bias = (float *)malloc(k->c * 4);
   float *y = (float *)malloc(nout * 4);
@@ -61,44 +157,11 @@ static void dw_run(const dw_case *k) {
   pte_xnn_builder_add_tensor(b, &t, &id_b);
   t.rank = 4, t.dims = dout, t.data = NULL, t.nbytes = 0, t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT, t.external_id = 1;
   pte_xnn_builder_add_tensor(b, &t, &id_y);
-  pte_xnn_node_desc nd;
-  memset(&nd, 0, sizeof nd);
-  nd.type = PTE_XNN_NODE_DEPTHWISE_CONV2D;
-  nd.inputs[0] = id_x, nd.inputs[1] = id_w, nd.inputs[2] = id_b, nd.output = id_y;
-  nd.padding[0] = k->pt, nd.padding[1] = k->pr, nd.padding[2] = k->pb, nd.padding[3] = k->pl;
-  nd.kernel[0] = k->kh, nd.kernel[1] = k->kw, nd.stride[0] = k->sh, nd.stride[1] = k->sw;
-  nd.dilation[0] = k->dh, nd.dilation[1] = k->dw;
-  nd.groups = k->c, nd.group_input_channels = 1, nd.group_output_channels = 1;
-  nd.has_min_max = true, nd.out_min = k->lo, nd.out_max = k->hi;
-  pte_xnn_builder_add_node(b, &nd);
-  pte_xnn_blob blob;
-  pte_error_info err;
-  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err);
-  pte_xnn_builder_free(b);
-  CHECK_OK(s);
-  static const pte_xnn_isa isas[] = {PTE_XNN_ISA_SCALAR, PTE_XNN_ISA_AVX2, PTE_XNN_ISA_AVX512};
-  for (size_t i = 0; i < 3; i++) {
-    if (!pte_xnnpack_isa_supported(isas[i])) continue;
-    for (int threads = 1; threads <= 2; threads++) {
-      pte_xnnpack_options o = {threads, isas[i]};
-      pte_xnn_delegate *d = NULL;
-      CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o, &d, &err));
-      size_t sin[4] = {1, k->h, k->w, k->c}, sout[4] = {1, oh, ow, k->c};
-      xt_tensor ti, to;
-      xt_tensor_init(&ti, PTE_DTYPE_FLOAT, 4, sin, x, nin * 4, 0);
-      xt_tensor_init(&to, PTE_DTYPE_FLOAT, 4, sout, y, nout * 4, 0);
-      pte_evalue *args[2] = {&ti.ev, &to.ev};
-      for (size_t q = 0; q < nout; q++) y[q] = NAN;
-      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
-      pte_xnn_delegate_destroy(d);
-      for (size_t q = 0; q < nout; q++)
-        CHECK_MSG(fabs((double)y[q] - ref[q]) <= 1e-5 * (1.0 + fabs(ref[q])),
-                  "%ux%u c%u k%ux%u s%u,%u d%u,%u pad %u,%u,%u,%u isa %s threads %d: out[%zu] %.7g vs %.7g", k->h,
-                  k->w, k->c, k->kh, k->kw, k->sh, k->sw, k->dh, k->dw, k->pt, k->pr, k->pb, k->pl,
-                  pte_xnnpack_isa_name(isas[i]), threads, q, (double)y[q], ref[q]);
-    }
-  }
-  pte_xnn_blob_free(&blob);
+  dw_add_node(b, k, id_x, id_w, id_b, id_y, true, k->lo, k->hi);
+  dw_out o = {"", y, ref, nout};
+  dw_describe(k, o.what, sizeof o.what);
+  size_t sin[4] = {1, k->h, k->w, k->c}, sout[4] = {1, oh, ow, k->c};
+  dw_build_and_run(b, PTE_DTYPE_FLOAT, sin, x, nin * 4, sout, y, nout * 4, dw_check_near, &o);
   free(x);
   free(wt);
   free(bias);
@@ -141,8 +204,8 @@ static int32_t q_rand(int32_t lo, int32_t hi) { /* uniform integer in [lo, hi] *
 /* qs8 depthwise case; per_tensor: QINT8 weights with one scale (else QCINT8 per channel);
  * clamp: fused output clamp [-1, 6] (quantized bounds exact with sy = 1/8). */
 static void dwq_run(const dw_case *k, bool per_tensor, bool clamp) {
-  const uint32_t oh = (k->h + k->pt + k->pb - (k->dh * (k->kh - 1) + 1)) / k->sh + 1;
-  const uint32_t ow = (k->w + k->pl + k->pr - (k->dw * (k->kw - 1) + 1)) / k->sw + 1;
+  uint32_t oh, ow;
+  dw_out_hw(k, &oh, &ow);
   const size_t nin = (size_t)k->h * k->w * k->c, nw = (size_t)k->kh * k->kw * k->c, nout = (size_t)oh * ow * k->c;
   int8_t *x = (int8_t *)malloc(nin), *wt = (int8_t *)malloc(nw), *y = (int8_t *)malloc(nout), *ref = (int8_t *)malloc(nout);
   int32_t *bias = (int32_t *)malloc(k->c * 4);
@@ -204,49 +267,13 @@ static void dwq_run(const dw_case *k, bool per_tensor, bool clamp) {
   t.dtype = PTE_XNN_DT_QINT8, t.quant = PTE_XNN_QUANT_PER_TENSOR, t.scale = sy, t.zero_point = zy;
   t.rank = 4, t.dims = dout, t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT, t.external_id = 1;
   pte_xnn_builder_add_tensor(b, &t, &id_y);
-  pte_xnn_node_desc nd;
-  memset(&nd, 0, sizeof nd);
-  nd.type = PTE_XNN_NODE_DEPTHWISE_CONV2D;
-  nd.inputs[0] = id_x, nd.inputs[1] = id_w, nd.inputs[2] = id_b, nd.output = id_y;
-  nd.padding[0] = k->pt, nd.padding[1] = k->pr, nd.padding[2] = k->pb, nd.padding[3] = k->pl;
-  nd.kernel[0] = k->kh, nd.kernel[1] = k->kw, nd.stride[0] = k->sh, nd.stride[1] = k->sw;
-  nd.dilation[0] = k->dh, nd.dilation[1] = k->dw;
-  nd.groups = k->c, nd.group_input_channels = 1, nd.group_output_channels = 1;
-  nd.has_min_max = clamp, nd.out_min = clamp ? -1.0f : -INFINITY, nd.out_max = clamp ? 6.0f : INFINITY;
-  pte_xnn_builder_add_node(b, &nd);
-  pte_xnn_blob blob;
-  pte_error_info err;
-  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err);
-  pte_xnn_builder_free(b);
-  CHECK_OK(s);
-  static const pte_xnn_isa isas[] = {PTE_XNN_ISA_SCALAR, PTE_XNN_ISA_AVX2, PTE_XNN_ISA_AVX512};
-  for (size_t i = 0; s == PTE_OK && i < 3; i++) {
-    if (!pte_xnnpack_isa_supported(isas[i])) continue;
-    for (int threads = 1; threads <= 2 && !test_current_failed; threads++) {
-      pte_xnnpack_options o = {threads, isas[i]};
-      pte_xnn_delegate *d = NULL;
-      CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o, &d, &err));
-      if (!d) break;
-      size_t sin[4] = {1, k->h, k->w, k->c}, sout[4] = {1, oh, ow, k->c};
-      xt_tensor ti, to;
-      xt_tensor_init(&ti, PTE_DTYPE_CHAR, 4, sin, x, nin, 0);
-      xt_tensor_init(&to, PTE_DTYPE_CHAR, 4, sout, y, nout, 0);
-      pte_evalue *args[2] = {&ti.ev, &to.ev};
-      memset(y, 0x55, nout);
-      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
-      pte_xnn_delegate_destroy(d);
-      size_t bad = 0, first = 0;
-      for (size_t q = 0; q < nout; q++)
-        if (y[q] != ref[q] && bad++ == 0) first = q;
-      CHECK_MSG(bad == 0,
-                "qs8 %ux%u c%u k%ux%u s%u,%u d%u,%u pad %u,%u,%u,%u %s%s isa %s threads %d: %zu of %zu differ, "
-                "out[%zu] %d vs %d",
-                k->h, k->w, k->c, k->kh, k->kw, k->sh, k->sw, k->dh, k->dw, k->pt, k->pr, k->pb, k->pl,
-                per_tensor ? "per-tensor" : "per-channel", clamp ? " clamp" : "", pte_xnnpack_isa_name(isas[i]),
-                threads, bad, nout, first, y[first], ref[first]);
-    }
-  }
-  pte_xnn_blob_free(&blob);
+  dw_add_node(b, k, id_x, id_w, id_b, id_y, clamp, -1.0f, 6.0f);
+  dw_out o = {"", y, ref, nout};
+  char desc[128];
+  dw_describe(k, desc, sizeof desc);
+  snprintf(o.what, sizeof o.what, "qs8 %s %s%s", desc, per_tensor ? "per-tensor" : "per-channel", clamp ? " clamp" : "");
+  size_t sin[4] = {1, k->h, k->w, k->c}, sout[4] = {1, oh, ow, k->c};
+  dw_build_and_run(b, PTE_DTYPE_CHAR, sin, x, nin, sout, y, nout, dw_check_i8, &o);
   free(x);
   free(wt);
   free(y);
@@ -336,36 +363,10 @@ static void pwq_run(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, int32_t
   nd.groups = 1, nd.group_input_channels = cin, nd.group_output_channels = cout;
   nd.out_min = -INFINITY, nd.out_max = INFINITY;
   pte_xnn_builder_add_node(b, &nd);
-  pte_xnn_blob blob;
-  pte_error_info err;
-  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err);
-  pte_xnn_builder_free(b);
-  CHECK_OK(s);
-  static const pte_xnn_isa isas[] = {PTE_XNN_ISA_SCALAR, PTE_XNN_ISA_AVX2, PTE_XNN_ISA_AVX512};
-  for (size_t i = 0; s == PTE_OK && i < 3; i++) {
-    if (!pte_xnnpack_isa_supported(isas[i])) continue;
-    for (int threads = 1; threads <= 2 && !test_current_failed; threads++) {
-      pte_xnnpack_options o = {threads, isas[i]};
-      pte_xnn_delegate *d = NULL;
-      CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o, &d, &err));
-      if (!d) break;
-      size_t sin[4] = {1, h, w, cin}, sout[4] = {1, h, w, cout};
-      xt_tensor ti, to;
-      xt_tensor_init(&ti, PTE_DTYPE_CHAR, 4, sin, x, nin, 0);
-      xt_tensor_init(&to, PTE_DTYPE_CHAR, 4, sout, y, nout, 0);
-      pte_evalue *args[2] = {&ti.ev, &to.ev};
-      memset(y, 0x55, nout);
-      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
-      pte_xnn_delegate_destroy(d);
-      size_t bad = 0, first = 0;
-      for (size_t q = 0; q < nout; q++)
-        if (y[q] != ref[q] && bad++ == 0) first = q;
-      CHECK_MSG(bad == 0, "qs8 1x1 %ux%u cin%u cout%u bias %d isa %s threads %d: %zu of %zu differ, out[%zu] %d vs %d",
-                h, w, cin, cout, bias_abs, pte_xnnpack_isa_name(isas[i]), threads, bad, nout, first, y[first],
-                ref[first]);
-    }
-  }
-  pte_xnn_blob_free(&blob);
+  dw_out o = {"", y, ref, nout};
+  snprintf(o.what, sizeof o.what, "qs8 1x1 %ux%u cin%u cout%u bias %d", h, w, cin, cout, bias_abs);
+  size_t sin[4] = {1, h, w, cin}, sout[4] = {1, h, w, cout};
+  dw_build_and_run(b, PTE_DTYPE_CHAR, sin, x, nin, sout, y, nout, dw_check_i8, &o);
   free(x);
   free(wt);
   free(y);
@@ -387,8 +388,8 @@ TEST(pointwise_qs8_vs_integer_reference) {
  * and the zero point -78 exactly: x = k / 64 quantizes to k - 78. Expected, from XNNPACK's qd8
  * epilogue: y = clamp((float)(sum over taps inside the input of k * w) * (1/64 * wscale) + bias). */
 static void dwd_run(const dw_case *k, bool clamp) {
-  const uint32_t oh = (k->h + k->pt + k->pb - (k->dh * (k->kh - 1) + 1)) / k->sh + 1;
-  const uint32_t ow = (k->w + k->pl + k->pr - (k->dw * (k->kw - 1) + 1)) / k->sw + 1;
+  uint32_t oh, ow;
+  dw_out_hw(k, &oh, &ow);
   const size_t nin = (size_t)2 * k->h * k->w * k->c, nw = (size_t)k->kh * k->kw * k->c, nout = (size_t)2 * oh * ow * k->c;
   float *x = (float *)malloc(nin * 4), *y = (float *)malloc(nout * 4), *ref = (float *)malloc(nout * 4);
   int32_t *kq = (int32_t *)malloc(nin * 4);
@@ -448,48 +449,13 @@ static void dwd_run(const dw_case *k, bool clamp) {
   nd.inputs[0] = id_x, nd.output = id_q;
   nd.out_min = -INFINITY, nd.out_max = INFINITY;
   pte_xnn_builder_add_node(b, &nd);
-  memset(&nd, 0, sizeof nd);
-  nd.type = PTE_XNN_NODE_DEPTHWISE_CONV2D;
-  nd.inputs[0] = id_q, nd.inputs[1] = id_w, nd.inputs[2] = id_b, nd.output = id_y;
-  nd.padding[0] = k->pt, nd.padding[1] = k->pr, nd.padding[2] = k->pb, nd.padding[3] = k->pl;
-  nd.kernel[0] = k->kh, nd.kernel[1] = k->kw, nd.stride[0] = k->sh, nd.stride[1] = k->sw;
-  nd.dilation[0] = k->dh, nd.dilation[1] = k->dw;
-  nd.groups = k->c, nd.group_input_channels = 1, nd.group_output_channels = 1;
-  nd.has_min_max = clamp, nd.out_min = lo, nd.out_max = hi;
-  pte_xnn_builder_add_node(b, &nd);
-  pte_xnn_blob blob;
-  pte_error_info err;
-  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_INLINE, &blob, &err);
-  pte_xnn_builder_free(b);
-  CHECK_OK(s);
-  static const pte_xnn_isa isas[] = {PTE_XNN_ISA_SCALAR, PTE_XNN_ISA_AVX2, PTE_XNN_ISA_AVX512};
-  for (size_t i = 0; s == PTE_OK && i < 3; i++) {
-    if (!pte_xnnpack_isa_supported(isas[i])) continue;
-    for (int threads = 1; threads <= 2 && !test_current_failed; threads++) {
-      pte_xnnpack_options o = {threads, isas[i]};
-      pte_xnn_delegate *d = NULL;
-      CHECK_OK(pte_xnn_delegate_init(blob.data, blob.size, NULL, &o, &d, &err));
-      if (!d) break;
-      size_t sin[4] = {2, k->h, k->w, k->c}, sout[4] = {2, oh, ow, k->c};
-      xt_tensor ti, to;
-      xt_tensor_init(&ti, PTE_DTYPE_FLOAT, 4, sin, x, nin * 4, 0);
-      xt_tensor_init(&to, PTE_DTYPE_FLOAT, 4, sout, y, nout * 4, 0);
-      pte_evalue *args[2] = {&ti.ev, &to.ev};
-      for (size_t q = 0; q < nout; q++) y[q] = NAN;
-      CHECK_OK(pte_xnn_delegate_execute(d, args, 2, &err));
-      pte_xnn_delegate_destroy(d);
-      size_t bad = 0, first = 0;
-      for (size_t q = 0; q < nout; q++)
-        if (!(y[q] == ref[q]) && bad++ == 0) first = q;
-      CHECK_MSG(bad == 0,
-                "qd8 %ux%u c%u k%ux%u s%u,%u d%u,%u pad %u,%u,%u,%u%s isa %s threads %d: %zu of %zu differ, "
-                "out[%zu] %.9g vs %.9g",
-                k->h, k->w, k->c, k->kh, k->kw, k->sh, k->sw, k->dh, k->dw, k->pt, k->pr, k->pb, k->pl,
-                clamp ? " clamp" : "", pte_xnnpack_isa_name(isas[i]), threads, bad, nout, first, (double)y[first],
-                (double)ref[first]);
-    }
-  }
-  pte_xnn_blob_free(&blob);
+  dw_add_node(b, k, id_q, id_w, id_b, id_y, clamp, lo, hi);
+  dw_out o = {"", y, ref, nout};
+  char desc[128];
+  dw_describe(k, desc, sizeof desc);
+  snprintf(o.what, sizeof o.what, "qd8 %s%s", desc, clamp ? " clamp" : "");
+  size_t sin[4] = {2, k->h, k->w, k->c}, sout[4] = {2, oh, ow, k->c};
+  dw_build_and_run(b, PTE_DTYPE_FLOAT, sin, x, nin * 4, sout, y, nout * 4, dw_check_f32_exact, &o);
   free(x);
   free(y);
   free(ref);

@@ -289,7 +289,7 @@ static uint8_t *named_value(const char *path, const char *key, size_t *size) {
   uint8_t *copy = NULL;
   if (pte_program_load(&ml.base, PTE_VERIFY_INTERNAL_CONSISTENCY, &prog, &err) == PTE_OK) {
     pte_freeable_buffer b;
-    if (pte_ndm_get_data(pte_program_named_data_map(&prog), key, &b) == PTE_OK) {
+    if (pte_named_data_map_get_data(pte_program_named_data_map(&prog), key, &b) == PTE_OK) {
       copy = (uint8_t *)malloc(b.size + 1);
       memcpy(copy, b.data, b.size);
       *size = b.size;

@@ -168,7 +168,7 @@ static inline int xr_load(xr_graph *g, const uint8_t *blob, size_t size, const p
       pte_fb_str key = pte_xn_ConstantDataOffset_named_key(e);
       if (key.ptr && key.len) {
         pte_freeable_buffer b;
-        if (pte_ndm_get_data(ndm, key.ptr, &b) != PTE_OK) {
+        if (pte_named_data_map_get_data(ndm, key.ptr, &b) != PTE_OK) {
           snprintf(g->err, sizeof g->err, "named key %s missing", key.ptr);
           return -1;
         }

@@ -168,7 +168,7 @@ static data_head segment_head(const pte_program *p, uint32_t seg) {
   h.total = size;
   h.len = size < sizeof h.bytes ? (size_t)size : sizeof h.bytes;
   pte_segment_info info = {PTE_SEGMENT_CONSTANT, seg, NULL};
-  h.ok = pte_loader_load_into(p->loader, hd->segment_base_offset + off, h.len, &info, h.bytes) == PTE_OK;
+  h.ok = pte_data_loader_load_into(p->loader, hd->segment_base_offset + off, h.len, &info, h.bytes) == PTE_OK;
   return h;
 }
 
@@ -731,8 +731,8 @@ static int inspect_into(int argc, char **argv, FILE *f) {
   if (s != PTE_OK) return fail(path, s, &err);
   uint8_t head[8] = {0};
   uint64_t fsize = 0;
-  pte_loader_size(pte_cli_source_loader(&ml), &fsize);
-  if (fsize >= 8) pte_loader_load_into(pte_cli_source_loader(&ml), 0, 8, NULL, head);
+  pte_data_loader_size(pte_cli_source_loader(&ml), &fsize);
+  if (fsize >= 8) pte_data_loader_load_into(pte_cli_source_loader(&ml), 0, 8, NULL, head);
   pte_file_kind kind = pte_sniff_file_kind(head, fsize >= 8 ? 8 : (size_t)fsize);
   int rc = PTE_EXIT_OK;
   if (o.json) {

@@ -373,8 +373,8 @@ static int run_test(int argc, char **argv) {
   const pte_data_loader *loader = pte_cli_source_loader(&src);
   uint8_t head[8] = {0};
   uint64_t fsize = 0;
-  pte_loader_size(loader, &fsize);
-  if (fsize >= 8) pte_loader_load_into(loader, 0, 8, NULL, head);
+  pte_data_loader_size(loader, &fsize);
+  if (fsize >= 8) pte_data_loader_load_into(loader, 0, 8, NULL, head);
   if (pte_sniff_file_kind(head, fsize >= 8 ? 8 : (size_t)fsize) != PTE_FILE_BPTE) {
     pte_cli_source_close(&src);
     return fail(o.path, PTE_ERR_INVALID_PROGRAM, "not a bundled program (.bpte, identifier BP08): nothing to test");

@@ -171,8 +171,6 @@ static bool json_doc(const char *s, size_t n, bool *ok_false) {
   return v.p == v.e;
 }
 
-bool pte_cli_json_valid(const char *s, size_t n) { return json_doc(s, n, NULL); }
-
 /* ------------------------------------------------------------------ capture */
 
 static char *slurp(FILE *f, size_t *n) {

@@ -18,8 +18,4 @@
  * stderr is replayed to stderr either way. */
 int pte_cli_run_guarded(const pte_cli_verb *v, int argc, char **argv);
 
-/* True when [s, s + n) is exactly one strict JSON value (surrounding white space allowed) whose
- * strings are valid UTF-8. */
-bool pte_cli_json_valid(const char *s, size_t n);
-
 #endif

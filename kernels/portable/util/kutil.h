@@ -40,8 +40,6 @@ bool pte_k_dtype_supported(int dtype);
 bool pte_k_is_floating(int dtype);
 /* True for BYTE, CHAR, SHORT, INT, LONG (bool is not integral here). */
 bool pte_k_is_integral(int dtype);
-/* True for BOOL. */
-static inline bool pte_k_is_bool(int dtype) { return dtype == PTE_DTYPE_BOOL; }
 
 /* ATen promoteTypes(a, b) over the supported dtypes: bool < integral < floating; within a
  * category the wider type wins; uint8 with int8 gives int16; half with bfloat16 gives float32.

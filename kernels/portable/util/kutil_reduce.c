@@ -1,4 +1,4 @@
-/* The reduction plan/walk shared by op_reduce.c and op_reduce_stats.c (see kutil_reduce.h). */
+/* The reduction plan/walk shared by op_reduce.c and op_var.c (see kutil_reduce.h). */
 #include "portable/util/kutil_reduce.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /* kernels/portable/util/kutil_reduce.h — the reduction walk shared by the reduction kernels
- * (op_reduce.c, op_reduce_stats.c).
+ * (op_reduce.c, op_var.c).
  *
  * Internal (not installed) header. A plan splits self's dims into kept dims (one output element
  * each) and reduced dims (walked in logical order, so "first index" semantics hold), both through

@@ -1,7 +1,7 @@
-/* fault_writer.c — a pte_data_writer that fails on purpose at the N-th operation (tests). */
+/* fault_writer.c — a pte_data_writer that fails on purpose at the N-th operation (test support). */
 #include <string.h>
 
-#include "pte/prepare.h"
+#include "fault_writer.h"
 
 static pte_status fault(pte_fault_writer *w, const char *op, pte_error_info *err) {
   w->ops++;
