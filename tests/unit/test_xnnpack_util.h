@@ -5,6 +5,7 @@
 
 #include "pte/backend_xnnpack.h"
 #include "pte/data_loader.h"
+#include "pte/method.h"
 #include "pte/program.h"
 #include "pte_gen/program_gen.h"
 #include "test.h"
