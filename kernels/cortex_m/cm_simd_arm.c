@@ -55,22 +55,12 @@ static inline int32_t cm_rq(int32_t v, int32_t m, int left, int right) {
   return res + (rem > thr ? 1 : 0);
 }
 
-typedef struct cm_rqp {
-  int32_t mult[PTE_CM_SIMD_NMAX];
-  uint8_t left[PTE_CM_SIMD_NMAX], right[PTE_CM_SIMD_NMAX];
-} cm_rqp;
-
-static void cm_rq_params(const int32_t *mult, const int32_t *shift, int n, cm_rqp *q) {
-  for (int i = 0; i < n; i++) {
-    q->mult[i] = mult[i];
-    q->left[i] = (uint8_t)(shift[i] > 0 ? shift[i] : 0);
-    q->right[i] = (uint8_t)(shift[i] > 0 ? 0 : -shift[i]);
-  }
-}
-
-static inline int8_t cm_out(int32_t acc, const cm_rqp *q, int o, int32_t ooff, int32_t lo,
-                            int32_t hi) {
-  const int32_t v = cm_wadd(cm_rq(acc, q->mult[o], q->left[o], q->right[o]), ooff);
+/* requantize / offset / clamp of one accumulator of channel o (the shift split on the fly:
+ * per-channel tables would cost 1.5 KiB of stack for 256 channels) */
+static inline int8_t cm_out(int32_t acc, const int32_t *mult, const int32_t *shift, int o,
+                            int32_t ooff, int32_t lo, int32_t hi) {
+  const int32_t sh = shift[o];
+  const int32_t v = cm_wadd(cm_rq(acc, mult[o], sh > 0 ? sh : 0, sh > 0 ? 0 : -sh), ooff);
   return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
 }
 
@@ -86,12 +76,12 @@ static inline int32_t cm_dot1(const int8_t *x, const int8_t *w, int K, int32_t a
   return acc;
 }
 
-void pte_cm_gemm_arm(const pte_cm_gemm *g) {
+/* The GEMM over output channels [0, OC) of g; OC <= CM_ARM_OCB. */
+#define CM_ARM_OCB 32
+static void cm_gemm_block(const pte_cm_gemm *g) {
   const int K = (int)g->K, OC = (int)g->OC, P = (int)g->P, K4 = K & ~3;
   const int32_t ooff = g->out_off, lo = g->act_min, hi = g->act_max;
-  int32_t init[PTE_CM_SIMD_NMAX];
-  cm_rqp q;
-  cm_rq_params(g->mult, g->shift, OC, &q);
+  int32_t init[CM_ARM_OCB];
   for (int o = 0; o < OC; o++) {
     const int8_t *wr = g->w + (ptrdiff_t)o * K;
     int32_t s = 0;
@@ -128,15 +118,15 @@ void pte_cm_gemm_arm(const pte_cm_gemm *g) {
         a10 = cm_wadd(a10, (int32_t)x1[k] * w0[k]);
         a11 = cm_wadd(a11, (int32_t)x1[k] * w1[k]);
       }
-      y0[o] = cm_out(a00, &q, o, ooff, lo, hi);
-      y0[o + 1] = cm_out(a01, &q, o + 1, ooff, lo, hi);
-      y1[o] = cm_out(a10, &q, o, ooff, lo, hi);
-      y1[o + 1] = cm_out(a11, &q, o + 1, ooff, lo, hi);
+      y0[o] = cm_out(a00, g->mult, g->shift, o, ooff, lo, hi);
+      y0[o + 1] = cm_out(a01, g->mult, g->shift, o + 1, ooff, lo, hi);
+      y1[o] = cm_out(a10, g->mult, g->shift, o, ooff, lo, hi);
+      y1[o + 1] = cm_out(a11, g->mult, g->shift, o + 1, ooff, lo, hi);
     }
     for (; o < OC; o++) {
       const int8_t *w0 = g->w + (ptrdiff_t)o * K;
-      y0[o] = cm_out(cm_dot1(x0, w0, K, cm_wadd(init[o], r0)), &q, o, ooff, lo, hi);
-      y1[o] = cm_out(cm_dot1(x1, w0, K, cm_wadd(init[o], r1)), &q, o, ooff, lo, hi);
+      y0[o] = cm_out(cm_dot1(x0, w0, K, cm_wadd(init[o], r0)), g->mult, g->shift, o, ooff, lo, hi);
+      y1[o] = cm_out(cm_dot1(x1, w0, K, cm_wadd(init[o], r1)), g->mult, g->shift, o, ooff, lo, hi);
     }
   }
   for (; p < P; p++) {
@@ -144,8 +134,22 @@ void pte_cm_gemm_arm(const pte_cm_gemm *g) {
     int8_t *y0 = g->y + (ptrdiff_t)p * g->ys;
     const int32_t r0 = g->row_add ? g->row_add[p] : 0;
     for (int o = 0; o < OC; o++)
-      y0[o] = cm_out(cm_dot1(x0, g->w + (ptrdiff_t)o * K, K, cm_wadd(init[o], r0)), &q, o, ooff,
+      y0[o] = cm_out(cm_dot1(x0, g->w + (ptrdiff_t)o * K, K, cm_wadd(init[o], r0)), g->mult, g->shift, o, ooff,
                      lo, hi);
+  }
+}
+
+/* Output channels in blocks of CM_ARM_OCB (their accumulator starts stay on a small stack). */
+void pte_cm_gemm_arm(const pte_cm_gemm *g) {
+  pte_cm_gemm b = *g;
+  for (int64_t o0 = 0; o0 < g->OC; o0 += CM_ARM_OCB) {
+    b.OC = g->OC - o0 < CM_ARM_OCB ? g->OC - o0 : CM_ARM_OCB;
+    b.w = g->w + o0 * g->K;
+    b.bias = g->bias + o0;
+    b.mult = g->mult + o0;
+    b.shift = g->shift + o0;
+    b.y = g->y + o0;
+    cm_gemm_block(&b);
   }
 }
 
@@ -158,8 +162,6 @@ void pte_cm_dw_arm(const pte_cm_dw *d) {
             dw = (int)d->dw;
   const int32_t ooff = d->out_off, lo = d->act_min, hi = d->act_max, ioff = d->in_off;
   const int16x2_t off2 = (int16x2_t)(((uint32_t)(uint16_t)ioff) | ((uint32_t)(uint16_t)ioff << 16));
-  cm_rqp q;
-  cm_rq_params(d->mult, d->shift, C, &q);
   for (int oy = 0; oy < OH; oy++) {
     const int iy0 = oy * sh - ph;
     int ky0 = 0, ky1 = KH;
@@ -186,10 +188,10 @@ void pte_cm_dw_arm(const pte_cm_dw *d) {
             a3 = __smlatt(xo, wo, a3);
           }
         }
-        yp[c] = cm_out(a0, &q, c, ooff, lo, hi);
-        yp[c + 1] = cm_out(a1, &q, c + 1, ooff, lo, hi);
-        yp[c + 2] = cm_out(a2, &q, c + 2, ooff, lo, hi);
-        yp[c + 3] = cm_out(a3, &q, c + 3, ooff, lo, hi);
+        yp[c] = cm_out(a0, d->mult, d->shift, c, ooff, lo, hi);
+        yp[c + 1] = cm_out(a1, d->mult, d->shift, c + 1, ooff, lo, hi);
+        yp[c + 2] = cm_out(a2, d->mult, d->shift, c + 2, ooff, lo, hi);
+        yp[c + 3] = cm_out(a3, d->mult, d->shift, c + 3, ooff, lo, hi);
       }
       for (int c = C4; c < C; c++) {
         int32_t a = d->bias[c];
@@ -197,7 +199,7 @@ void pte_cm_dw_arm(const pte_cm_dw *d) {
           for (int kx = kx0; kx < kx1; kx++)
             a = cm_wadd(a, ((int32_t)d->x[((ptrdiff_t)(iy0 + ky * dh) * W + ix0 + kx * dw) * C + c] +
                             ioff) * (int32_t)d->w[((ptrdiff_t)ky * KW + kx) * C + c]);
-        yp[c] = cm_out(a, &q, c, ooff, lo, hi);
+        yp[c] = cm_out(a, d->mult, d->shift, c, ooff, lo, hi);
       }
     }
   }
