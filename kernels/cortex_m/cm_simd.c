@@ -20,6 +20,8 @@ static pte_cm_isa pick(unsigned has) {
   ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI) | (1u << PTE_CM_ISA_ARM_DSP) | \
    (1u << PTE_CM_ISA_ARM_MVE))
 #define CM_X86 ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI))
+/* Helium builds have the DSP extension too: pool and add/mul use its DSP routines there */
+#define CM_X86_DSP (CM_X86 | (1u << PTE_CM_ISA_ARM_DSP) | (1u << PTE_CM_ISA_ARM_MVE))
 
 bool pte_cm_simd_available(pte_cm_isa isa) {
   switch (isa) {
@@ -93,7 +95,12 @@ bool pte_cm_simd_dw(const pte_cm_dw *d) {
 }
 
 bool pte_cm_simd_pool(const pte_cm_pool *p) {
-  switch (pick(CM_X86)) {
+  switch (pick(CM_X86_DSP)) {
+    case PTE_CM_ISA_ARM_DSP:
+    case PTE_CM_ISA_ARM_MVE:
+      if (!pte_cm_simd_arm_compiled()) return false;
+      pte_cm_pool_arm(p);
+      return true;
     case PTE_CM_ISA_AVX512VNNI: pte_cm_pool_avx512(p); return true;
     case PTE_CM_ISA_AVX2: pte_cm_pool_avx2(p); return true;
     default: return false;
@@ -101,7 +108,12 @@ bool pte_cm_simd_pool(const pte_cm_pool *p) {
 }
 
 bool pte_cm_simd_addmul(const pte_cm_addmul *e) {
-  switch (pick(CM_X86)) {
+  switch (pick(CM_X86_DSP)) {
+    case PTE_CM_ISA_ARM_DSP:
+    case PTE_CM_ISA_ARM_MVE:
+      if (!pte_cm_simd_arm_compiled()) return false;
+      pte_cm_addmul_arm(e);
+      return true;
     case PTE_CM_ISA_AVX512VNNI: pte_cm_addmul_avx512(e); return true;
     case PTE_CM_ISA_AVX2: pte_cm_addmul_avx2(e); return true;
     default: return false;

@@ -140,6 +140,8 @@ bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *s
                             int32_t *rq, int32_t *dhm, int32_t *ex);
 void pte_cm_gemm_arm(const pte_cm_gemm *g);
 void pte_cm_dw_arm(const pte_cm_dw *d);
+void pte_cm_pool_arm(const pte_cm_pool *p);
+void pte_cm_addmul_arm(const pte_cm_addmul *e);
 void pte_cm_gemm_mve(const pte_cm_gemm *g);
 void pte_cm_dw_mve(const pte_cm_dw *d);
 bool pte_cm_simd_mve_compiled(void);
