@@ -10,7 +10,7 @@
 #include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_simd.h"
 
-void mcu_puts(const char *s);
+#include "semihost.h" /* targets/qemu: the runner's startup, linker scripts and semihosting */
 
 static uint32_t g_seed = 2024u;
 static uint32_t rnd32(void) {
@@ -34,8 +34,8 @@ static void put_int(const char *pre, long v) {
     u /= 10;
   } while (u);
   if (neg) b[i--] = '-';
-  mcu_puts(pre);
-  mcu_puts(&b[i + 1]);
+  pte_mcu_puts(pre);
+  pte_mcu_puts(&b[i + 1]);
 }
 
 static int8_t finish(int64_t acc, int32_t m, int32_t s, int32_t ooff, int32_t lo, int32_t hi) {
@@ -269,11 +269,11 @@ int main(void) {
     }
   }
   if (!isas) {
-    mcu_puts("mcu_simd: no Arm SIMD path is compiled in\n");
+    pte_mcu_puts("mcu_simd: no Arm SIMD path is compiled in\n");
     return 2;
   }
   put_int("mcu_simd: ", cases);
   put_int(" cases, ", bad);
-  mcu_puts(pte_cm_simd_mve_compiled() ? " mismatches (arm-dsp, arm-mve)\n" : " mismatches (arm-dsp)\n");
+  pte_mcu_puts(pte_cm_simd_mve_compiled() ? " mismatches (arm-dsp, arm-mve)\n" : " mismatches (arm-dsp)\n");
   return bad ? 1 : 0;
 }
