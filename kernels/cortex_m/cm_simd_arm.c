@@ -55,13 +55,18 @@ static inline int32_t cm_rq(int32_t v, int32_t m, int left, int right) {
   return res + (rem > thr ? 1 : 0);
 }
 
-/* requantize / offset / clamp of one accumulator of channel o (the shift split on the fly:
- * per-channel tables would cost 1.5 KiB of stack for 256 channels) */
+/* requantize / offset / clamp of one accumulator with the shift split into left / right */
+static inline int8_t cm_fin(int32_t acc, int32_t m, int left, int right, int32_t ooff, int32_t lo,
+                            int32_t hi) {
+  const int32_t v = cm_wadd(cm_rq(acc, m, left, right), ooff);
+  return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+}
+/* the same for channel o, the shift split on the fly (per-channel tables for 256 channels
+ * would cost 1.5 KiB of stack; measured no faster on M4 for the depthwise loop) */
 static inline int8_t cm_out(int32_t acc, const int32_t *mult, const int32_t *shift, int o,
                             int32_t ooff, int32_t lo, int32_t hi) {
   const int32_t sh = shift[o];
-  const int32_t v = cm_wadd(cm_rq(acc, mult[o], sh > 0 ? sh : 0, sh > 0 ? 0 : -sh), ooff);
-  return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+  return cm_fin(acc, mult[o], sh > 0 ? sh : 0, sh > 0 ? 0 : -sh, ooff, lo, hi);
 }
 
 /* acc += x . w over K int8 (SMLAD on the SXTB16 halves, scalar tail) */
@@ -82,6 +87,11 @@ static void cm_gemm_block(const pte_cm_gemm *g) {
   const int K = (int)g->K, OC = (int)g->OC, P = (int)g->P, K4 = K & ~3;
   const int32_t ooff = g->out_off, lo = g->act_min, hi = g->act_max;
   int32_t init[CM_ARM_OCB];
+  uint8_t left[CM_ARM_OCB], right[CM_ARM_OCB];
+  for (int o = 0; o < OC; o++) {
+    left[o] = (uint8_t)(g->shift[o] > 0 ? g->shift[o] : 0);
+    right[o] = (uint8_t)(g->shift[o] > 0 ? 0 : -g->shift[o]);
+  }
   for (int o = 0; o < OC; o++) {
     const int8_t *wr = g->w + (ptrdiff_t)o * K;
     int32_t s = 0;
@@ -118,24 +128,27 @@ static void cm_gemm_block(const pte_cm_gemm *g) {
         a10 = cm_wadd(a10, (int32_t)x1[k] * w0[k]);
         a11 = cm_wadd(a11, (int32_t)x1[k] * w1[k]);
       }
-      y0[o] = cm_out(a00, g->mult, g->shift, o, ooff, lo, hi);
-      y0[o + 1] = cm_out(a01, g->mult, g->shift, o + 1, ooff, lo, hi);
-      y1[o] = cm_out(a10, g->mult, g->shift, o, ooff, lo, hi);
-      y1[o + 1] = cm_out(a11, g->mult, g->shift, o + 1, ooff, lo, hi);
+      y0[o] = cm_fin(a00, g->mult[o], left[o], right[o], ooff, lo, hi);
+      y0[o + 1] = cm_fin(a01, g->mult[o + 1], left[o + 1], right[o + 1], ooff, lo, hi);
+      y1[o] = cm_fin(a10, g->mult[o], left[o], right[o], ooff, lo, hi);
+      y1[o + 1] = cm_fin(a11, g->mult[o + 1], left[o + 1], right[o + 1], ooff, lo, hi);
     }
     for (; o < OC; o++) {
       const int8_t *w0 = g->w + (ptrdiff_t)o * K;
-      y0[o] = cm_out(cm_dot1(x0, w0, K, cm_wadd(init[o], r0)), g->mult, g->shift, o, ooff, lo, hi);
-      y1[o] = cm_out(cm_dot1(x1, w0, K, cm_wadd(init[o], r1)), g->mult, g->shift, o, ooff, lo, hi);
+      const int32_t a0 = cm_dot1(x0, w0, K, cm_wadd(init[o], r0));
+      const int32_t a1 = cm_dot1(x1, w0, K, cm_wadd(init[o], r1));
+      y0[o] = cm_fin(a0, g->mult[o], left[o], right[o], ooff, lo, hi);
+      y1[o] = cm_fin(a1, g->mult[o], left[o], right[o], ooff, lo, hi);
     }
   }
   for (; p < P; p++) {
     const int8_t *x0 = g->x + (ptrdiff_t)p * g->xs;
     int8_t *y0 = g->y + (ptrdiff_t)p * g->ys;
     const int32_t r0 = g->row_add ? g->row_add[p] : 0;
-    for (int o = 0; o < OC; o++)
-      y0[o] = cm_out(cm_dot1(x0, g->w + (ptrdiff_t)o * K, K, cm_wadd(init[o], r0)), g->mult, g->shift, o, ooff,
-                     lo, hi);
+    for (int o = 0; o < OC; o++) {
+      const int32_t a0 = cm_dot1(x0, g->w + (ptrdiff_t)o * K, K, cm_wadd(init[o], r0));
+      y0[o] = cm_fin(a0, g->mult[o], left[o], right[o], ooff, lo, hi);
+    }
   }
 }
 

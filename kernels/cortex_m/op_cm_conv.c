@@ -235,7 +235,7 @@ static inline int64_t dot_off(const int8_t *x, int64_t sx, const int8_t *w, int6
 #if defined(__x86_64__) || defined(__i386__)
 #define CM_SIMD_PATCH_BYTES 16384
 #else
-#define CM_SIMD_PATCH_BYTES 512 /* microcontroller stacks are small; the Arm GEMM packs nothing */
+#define CM_SIMD_PATCH_BYTES 1024 /* microcontroller stacks are small; the Arm GEMM packs nothing */
 #endif
 static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups) {
   const int64_t N = c->in->sizes[0], C = c->in->sizes[1], H = c->in->sizes[2], W = c->in->sizes[3];
@@ -467,6 +467,7 @@ static void cm_depthwise_conv2d(pte_kernel_context *ctx, pte_evalue **args, size
     /* channels innermost in input and weight: accumulate all channels of a pixel together */
     int32_t acc[CM_PARAM_CACHE];
     const int64_t swy = c.w->strides[1], swx = c.w->strides[2];
+    const int32_t *pbias = prm.bias, *pmult = prm.mult, *pshift = prm.shift;
     for (int64_t n = 0; n < N; n++)
       for (int64_t oy = 0; oy < OH; oy++)
         for (int64_t ox = 0; ox < OW; ox++) {
@@ -487,8 +488,7 @@ static void cm_depthwise_conv2d(pte_kernel_context *ctx, pte_evalue **args, size
           int8_t *yp = y + pte_cm_off4(c.out, n, 0, oy, ox);
           const int64_t syc = c.out->strides[1];
           for (int64_t oc = 0; oc < OC; oc++) {
-            int32_t v = pte_cm_requantize(pte_cm_add32(acc[oc], prm.bias[oc]), prm.mult[oc],
-                                          prm.shift[oc]);
+            int32_t v = pte_cm_requantize(pte_cm_add32(acc[oc], pbias[oc]), pmult[oc], pshift[oc]);
             v = pte_cm_add32(v, c.out_off);
             yp[oc * syc] = (int8_t)pte_cm_clamp32(v, c.act_min, c.act_max);
           }
