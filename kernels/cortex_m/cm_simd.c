@@ -1,6 +1,8 @@
 /* ISA selection of the cortex_m SIMD paths (see cm_simd.h). */
 #include "cortex_m/cm_simd.h"
 
+#include "pte/kernel.h"
+
 /* The ISA pinned by pte_cm_simd_force() (PTE_CM_ISA_AUTO: none). */
 static pte_cm_isa g_cm_forced = PTE_CM_ISA_AUTO;
 /* SIMD routine calls made while an ISA is pinned (tests check their cases took the SIMD path;
@@ -126,4 +128,10 @@ bool pte_cm_simd_softmax(const pte_cm_softmax *s) {
     case PTE_CM_ISA_AVX2: pte_cm_softmax_avx2(s); return true;
     default: return false;
   }
+}
+
+int32_t *pte_cm_gemm_scratch(struct pte_kernel_context *ctx) {
+  const pte_cm_isa isa = pte_cm_simd_active();
+  if (isa != PTE_CM_ISA_AVX2 && isa != PTE_CM_ISA_AVX512VNNI) return NULL;
+  return (int32_t *)pte_kernel_alloc_temp(ctx, PTE_CM_GEMM_SCRATCH_BYTES, PTE_CM_GEMM_SCRATCH_ALIGN);
 }

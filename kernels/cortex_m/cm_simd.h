@@ -42,8 +42,13 @@ const char *pte_cm_simd_name(pte_cm_isa isa);
 /* How many SIMD routine calls ran while an ISA was pinned (for tests). */
 uint32_t pte_cm_simd_forced_runs(void);
 
-/* Largest reduction depth K of the SIMD GEMM (its packing buffers live on the stack). */
+/* Largest reduction depth K of the SIMD GEMM. */
 #define PTE_CM_SIMD_KMAX 2048
+/* Scratch of the x86 GEMMs (weight packing + activation rows, 48 KiB; pte_cm_gemm.scratch): the
+ * op files take it from the kernel context's temp memory when there is enough, else the GEMM
+ * keeps these buffers on its stack. The Arm GEMMs pack nothing and ignore it. */
+#define PTE_CM_GEMM_SCRATCH_BYTES (12288 * 4)
+#define PTE_CM_GEMM_SCRATCH_ALIGN 64
 /* Most output channels handed to one GEMM / depthwise call (per-channel parameter arrays). */
 #define PTE_CM_SIMD_NMAX 256
 
@@ -64,6 +69,7 @@ typedef struct pte_cm_gemm {
   int32_t out_off, act_min, act_max;
   int8_t *y;
   int64_t ys;
+  int32_t *scratch; /* NULL or PTE_CM_GEMM_SCRATCH_BYTES aligned to PTE_CM_GEMM_SCRATCH_ALIGN */
 } pte_cm_gemm;
 
 /* Depthwise convolution of one image, depth multiplier 1, channels-last dense:
@@ -113,6 +119,11 @@ typedef struct pte_cm_softmax {
   int64_t n;
   int32_t mult, mask, diff_min;
 } pte_cm_softmax;
+
+/* The scratch for pte_cm_gemm.scratch from the kernel context's temp memory when the active ISA
+ * uses it and there is room, else NULL (the GEMM then packs on its stack). */
+struct pte_kernel_context;
+int32_t *pte_cm_gemm_scratch(struct pte_kernel_context *ctx);
 
 /* Each returns true when it ran (a SIMD ISA is active), false to use the portable loop. */
 bool pte_cm_simd_gemm(const pte_cm_gemm *g);

@@ -237,7 +237,8 @@ static inline int64_t dot_off(const int8_t *x, int64_t sx, const int8_t *w, int6
 #else
 #define CM_SIMD_PATCH_BYTES 1024 /* microcontroller stacks are small; the Arm GEMM packs nothing */
 #endif
-static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups) {
+static bool conv_simd(pte_kernel_context *ctx, const conv_args *c, const chan_params *prm,
+                      int64_t groups) {
   const int64_t N = c->in->sizes[0], C = c->in->sizes[1], H = c->in->sizes[2], W = c->in->sizes[3];
   const int64_t OC = c->w->sizes[0], KH = c->w->sizes[1], KW = c->w->sizes[2], Cg = c->w->sizes[3];
   const int64_t OH = c->out->sizes[2], OW = c->out->sizes[3], OCg = OC / groups, K = KH * KW * Cg;
@@ -257,6 +258,7 @@ static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups
   g.act_min = c->act_min;
   g.act_max = c->act_max;
   g.ys = OC;
+  g.scratch = pte_cm_gemm_scratch(ctx);
   for (int64_t n = 0; n < N; n++) {
     const int8_t *xn = x + n * H * W * C;
     int8_t *yn = y + n * OH * OW * OC;
@@ -355,7 +357,7 @@ static void cm_conv2d(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   load_params(ctx, &c, OC, &prm);
   const int8_t *x = (const int8_t *)c.in->data, *wd = (const int8_t *)c.w->data;
   int8_t *y = (int8_t *)c.out->data;
-  if (conv_simd(&c, &prm, groups)) {
+  if (conv_simd(ctx, &c, &prm, groups)) {
     pte_cm_set_return(args, nargs, (size_t)out_idx);
     return;
   }

@@ -52,10 +52,11 @@ static bool read_requant_list(pte_kernel_context *ctx, pte_evalue **args, size_t
 #define CM_LIN_OCB PTE_CM_SIMD_NMAX
 #define CM_LIN_ROWS 64
 #endif
-static bool linear_simd(const pte_tensor *in, const pte_tensor *w, const pte_tensor *bias,
-                        const pte_tensor *ksum, pte_tensor *out, int32_t in_off, int32_t f_off,
-                        const int64_t *mults, const int64_t *shifts, size_t nm, int32_t out_off,
-                        int32_t act_min, int32_t act_max) {
+static bool linear_simd(pte_kernel_context *ctx, const pte_tensor *in, const pte_tensor *w,
+                        const pte_tensor *bias, const pte_tensor *ksum, pte_tensor *out,
+                        int32_t in_off, int32_t f_off, const int64_t *mults,
+                        const int64_t *shifts, size_t nm, int32_t out_off, int32_t act_min,
+                        int32_t act_max) {
   const int64_t K = in->sizes[in->dim - 1], N = w->sizes[0];
   if (pte_cm_simd_active() == PTE_CM_ISA_PORTABLE || K <= 0 || K > PTE_CM_SIMD_KMAX ||
       !pte_k_is_contiguous(in) || !pte_k_is_contiguous(w) || !pte_k_is_contiguous(out) ||
@@ -76,6 +77,7 @@ static bool linear_simd(const pte_tensor *in, const pte_tensor *w, const pte_ten
   g.row_add = radd;
   g.xs = K;
   g.ys = N;
+  g.scratch = pte_cm_gemm_scratch(ctx);
   const uint32_t kif = (uint32_t)K * (uint32_t)in_off * (uint32_t)f_off;
   for (int64_t o0 = 0; o0 < N; o0 += CM_LIN_OCB) {
     const int64_t no = N - o0 < CM_LIN_OCB ? N - o0 : CM_LIN_OCB;
@@ -161,7 +163,7 @@ static void cm_quantized_linear(pte_kernel_context *ctx, pte_evalue **args, size
     pte_cm_set_return(args, nargs, 11);
     return;
   }
-  if (linear_simd(in, w, bias, ksum, out, (int32_t)in_off, (int32_t)f_off, mults, shifts, nm,
+  if (linear_simd(ctx, in, w, bias, ksum, out, (int32_t)in_off, (int32_t)f_off, mults, shifts, nm,
                   (int32_t)out_off, (int32_t)act_min, (int32_t)act_max)) {
     pte_cm_set_return(args, nargs, 11);
     return;

@@ -68,6 +68,7 @@ static long gemm_case(void) {
   g.K = rint_(1, MAXK);
   g.xs = g.K;
   g.ys = g.OC;
+  g.scratch = 0;
   for (int i = 0; i < g.P * g.K; i++) g_x[i] = (int8_t)rint_(-128, 127);
   for (int i = 0; i < g.OC * g.K; i++) g_w[i] = (int8_t)(sat ? 127 : rint_(-128, 127));
   rnd_requant((int)g.OC, sat);
