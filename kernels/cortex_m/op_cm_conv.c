@@ -233,9 +233,13 @@ static inline int64_t dot_off(const int8_t *x, int64_t sx, const int8_t *w, int6
  * which needs input_offset in [-127, 128]. Returns false (nothing written) when it does not
  * apply. */
 #if defined(__x86_64__) || defined(__i386__)
-#define CM_SIMD_PATCH_BYTES 16384
+/* patch rows of the x86 GEMM: 16 KiB from the kernel context's temp memory when it has room,
+ * else 2 KiB on the stack */
+#define CM_SIMD_PATCH_BYTES 2048
+#define CM_SIMD_PATCH_TEMP 16384
 #else
 #define CM_SIMD_PATCH_BYTES 1024 /* microcontroller stacks are small; the Arm GEMM packs nothing */
+#define CM_SIMD_PATCH_TEMP 0
 #endif
 static bool conv_simd(pte_kernel_context *ctx, const conv_args *c, const chan_params *prm,
                       int64_t groups) {
@@ -259,6 +263,8 @@ static bool conv_simd(pte_kernel_context *ctx, const conv_args *c, const chan_pa
   g.act_max = c->act_max;
   g.ys = OC;
   g.scratch = pte_cm_gemm_scratch(ctx);
+  int8_t patch_stack[CM_SIMD_PATCH_BYTES], *patch = NULL; /* patch rows, set up on first use */
+  int64_t patch_cap = 0;
   for (int64_t n = 0; n < N; n++) {
     const int8_t *xn = x + n * H * W * C;
     int8_t *yn = y + n * OH * OW * OC;
@@ -286,8 +292,18 @@ static bool conv_simd(pte_kernel_context *ctx, const conv_args *c, const chan_pa
         }
         continue;
       }
-      int8_t patch[CM_SIMD_PATCH_BYTES];
-      const int64_t rows = CM_SIMD_PATCH_BYTES / K, npix = OH * OW;
+      if (!patch) {
+        patch = patch_stack;
+        patch_cap = CM_SIMD_PATCH_BYTES;
+        if (CM_SIMD_PATCH_TEMP > 0) {
+          int8_t *t = (int8_t *)pte_kernel_alloc_temp(ctx, CM_SIMD_PATCH_TEMP, 64);
+          if (t) {
+            patch = t;
+            patch_cap = CM_SIMD_PATCH_TEMP;
+          }
+        }
+      }
+      const int64_t rows = patch_cap / K, npix = OH * OW;
       const int8_t pad_value = (int8_t)(-c->in_off);
       for (int64_t q0 = 0; q0 < npix; q0 += rows) {
         const int64_t nq = npix - q0 < rows ? npix - q0 : rows;
