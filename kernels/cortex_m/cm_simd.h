@@ -2,7 +2,7 @@
  *
  * The op files (op_cm_*.c) keep their portable C loops as the reference; when a SIMD ISA is
  * active and the tensors have the layout a SIMD routine needs (channels-last dense, contiguous
- * weights, sizes within the stack buffers below), they hand the inner work to one of the
+ * weights, sizes within the limits below), they hand the inner work to one of the
  * routines declared here, which compute exactly the same int8 outputs (every accumulation is
  * done modulo 2^32 as the target does, and the requantization is the double-rounding
  * arm_nn_requantize of cm_internal.h, evaluated lane-wise).
@@ -11,7 +11,8 @@
  * (vpdpbusd on x + 128 as unsigned bytes with the -128 * sum(w) correction), then AVX2
  * (vpmaddwd on sign-extended int16, exact), else portable. Arm selects at build time: the DSP
  * extension (__ARM_FEATURE_DSP: SXTB16 / SMLAD through <arm_acle.h>) when the target has it, or
- * Helium (__ARM_FEATURE_MVE: VMLADAVA through <arm_mve.h>) for the GEMM and depthwise when present.
+ * Helium (__ARM_FEATURE_MVE: VMLADAVA through <arm_mve.h>) for the GEMM and depthwise when present
+ * (pooling and add / mul use the DSP routines there too; softmax stays portable on Arm).
  * pte_cm_simd_force() lets tests and benchmarks pin one ISA (the only mutable state of the
  * library; not thread-safe, meant for single-threaded test/bench drivers).
  */
