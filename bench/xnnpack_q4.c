@@ -14,7 +14,8 @@
  * Peer: libXNNPACK (Debian 2022) has no qdint8 / qcint4 / qbint4 datatypes: reported as skipped
  * by name.
  *
- * Usage: bench_xnnpack_q4 [--quick] [--threads N] [--isa scalar|avx2|avx512]
+ * --nk N K: decode (M = 1) of one N x K qb4w/128 layer only, e.g. an LLM's 768 x 768 projection.
+ * Usage: bench_xnnpack_q4 [--quick] [--threads N] [--isa scalar|avx2|avx512] [--nk N K]
  */
 #include <math.h>
 #include <stdint.h>
@@ -153,21 +154,29 @@ static int build(size_t m, size_t k, size_t n, size_t block, pte_xnn_blob *out) 
 
 int main(int argc, char **argv) {
   int quick = 0, threads = 1;
+  size_t K = 4096, N = 4096, only_block = 1; /* --nk: one shape (an LLM layer), qb4w/128 decode only */
   pte_xnn_isa isa = PTE_XNN_ISA_AUTO;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--nk") && i + 2 < argc) {
+      N = (size_t)atol(argv[i + 1]), K = (size_t)atol(argv[i + 2]), only_block = 128, i += 2;
+      if (N == 0 || K == 0 || K % 128) {
+        fprintf(stderr, "--nk N K: N > 0, K a multiple of 128\n");
+        return 2;
+      }
+    }
     else if (!strcmp(argv[i], "--isa") && i + 1 < argc) {
       const char *s = argv[++i];
       isa = !strcmp(s, "scalar") ? PTE_XNN_ISA_SCALAR : !strcmp(s, "avx2") ? PTE_XNN_ISA_AVX2 : PTE_XNN_ISA_AVX512;
     } else {
-      fprintf(stderr, "usage: %s [--quick] [--threads N] [--isa scalar|avx2|avx512]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--quick] [--threads N] [--isa scalar|avx2|avx512] [--nk N K]\n", argv[0]);
       return 2;
     }
   }
   if (threads > 1) bench_clock = CLOCK_MONOTONIC;
   printf("clock: %s\n", threads > 1 ? "wall" : "process CPU time");
-  const size_t K = 4096, N = 4096, bw_bytes = (size_t)256 << 20;
+  const size_t bw_bytes = (size_t)256 << 20;
   uint64_t *buf = aligned_alloc(64, bw_bytes);
   uint8_t *dst = malloc(bw_bytes);
   memset(buf, 1, bw_bytes);
@@ -182,6 +191,7 @@ int main(int argc, char **argv) {
   const size_t blocks[3] = {32, 128, 0};
   for (int bi = 0; bi < 3; bi++) {
     const size_t block = blocks[bi];
+    if (only_block != 1 && block != only_block) continue;
     char cname[96];
     /* ---- decode: M = 1, round robin over copies ---- */
     pte_xnn_blob blob;
@@ -231,6 +241,10 @@ int main(int argc, char **argv) {
     for (size_t c = 0; c < copies; c++) pte_xnn_delegate_destroy(ds[c]);
     free(ds);
     pte_xnn_blob_free(&blob);
+    if (only_block != 1) { /* --nk: decode only */
+      free(x), free(y);
+      continue;
+    }
     /* ---- prefill: M = 128 ---- */
     if (!build(128, K, N, block, &blob)) return 1;
     pte_xnn_blob_data_map_init(&map, &blob);
