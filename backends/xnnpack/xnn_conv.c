@@ -194,8 +194,11 @@ static void conv_row(void *ctx, size_t item, int tid) {
   }
   const size_t krun = p->kw * j->Cin;
   if (nky > 0) {
-    for (size_t ox = lo; ox < hi; ox += mr) {
-      const size_t rows = hi - ox < mr ? hi - ox : mr;
+    /* balanced tiles (14 pixels: 7 + 7): the microkernels cost per row actually computed */
+    const size_t ntl = (hi - lo + mr - 1) / mr, rbase = ntl ? (hi - lo) / ntl : 0, rext = ntl ? (hi - lo) % ntl : 0;
+    size_t ox = lo;
+    for (size_t ti = 0; ti < ntl; ti++) {
+      const size_t rows = rbase + (ti < rext ? 1 : 0);
       for (size_t pi = 0; pi < panels; pi++) {
         const float *panel = (const float *)(base + pi * pstride);
         const size_t nc = j->Cout - pi * nr < nr ? j->Cout - pi * nr : nr;
@@ -209,6 +212,7 @@ static void conv_row(void *ctx, size_t item, int tid) {
         tile.igemm(rows, nc, nky, krun, as, p->sw * j->Cin, ws, panel, out_row + ox * j->Cout + pi * nr, j->Cout,
                    n->out_min, n->out_max);
       }
+      ox += rows;
     }
   } else {
     lo = hi = 0; /* no valid kernel row: everything through the generic path (bias only) */
