@@ -263,6 +263,10 @@ TEST(fully_connected_qs8) {
   CHECK(qs8_fc(false, 2, 8, 8, false));
   CHECK(qs8_fc(false, 7, 33, 21, true));
   CHECK(qs8_fc(true, 5, 40, 19, false));
+  /* AVX-512 VNNI tile: 8-k steps plus 2..7 k left over, rows past one 8-row tile */
+  CHECK(qs8_fc(false, 11, 15, 9, false));
+  CHECK(qs8_fc(true, 13, 62, 17, true));
+  CHECK(qs8_fc(true, 9, 4, 16, false));
 }
 
 /* fp32 -> qdint8 (per row) -> FC (qcint8 weights, fp32 bias) -> fp32 */
