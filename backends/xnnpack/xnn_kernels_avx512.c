@@ -224,8 +224,33 @@ PTE_AVX512 static void f32_igemm_16x16(size_t mr, size_t nc, size_t nseg, size_t
   _mm512_mask_storeu_ps(cp[0], m0, _mm512_min_ps(_mm512_max_ps(v0, lo), hi));
 }
 
+/* mr == 1 on the 16-column panel (a batch-1 classifier head): one row instead of the 16 the
+ * 16x16 tile would compute, four k streams hide the FMA latency. */
+PTE_AVX512 static void f32_gemv_1x16(size_t nc, size_t kc, const float *a, const float *w, const float *bias, float *c,
+                                     float vmin, float vmax) {
+  const __mmask16 m0 = mask16(nc);
+  __m512 p = bias ? _mm512_loadu_ps(bias) : _mm512_maskz_loadu_ps(m0, c);
+  __m512 q = _mm512_setzero_ps(), r = _mm512_setzero_ps(), s = _mm512_setzero_ps();
+  size_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    for (int j = 0; j < 4; j++) _mm_prefetch((const char *)(w + 1024 + 16 * j), _MM_HINT_T0);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(a[k]), _mm512_loadu_ps(w), p);
+    q = _mm512_fmadd_ps(_mm512_set1_ps(a[k + 1]), _mm512_loadu_ps(w + 16), q);
+    r = _mm512_fmadd_ps(_mm512_set1_ps(a[k + 2]), _mm512_loadu_ps(w + 32), r);
+    s = _mm512_fmadd_ps(_mm512_set1_ps(a[k + 3]), _mm512_loadu_ps(w + 48), s);
+    w += 64;
+  }
+  for (; k < kc; k++, w += 16) p = _mm512_fmadd_ps(_mm512_set1_ps(a[k]), _mm512_loadu_ps(w), p);
+  p = _mm512_add_ps(_mm512_add_ps(p, q), _mm512_add_ps(r, s));
+  _mm512_mask_storeu_ps(c, m0, _mm512_min_ps(_mm512_max_ps(p, _mm512_set1_ps(vmin)), _mm512_set1_ps(vmax)));
+}
+
 PTE_AVX512 static void f32_gemm_16x16(size_t mr, size_t nc, size_t kc, const float *a, size_t as, const float *w,
                                       const float *bias, float *c, size_t cs, float vmin, float vmax) {
+  if (mr == 1) {
+    f32_gemv_1x16(nc, kc, a, w, bias, c, vmin, vmax);
+    return;
+  }
   f32_igemm_16x16(mr, nc, 1, kc, &a, as, &w, bias, c, cs, vmin, vmax);
 }
 

@@ -200,6 +200,8 @@ TEST(fully_connected_f32) {
   CHECK(fc_case(3, 17, 40, true, false, false, 1));
   CHECK(fc_case(1, 700, 129, true, false, false, 0));
   CHECK(fc_case(130, 520, 33, true, false, true, 0)); /* several K blocks and M blocks */
+  CHECK(fc_case(1, 203, 10, true, false, true, 0)); /* one row on the 16-column panel: k tail */
+  CHECK(fc_case(1, 3, 16, false, false, false, 0));
 }
 
 /* fp32 -> qint8 -> FC (int8 weights, int32 bias) -> qint8 -> fp32 */
