@@ -468,6 +468,13 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
     jb.tile = pte_xnn_conv_tile_rows(x->k, j.kdim, 4);
     if (jb.tile > 256) jb.tile = 256;
     jb.tiles = a->shape[0] * j.OH * (lo + (j.OW - hi)); /* border pixels (conv_borders) */
+    if (x->threads > 1 && jb.tiles > 0) {
+      /* a small image's borders fit one tile: split them so that every thread gets a share */
+      const size_t mr = x->k->f32n_mr > x->k->f32_mr ? x->k->f32n_mr : x->k->f32_mr;
+      size_t t = (jb.tiles + (size_t)x->threads - 1) / (size_t)x->threads;
+      t = (t + mr - 1) / mr * mr;
+      if (t < jb.tile) jb.tile = t;
+    }
     if (jb.tiles > 0 && jb.tile > 0)
       pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, conv_borders, &jb, (jb.tiles + jb.tile - 1) / jb.tile);
     return PTE_OK;
