@@ -292,7 +292,6 @@ static bool scale_ok(float s) { return isfinite(s) && s > 0.0f; }
 
 /* PerChannelGroupQuant (qbint4 blockwise weights; the rules in xnn_q4.h). */
 static pte_status parse_group_quant(cctx *c, uint32_t vi, pte_xnn_value *v, pte_fb_table qp) {
-  pte_xnn_delegate *d = c->d;
   if (v->dtype != PTE_XD_QBINT4)
     return CERR(c, PTE_ERR_NOT_IMPLEMENTED, "xnnpack: value %u (id %u): blockwise quantization on %s", vi, v->id,
                 pte_xnn_dtype_name(v->dtype));
@@ -315,30 +314,46 @@ static pte_status parse_group_quant(cctx *c, uint32_t vi, pte_xnn_value *v, pte_
   v->block_size = (uint32_t)bs;
   const uint32_t sbi = pte_xn_PerChannelGroupQuant_scale_buffer_idx(qp);
   pte_fb_vec s16 = pte_xn_PerChannelGroupQuant_scale_bf16(qp), s32 = pte_xn_PerChannelGroupQuant_scale(qp);
-  const uint8_t *src = NULL; /* bf16 bytes (constant or scale_bf16) */
   /* the count is checked against what is serialized before anything is allocated */
   if (sbi) { /* bf16 scales in constant data (current exporters) */
     const uint32_t ns = pte_xn_PerChannelGroupQuant_num_scales(qp);
     if (ns != want)
       return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): num_scales %u, %zu blocks (N %zu x K %zu / %d)",
                   vi, v->id, ns, want, nout, kdim, (int)bs);
+    v->scale_index = sbi; /* resolved by load_group_scales: not touched when the weight is prepared */
+  } else if (s16.present) {
+    if (s16.len != want)
+      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u bf16 scales, %zu blocks (N %zu x K %zu / %d)",
+                  vi, v->id, s16.len, want, nout, kdim, (int)bs);
+  } else if (!s32.present || s32.len != want) {
+    return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u scales, %zu blocks (N %zu x K %zu / %d)", vi,
+                v->id, s32.present ? s32.len : 0u, want, nout, kdim, (int)bs);
+  }
+  v->n_block_scales = want;
+  return PTE_OK;
+}
+
+/* The block scales of a qbint4 value that parse_group_quant accepted: resolved, copied as bf16 and
+ * checked. Only for weights packed at init: prepared panels (`pte prepare`) already hold the
+ * scales that prepare checked, so a prepared weight skips this and never touches the serialized
+ * scales (its packed header is checked against the node's layout in use_prepared instead). */
+static pte_status load_group_scales(cctx *c, uint32_t vi, pte_xnn_value *v, pte_fb_table qp) {
+  pte_xnn_delegate *d = c->d;
+  const size_t want = v->n_block_scales;
+  const uint32_t sbi = pte_xn_PerChannelGroupQuant_scale_buffer_idx(qp);
+  pte_fb_vec s16 = pte_xn_PerChannelGroupQuant_scale_bf16(qp), s32 = pte_xn_PerChannelGroupQuant_scale(qp);
+  const uint8_t *src = NULL;
+  if (sbi) {
     size_t psz;
     int bi;
     const cslot *sl;
-    v->scale_index = sbi;
     pte_status s = get_constant(c, sbi, want * sizeof(uint16_t), "block scales", &src, &psz, &bi, &sl);
     if (s != PTE_OK) return s;
     if (sl && sl->prepared)
       return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): block scales constant %u holds prepared (packed) data",
                   vi, v->id, sbi);
   } else if (s16.present) {
-    if (s16.len != want)
-      return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u bf16 scales, %zu blocks (N %zu x K %zu / %d)",
-                  vi, v->id, s16.len, want, nout, kdim, (int)bs);
     src = pte_fb_vec_data(s16);
-  } else if (!s32.present || s32.len != want) {
-    return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u scales, %zu blocks (N %zu x K %zu / %d)", vi,
-                v->id, s32.present ? s32.len : 0u, want, nout, kdim, (int)bs);
   }
   v->block_scales = (uint16_t *)malloc((want ? want : 1) * sizeof(uint16_t));
   if (!v->block_scales || !pte_xnn_cc_own(d, (uint8_t *)v->block_scales)) {
@@ -346,7 +361,6 @@ static pte_status parse_group_quant(cctx *c, uint32_t vi, pte_xnn_value *v, pte_
     v->block_scales = NULL;
     return CERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
   }
-  v->n_block_scales = want;
   if (src) {
     for (size_t i = 0; i < want; i++) v->block_scales[i] = (uint16_t)(src[2 * i] | (src[2 * i + 1] << 8));
   } else {
@@ -557,6 +571,11 @@ pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_
       v->cdata = p;
       v->csize = cbytes;
     }
+  }
+
+  if (qtag == pte_xn_XNNQuantParams_PerChannelGroupQuant && !v->prep) {
+    pte_status s = load_group_scales(c, vi, v, qp);
+    if (s != PTE_OK) return s;
   }
 
   int16_t dq = pte_xn_XNNTensorValue_dq_datatype(tv);

@@ -116,6 +116,7 @@ typedef struct pte_program {
   bool has_named_data;
   pte_program_data_map named_data;
   uint32_t root;                      /* root table position */
+  bool named_data_sorted;             /* named_data keys in byte order: binary search */
 } pte_program;
 
 typedef enum pte_constant_storage {

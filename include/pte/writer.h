@@ -20,6 +20,8 @@
  *     mutable-data segment (only if it has entries), delegate blobs (walking methods, then their
  *     delegates), named data (in insertion order); each at align(prev_end, lcm(segment_alignment,
  *     the segment's own alignment)) relative to the segment base, no trailing padding;
+ *   - Program.named_data entries sorted by key (byte order; the runtime then looks keys up by
+ *     binary search), except in pte_writer_copy_program, which keeps the source's order;
  *   - constant entries packed at constant_tensor_alignment with the placeholder offsets[0] = 0;
  *     mutable entries packed without padding, also with a placeholder at index 0;
  *   - the "eh00" extended header (length 32, padded to max(tensor, delegate alignment)) only when

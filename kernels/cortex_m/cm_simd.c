@@ -1,6 +1,8 @@
 /* ISA selection of the cortex_m SIMD paths (see cm_simd.h). */
 #include "cortex_m/cm_simd.h"
 
+#include "pte/kernel.h"
+
 /* The ISA pinned by pte_cm_simd_force() (PTE_CM_ISA_AUTO: none). */
 static pte_cm_isa g_cm_forced = PTE_CM_ISA_AUTO;
 /* SIMD routine calls made while an ISA is pinned (tests check their cases took the SIMD path;
@@ -20,6 +22,8 @@ static pte_cm_isa pick(unsigned has) {
   ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI) | (1u << PTE_CM_ISA_ARM_DSP) | \
    (1u << PTE_CM_ISA_ARM_MVE))
 #define CM_X86 ((1u << PTE_CM_ISA_AVX2) | (1u << PTE_CM_ISA_AVX512VNNI))
+/* Helium builds have the DSP extension too: pool and add/mul use its DSP routines there */
+#define CM_X86_DSP (CM_X86 | (1u << PTE_CM_ISA_ARM_DSP) | (1u << PTE_CM_ISA_ARM_MVE))
 
 bool pte_cm_simd_available(pte_cm_isa isa) {
   switch (isa) {
@@ -93,7 +97,12 @@ bool pte_cm_simd_dw(const pte_cm_dw *d) {
 }
 
 bool pte_cm_simd_pool(const pte_cm_pool *p) {
-  switch (pick(CM_X86)) {
+  switch (pick(CM_X86_DSP)) {
+    case PTE_CM_ISA_ARM_DSP:
+    case PTE_CM_ISA_ARM_MVE:
+      if (!pte_cm_simd_arm_compiled()) return false;
+      pte_cm_pool_arm(p);
+      return true;
     case PTE_CM_ISA_AVX512VNNI: pte_cm_pool_avx512(p); return true;
     case PTE_CM_ISA_AVX2: pte_cm_pool_avx2(p); return true;
     default: return false;
@@ -101,7 +110,12 @@ bool pte_cm_simd_pool(const pte_cm_pool *p) {
 }
 
 bool pte_cm_simd_addmul(const pte_cm_addmul *e) {
-  switch (pick(CM_X86)) {
+  switch (pick(CM_X86_DSP)) {
+    case PTE_CM_ISA_ARM_DSP:
+    case PTE_CM_ISA_ARM_MVE:
+      if (!pte_cm_simd_arm_compiled()) return false;
+      pte_cm_addmul_arm(e);
+      return true;
     case PTE_CM_ISA_AVX512VNNI: pte_cm_addmul_avx512(e); return true;
     case PTE_CM_ISA_AVX2: pte_cm_addmul_avx2(e); return true;
     default: return false;
@@ -114,4 +128,10 @@ bool pte_cm_simd_softmax(const pte_cm_softmax *s) {
     case PTE_CM_ISA_AVX2: pte_cm_softmax_avx2(s); return true;
     default: return false;
   }
+}
+
+int32_t *pte_cm_gemm_scratch(struct pte_kernel_context *ctx) {
+  const pte_cm_isa isa = pte_cm_simd_active();
+  if (isa != PTE_CM_ISA_AVX2 && isa != PTE_CM_ISA_AVX512VNNI) return NULL;
+  return (int32_t *)pte_kernel_alloc_temp(ctx, PTE_CM_GEMM_SCRATCH_BYTES, PTE_CM_GEMM_SCRATCH_ALIGN);
 }

@@ -2,7 +2,7 @@
  *
  * The op files (op_cm_*.c) keep their portable C loops as the reference; when a SIMD ISA is
  * active and the tensors have the layout a SIMD routine needs (channels-last dense, contiguous
- * weights, sizes within the stack buffers below), they hand the inner work to one of the
+ * weights, sizes within the limits below), they hand the inner work to one of the
  * routines declared here, which compute exactly the same int8 outputs (every accumulation is
  * done modulo 2^32 as the target does, and the requantization is the double-rounding
  * arm_nn_requantize of cm_internal.h, evaluated lane-wise).
@@ -11,7 +11,8 @@
  * (vpdpbusd on x + 128 as unsigned bytes with the -128 * sum(w) correction), then AVX2
  * (vpmaddwd on sign-extended int16, exact), else portable. Arm selects at build time: the DSP
  * extension (__ARM_FEATURE_DSP: SXTB16 / SMLAD through <arm_acle.h>) when the target has it, or
- * Helium (__ARM_FEATURE_MVE: VMLADAVA through <arm_mve.h>) for the GEMM and depthwise when present.
+ * Helium (__ARM_FEATURE_MVE: VMLADAVA through <arm_mve.h>) for the GEMM and depthwise when present
+ * (pooling and add / mul use the DSP routines there too; softmax stays portable on Arm).
  * pte_cm_simd_force() lets tests and benchmarks pin one ISA (the only mutable state of the
  * library; not thread-safe, meant for single-threaded test/bench drivers).
  */
@@ -42,8 +43,13 @@ const char *pte_cm_simd_name(pte_cm_isa isa);
 /* How many SIMD routine calls ran while an ISA was pinned (for tests). */
 uint32_t pte_cm_simd_forced_runs(void);
 
-/* Largest reduction depth K of the SIMD GEMM (its packing buffers live on the stack). */
+/* Largest reduction depth K of the SIMD GEMM. */
 #define PTE_CM_SIMD_KMAX 2048
+/* Scratch of the x86 GEMMs (weight packing + activation rows, 48 KiB; pte_cm_gemm.scratch): the
+ * op files take it from the kernel context's temp memory when there is enough, else the GEMM
+ * keeps these buffers on its stack. The Arm GEMMs pack nothing and ignore it. */
+#define PTE_CM_GEMM_SCRATCH_BYTES (12288 * 4)
+#define PTE_CM_GEMM_SCRATCH_ALIGN 64
 /* Most output channels handed to one GEMM / depthwise call (per-channel parameter arrays). */
 #define PTE_CM_SIMD_NMAX 256
 
@@ -64,6 +70,7 @@ typedef struct pte_cm_gemm {
   int32_t out_off, act_min, act_max;
   int8_t *y;
   int64_t ys;
+  int32_t *scratch; /* NULL or PTE_CM_GEMM_SCRATCH_BYTES aligned to PTE_CM_GEMM_SCRATCH_ALIGN */
 } pte_cm_gemm;
 
 /* Depthwise convolution of one image, depth multiplier 1, channels-last dense:
@@ -114,6 +121,11 @@ typedef struct pte_cm_softmax {
   int32_t mult, mask, diff_min;
 } pte_cm_softmax;
 
+/* The scratch for pte_cm_gemm.scratch from the kernel context's temp memory when the active ISA
+ * uses it and there is room, else NULL (the GEMM then packs on its stack). */
+struct pte_kernel_context;
+int32_t *pte_cm_gemm_scratch(struct pte_kernel_context *ctx);
+
 /* Each returns true when it ran (a SIMD ISA is active), false to use the portable loop. */
 bool pte_cm_simd_gemm(const pte_cm_gemm *g);
 bool pte_cm_simd_dw(const pte_cm_dw *d);
@@ -140,6 +152,8 @@ bool pte_cm_avx2_check_math(const int32_t *a, const int32_t *b, const int32_t *s
                             int32_t *rq, int32_t *dhm, int32_t *ex);
 void pte_cm_gemm_arm(const pte_cm_gemm *g);
 void pte_cm_dw_arm(const pte_cm_dw *d);
+void pte_cm_pool_arm(const pte_cm_pool *p);
+void pte_cm_addmul_arm(const pte_cm_addmul *e);
 void pte_cm_gemm_mve(const pte_cm_gemm *g);
 void pte_cm_dw_mve(const pte_cm_dw *d);
 bool pte_cm_simd_mve_compiled(void);

@@ -85,10 +85,10 @@ CM256 static inline __m256i odd16(__m256i v) { return _mm256_srai_epi16(v, 8); }
 #define CM_PACK_WORDS 8192
 #define CM_ROWS 4
 
-CM256 void pte_cm_gemm_avx2(const pte_cm_gemm *g) {
+/* pack: CM_PACK_WORDS ([blk][kq][E|O][8]), xe / xo: CM_ROWS * PTE_CM_SIMD_KMAX / 4 words each,
+ * all 32-byte aligned */
+CM256 static void gemm256(const pte_cm_gemm *g, int32_t *pack, int32_t *xe, int32_t *xo) {
   const int64_t K = g->K, OC = g->OC, Kq = (K + 3) / 4, Kq8 = (Kq + 7) & ~(int64_t)7;
-  _Alignas(32) int32_t pack[CM_PACK_WORDS];                     /* [blk][kq][E|O][8] */
-  _Alignas(32) int32_t xe[CM_ROWS * (PTE_CM_SIMD_KMAX / 4)], xo[CM_ROWS * (PTE_CM_SIMD_KMAX / 4)];
   _Alignas(32) int32_t init[PTE_CM_SIMD_NMAX + 8];
   const int64_t blocks_per_chunk = CM_PACK_WORDS / (16 * Kq);
   const int64_t nblocks = (OC + 7) / 8;
@@ -179,6 +179,22 @@ CM256 void pte_cm_gemm_avx2(const pte_cm_gemm *g) {
       }
     }
   }
+}
+
+/* the packing buffers on the stack (48 KiB): only when the caller has no scratch */
+CM256 __attribute__((noinline)) static void gemm256_stack(const pte_cm_gemm *g) {
+  _Alignas(32) int32_t pack[CM_PACK_WORDS];
+  _Alignas(32) int32_t xe[CM_ROWS * (PTE_CM_SIMD_KMAX / 4)], xo[CM_ROWS * (PTE_CM_SIMD_KMAX / 4)];
+  gemm256(g, pack, xe, xo);
+}
+
+CM256 void pte_cm_gemm_avx2(const pte_cm_gemm *g) {
+  enum { ROWW = CM_ROWS * (PTE_CM_SIMD_KMAX / 4) };
+  _Static_assert((CM_PACK_WORDS + 2 * ROWW) * 4 <= PTE_CM_GEMM_SCRATCH_BYTES, "scratch too small");
+  if (g->scratch)
+    gemm256(g, g->scratch, g->scratch + CM_PACK_WORDS, g->scratch + CM_PACK_WORDS + ROWW);
+  else
+    gemm256_stack(g);
 }
 
 /* Depthwise: 32 channels (four 8-lane int32 accumulators) per pass over the valid taps; full

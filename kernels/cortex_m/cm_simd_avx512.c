@@ -65,10 +65,9 @@ static inline __mmask64 lanes64(int64_t n) {
 #define CM_PACK_WORDS 8192 /* 32 KiB of packed weights */
 #define CM_ROWS 4
 
-CM512 void pte_cm_gemm_avx512(const pte_cm_gemm *g) {
+/* pack: CM_PACK_WORDS, xw: CM_ROWS * PTE_CM_SIMD_KMAX / 4 words, both 64-byte aligned */
+CM512 static void gemm512(const pte_cm_gemm *g, int32_t *pack, int32_t *xw) {
   const int64_t K = g->K, OC = g->OC, Kq = (K + 3) / 4, Kq16 = (Kq + 15) & ~(int64_t)15;
-  _Alignas(64) int32_t pack[CM_PACK_WORDS];
-  _Alignas(64) int32_t xw[CM_ROWS * (PTE_CM_SIMD_KMAX / 4)];
   _Alignas(64) int32_t init[PTE_CM_SIMD_NMAX + 16];
   const int64_t blocks_per_chunk = CM_PACK_WORDS / (16 * Kq);
   const int64_t nblocks = (OC + 15) / 16;
@@ -152,6 +151,22 @@ CM512 void pte_cm_gemm_avx512(const pte_cm_gemm *g) {
       }
     }
   }
+}
+
+/* the packing buffers on the stack (40 KiB): only when the caller has no scratch */
+CM512 __attribute__((noinline)) static void gemm512_stack(const pte_cm_gemm *g) {
+  _Alignas(64) int32_t pack[CM_PACK_WORDS];
+  _Alignas(64) int32_t xw[CM_ROWS * (PTE_CM_SIMD_KMAX / 4)];
+  gemm512(g, pack, xw);
+}
+
+CM512 void pte_cm_gemm_avx512(const pte_cm_gemm *g) {
+  _Static_assert((CM_PACK_WORDS + CM_ROWS * (PTE_CM_SIMD_KMAX / 4)) * 4 <= PTE_CM_GEMM_SCRATCH_BYTES,
+                 "scratch too small");
+  if (g->scratch)
+    gemm512(g, g->scratch, g->scratch + CM_PACK_WORDS);
+  else
+    gemm512_stack(g);
 }
 
 /* Depthwise: 64 channels (four 16-lane int32 accumulators) per pass over the valid taps. */

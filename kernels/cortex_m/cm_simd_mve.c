@@ -20,49 +20,36 @@ bool pte_cm_simd_mve_compiled(void) { return true; }
 
 static inline int32_t mve_wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 
-/* Per-channel requantization vectors: multiplier, left shift, minus the right shift, and the
- * rounding mask 2^right - 1. */
-typedef struct mve_rqp {
-  int32_t mult[PTE_CM_SIMD_NMAX + 4], left[PTE_CM_SIMD_NMAX + 4], nright[PTE_CM_SIMD_NMAX + 4],
-      mask[PTE_CM_SIMD_NMAX + 4];
-} mve_rqp;
-
-static void mve_rq_params(const int32_t *mult, const int32_t *shift, int n, mve_rqp *q) {
-  for (int i = 0; i < n + 4; i++) {
-    const int32_t s = i < n ? shift[i] : 0;
-    const int right = s > 0 ? 0 : -s;
-    q->mult[i] = i < n ? mult[i] : 0;
-    q->left[i] = s > 0 ? s : 0;
-    q->nright[i] = -right;
-    q->mask[i] = (int32_t)((1u << right) - 1u);
-  }
-}
-
 /* Lane-wise pte_cm_requantize + output offset + clamp for channels o..o+3. VQRDMULH computes
  * (2 a m + 2^31) >> 32 = (a m + 2^30) >> 31, the non-saturating doubling high multiply, since
  * the multiplier is never INT32_MIN (validated); VSHL by a negative count is the truncating
  * arithmetic right shift, corrected to round half away from zero like
  * arm_nn_divide_by_power_of_two. */
-static inline int32x4_t mve_rq(int32x4_t acc, const mve_rqp *q, int o, int32x4_t ooff,
-                               int32x4_t lo, int32x4_t hi) {
-  const int32x4_t a = vshlq_s32(acc, vldrwq_s32(q->left + o));
-  const int32x4_t h = vqrdmulhq_s32(a, vldrwq_s32(q->mult + o));
-  const int32x4_t mask = vldrwq_s32(q->mask + o);
+static inline int32x4_t mve_rq(int32x4_t acc, const int32_t *mult, const int32_t *shift, int o,
+                               int n, int32x4_t ooff, int32x4_t lo, int32x4_t hi) {
+  /* the per-channel vectors are formed here from the caller's arrays (channels past n read as
+   * 0 by the predicated loads): tables of them would cost 4 KiB of stack for 256 channels */
+  const mve_pred16_t pn = vctp32q((uint32_t)(n - o));
+  const int32x4_t s = vldrwq_z_s32(shift + o, pn), zero = vdupq_n_s32(0);
+  const int32x4_t left = vmaxq_s32(s, zero), nright = vminq_s32(s, zero);
+  const int32x4_t a = vshlq_s32(acc, left);
+  const int32x4_t h = vqrdmulhq_s32(a, vldrwq_z_s32(mult + o, pn));
+  const int32x4_t mask = vsubq_s32(vshlq_s32(vdupq_n_s32(1), vnegq_s32(nright)), vdupq_n_s32(1));
   const int32x4_t rem = vandq_s32(h, mask);
   const int32x4_t thr = vaddq_s32(vshrq_n_s32(mask, 1),
                                   vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(h), 31)));
-  int32x4_t res = vshlq_s32(h, vldrwq_s32(q->nright + o));
+  int32x4_t res = vshlq_s32(h, nright);
   res = vaddq_m_n_s32(res, res, 1, vcmpgtq_s32(rem, thr));
   return vminq_s32(vmaxq_s32(vaddq_s32(res, ooff), lo), hi);
 }
 
-void pte_cm_gemm_mve(const pte_cm_gemm *g) {
+/* The GEMM over output channels [0, OC) of g; OC <= MVE_OCB. */
+#define MVE_OCB 32
+static void mve_gemm_block(const pte_cm_gemm *g) {
   const int K = (int)g->K, OC = (int)g->OC, P = (int)g->P;
   const int32x4_t ooff = vdupq_n_s32(g->out_off), lo = vdupq_n_s32(g->act_min),
                   hi = vdupq_n_s32(g->act_max);
-  int32_t init[PTE_CM_SIMD_NMAX + 4];
-  mve_rqp q;
-  mve_rq_params(g->mult, g->shift, OC, &q);
+  int32_t init[MVE_OCB + 4];
   for (int o = 0; o < OC; o++) {
     const int8_t *wr = g->w + (ptrdiff_t)o * K;
     int32_t s = 0;
@@ -96,8 +83,23 @@ void pte_cm_gemm_mve(const pte_cm_gemm *g) {
       acc = vsetq_lane_s32(a2, acc, 2);
       acc = vsetq_lane_s32(a3, acc, 3);
       acc = vaddq_s32(vaddq_s32(acc, vldrwq_s32(init + o)), vdupq_n_s32(radd));
-      vstrbq_p_s32(yr + o, mve_rq(acc, &q, o, ooff, lo, hi), vctp32q((uint32_t)(OC - o)));
+      vstrbq_p_s32(yr + o, mve_rq(acc, g->mult, g->shift, o, OC, ooff, lo, hi),
+                   vctp32q((uint32_t)(OC - o)));
     }
+  }
+}
+
+/* Output channels in blocks of MVE_OCB (their accumulator starts stay on a small stack). */
+void pte_cm_gemm_mve(const pte_cm_gemm *g) {
+  pte_cm_gemm b = *g;
+  for (int64_t o0 = 0; o0 < g->OC; o0 += MVE_OCB) {
+    b.OC = g->OC - o0 < MVE_OCB ? g->OC - o0 : MVE_OCB;
+    b.w = g->w + o0 * g->K;
+    b.bias = g->bias + o0;
+    b.mult = g->mult + o0;
+    b.shift = g->shift + o0;
+    b.y = g->y + o0;
+    mve_gemm_block(&b);
   }
 }
 
@@ -110,8 +112,6 @@ void pte_cm_dw_mve(const pte_cm_dw *d) {
             dw = (int)d->dw;
   const int32x4_t off = vdupq_n_s32(d->in_off), ooff = vdupq_n_s32(d->out_off),
                   lo = vdupq_n_s32(d->act_min), hi = vdupq_n_s32(d->act_max);
-  mve_rqp q;
-  mve_rq_params(d->mult, d->shift, C, &q);
   for (int oy = 0; oy < OH; oy++) {
     const int iy0 = oy * sh - ph;
     int ky0 = 0, ky1 = KH;
@@ -133,7 +133,7 @@ void pte_cm_dw_mve(const pte_cm_dw *d) {
             acc = vaddq_s32(acc, vmulq_s32(vaddq_s32(vldrbq_z_s32(xp, pr), off),
                                            vldrbq_z_s32(wp, pr)));
         }
-        vstrbq_p_s32(yp + c, mve_rq(acc, &q, c, ooff, lo, hi), pr);
+        vstrbq_p_s32(yp + c, mve_rq(acc, d->mult, d->shift, c, C, ooff, lo, hi), pr);
       }
     }
   }

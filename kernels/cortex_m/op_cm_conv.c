@@ -145,36 +145,55 @@ static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) 
   return num < 0 ? -1 : num / s + 1;
 }
 
-/* Per-channel bias / multiplier / shift, copied out of their tensors once per call for up to
- * CM_PARAM_CACHE channels (read through the tensors beyond that). */
+/* Per-channel bias / multiplier / shift for up to CM_PARAM_CACHE channels: read in place when
+ * they are dense int32 vectors (the usual case), else copied into the kernel context's temp
+ * memory; read through the tensors (not cached) beyond CM_PARAM_CACHE channels or when no temp
+ * memory is available. Nothing of it lives on the stack (microcontroller stacks are small). */
 #define CM_PARAM_CACHE 256
-/* Largest im2col patch (KH * KW * channels per group) of the fast convolution path. */
+/* Largest im2col patch (KH * KW * channels per group) of the fast convolution path (int16 on
+ * the stack: 4 KiB on hosts, 1 KiB on 32-bit Arm; deeper patches use the direct loop). */
+#if defined(__arm__) || defined(__thumb__)
+#define CM_PATCH_MAX 512
+#else
 #define CM_PATCH_MAX 2048
+#endif
 typedef struct chan_params {
-  int32_t bias[CM_PARAM_CACHE], mult[CM_PARAM_CACHE], shift[CM_PARAM_CACHE];
+  const int32_t *bias, *mult, *shift;
   bool cached;
 } chan_params;
 
-static void load_params(const conv_args *c, int64_t n, chan_params *p) {
-  p->cached = n <= CM_PARAM_CACHE;
-  if (!p->cached) return;
-  if ((!c->bias || pte_k_is_contiguous(c->bias)) && c->mults->dtype == PTE_DTYPE_INT &&
-      c->shifts->dtype == PTE_DTYPE_INT && pte_k_is_contiguous(c->mults) &&
-      pte_k_is_contiguous(c->shifts)) {
-    /* the usual case: dense int32 vectors */
-    if (c->bias)
-      memcpy(p->bias, c->bias->data, sizeof(int32_t) * (size_t)n);
-    else
-      memset(p->bias, 0, sizeof(int32_t) * (size_t)n);
-    memcpy(p->mult, c->mults->data, sizeof(int32_t) * (size_t)n);
-    memcpy(p->shift, c->shifts->data, sizeof(int32_t) * (size_t)n);
-    return;
+static bool dense_i32(const pte_tensor *t) {
+  return t->dtype == PTE_DTYPE_INT && pte_k_is_contiguous(t);
+}
+
+static void load_params(pte_kernel_context *ctx, const conv_args *c, int64_t n, chan_params *p) {
+  p->cached = false;
+  if (n > CM_PARAM_CACHE) return;
+  const bool bias_in_place = c->bias && dense_i32(c->bias);
+  const bool ms_in_place = dense_i32(c->mults) && dense_i32(c->shifts);
+  int32_t *store = NULL;
+  if (!bias_in_place || !ms_in_place) {
+    store = (int32_t *)pte_kernel_alloc_temp(ctx, sizeof(int32_t) * 3 * (size_t)n, sizeof(int32_t));
+    if (!store) return;
   }
-  for (int64_t k = 0; k < n; k++) {
-    p->bias[k] = c->bias ? pte_cm_param_at(c->bias, k) : 0;
-    p->mult[k] = pte_cm_param_at(c->mults, k);
-    p->shift[k] = pte_cm_param_at(c->shifts, k);
+  if (bias_in_place) {
+    p->bias = (const int32_t *)c->bias->data;
+  } else {
+    for (int64_t k = 0; k < n; k++) store[k] = c->bias ? pte_cm_param_at(c->bias, k) : 0;
+    p->bias = store;
   }
+  if (ms_in_place) {
+    p->mult = (const int32_t *)c->mults->data;
+    p->shift = (const int32_t *)c->shifts->data;
+  } else {
+    for (int64_t k = 0; k < n; k++) {
+      store[n + k] = pte_cm_param_at(c->mults, k);
+      store[2 * n + k] = pte_cm_param_at(c->shifts, k);
+    }
+    p->mult = store + n;
+    p->shift = store + 2 * n;
+  }
+  p->cached = true;
 }
 static inline int32_t bias_of(const conv_args *c, const chan_params *p, int64_t oc) {
   if (p->cached) return p->bias[oc];
@@ -214,11 +233,16 @@ static inline int64_t dot_off(const int8_t *x, int64_t sx, const int8_t *w, int6
  * which needs input_offset in [-127, 128]. Returns false (nothing written) when it does not
  * apply. */
 #if defined(__x86_64__) || defined(__i386__)
-#define CM_SIMD_PATCH_BYTES 16384
+/* patch rows of the x86 GEMM: 16 KiB from the kernel context's temp memory when it has room,
+ * else 2 KiB on the stack */
+#define CM_SIMD_PATCH_BYTES 2048
+#define CM_SIMD_PATCH_TEMP 16384
 #else
-#define CM_SIMD_PATCH_BYTES 2048 /* microcontroller stacks are small; the Arm GEMM packs nothing */
+#define CM_SIMD_PATCH_BYTES 1024 /* microcontroller stacks are small; the Arm GEMM packs nothing */
+#define CM_SIMD_PATCH_TEMP 0
 #endif
-static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups) {
+static bool conv_simd(pte_kernel_context *ctx, const conv_args *c, const chan_params *prm,
+                      int64_t groups) {
   const int64_t N = c->in->sizes[0], C = c->in->sizes[1], H = c->in->sizes[2], W = c->in->sizes[3];
   const int64_t OC = c->w->sizes[0], KH = c->w->sizes[1], KW = c->w->sizes[2], Cg = c->w->sizes[3];
   const int64_t OH = c->out->sizes[2], OW = c->out->sizes[3], OCg = OC / groups, K = KH * KW * Cg;
@@ -238,6 +262,9 @@ static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups
   g.act_min = c->act_min;
   g.act_max = c->act_max;
   g.ys = OC;
+  g.scratch = pte_cm_gemm_scratch(ctx);
+  int8_t patch_stack[CM_SIMD_PATCH_BYTES], *patch = NULL; /* patch rows, set up on first use */
+  int64_t patch_cap = 0;
   for (int64_t n = 0; n < N; n++) {
     const int8_t *xn = x + n * H * W * C;
     int8_t *yn = y + n * OH * OW * OC;
@@ -265,8 +292,18 @@ static bool conv_simd(const conv_args *c, const chan_params *prm, int64_t groups
         }
         continue;
       }
-      int8_t patch[CM_SIMD_PATCH_BYTES];
-      const int64_t rows = CM_SIMD_PATCH_BYTES / K, npix = OH * OW;
+      if (!patch) {
+        patch = patch_stack;
+        patch_cap = CM_SIMD_PATCH_BYTES;
+        if (CM_SIMD_PATCH_TEMP > 0) {
+          int8_t *t = (int8_t *)pte_kernel_alloc_temp(ctx, CM_SIMD_PATCH_TEMP, 64);
+          if (t) {
+            patch = t;
+            patch_cap = CM_SIMD_PATCH_TEMP;
+          }
+        }
+      }
+      const int64_t rows = patch_cap / K, npix = OH * OW;
       const int8_t pad_value = (int8_t)(-c->in_off);
       for (int64_t q0 = 0; q0 < npix; q0 += rows) {
         const int64_t nq = npix - q0 < rows ? npix - q0 : rows;
@@ -333,10 +370,10 @@ static void cm_conv2d(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) 
   if (!pte_cm_resize(ctx, c.out, osz, 4)) return;
 
   chan_params prm;
-  load_params(&c, OC, &prm);
+  load_params(ctx, &c, OC, &prm);
   const int8_t *x = (const int8_t *)c.in->data, *wd = (const int8_t *)c.w->data;
   int8_t *y = (int8_t *)c.out->data;
-  if (conv_simd(&c, &prm, groups)) {
+  if (conv_simd(ctx, &c, &prm, groups)) {
     pte_cm_set_return(args, nargs, (size_t)out_idx);
     return;
   }
@@ -424,7 +461,7 @@ static void cm_depthwise_conv2d(pte_kernel_context *ctx, pte_evalue **args, size
   if (!pte_cm_resize(ctx, c.out, osz, 4)) return;
 
   chan_params prm;
-  load_params(&c, OC, &prm);
+  load_params(ctx, &c, OC, &prm);
   const int8_t *x = (const int8_t *)c.in->data, *wd = (const int8_t *)c.w->data;
   int8_t *y = (int8_t *)c.out->data;
   if (c.depth_mult == 1 && prm.cached && pte_cm_simd_active() != PTE_CM_ISA_PORTABLE &&
@@ -443,11 +480,12 @@ static void cm_depthwise_conv2d(pte_kernel_context *ctx, pte_evalue **args, size
       return;
     }
   }
-  if (c.depth_mult == 1 && OC <= CM_PARAM_CACHE && (C == 1 || c.in->strides[1] == 1) &&
+  if (c.depth_mult == 1 && prm.cached && (C == 1 || c.in->strides[1] == 1) &&
       (OC == 1 || c.w->strides[3] == 1)) {
     /* channels innermost in input and weight: accumulate all channels of a pixel together */
     int32_t acc[CM_PARAM_CACHE];
     const int64_t swy = c.w->strides[1], swx = c.w->strides[2];
+    const int32_t *pbias = prm.bias, *pmult = prm.mult, *pshift = prm.shift;
     for (int64_t n = 0; n < N; n++)
       for (int64_t oy = 0; oy < OH; oy++)
         for (int64_t ox = 0; ox < OW; ox++) {
@@ -468,8 +506,7 @@ static void cm_depthwise_conv2d(pte_kernel_context *ctx, pte_evalue **args, size
           int8_t *yp = y + pte_cm_off4(c.out, n, 0, oy, ox);
           const int64_t syc = c.out->strides[1];
           for (int64_t oc = 0; oc < OC; oc++) {
-            int32_t v = pte_cm_requantize(pte_cm_add32(acc[oc], prm.bias[oc]), prm.mult[oc],
-                                          prm.shift[oc]);
+            int32_t v = pte_cm_requantize(pte_cm_add32(acc[oc], pbias[oc]), pmult[oc], pshift[oc]);
             v = pte_cm_add32(v, c.out_off);
             yp[oc * syc] = (int8_t)pte_cm_clamp32(v, c.act_min, c.act_max);
           }
@@ -531,7 +568,7 @@ static void cm_transpose_conv2d(pte_kernel_context *ctx, pte_evalue **args, size
   if (!pte_cm_resize(ctx, c.out, osz, 4)) return;
 
   chan_params prm;
-  load_params(&c, OC, &prm);
+  load_params(ctx, &c, OC, &prm);
   const int8_t *x = (const int8_t *)c.in->data, *wd = (const int8_t *)c.w->data;
   int8_t *y = (int8_t *)c.out->data;
   const int64_t sc = c.in->strides[1], swi = c.w->strides[3];

@@ -43,11 +43,20 @@ static bool read_requant_list(pte_kernel_context *ctx, pte_evalue **args, size_t
 /* The SIMD path of quantized_linear (cm_simd.h) for contiguous input, weights and out:
  *   (x + i)(w + f) summed = sum x w + i sum w + f sum x + K i f        (without kernel_sum)
  *   kernel_sum + sum x w + f sum x                                     (with kernel_sum)
- * the per-row terms go to row_add, output features in chunks of PTE_CM_SIMD_NMAX. */
-static bool linear_simd(const pte_tensor *in, const pte_tensor *w, const pte_tensor *bias,
-                        const pte_tensor *ksum, pte_tensor *out, int32_t in_off, int32_t f_off,
-                        const int64_t *mults, const int64_t *shifts, size_t nm, int32_t out_off,
-                        int32_t act_min, int32_t act_max) {
+ * the per-row terms go to row_add, output features in chunks of CM_LIN_OCB, rows in chunks of
+ * CM_LIN_ROWS (their parameter copies live on the stack: small chunks on microcontrollers). */
+#if defined(__arm__) || defined(__thumb__)
+#define CM_LIN_OCB 32
+#define CM_LIN_ROWS 16
+#else
+#define CM_LIN_OCB PTE_CM_SIMD_NMAX
+#define CM_LIN_ROWS 64
+#endif
+static bool linear_simd(pte_kernel_context *ctx, const pte_tensor *in, const pte_tensor *w,
+                        const pte_tensor *bias, const pte_tensor *ksum, pte_tensor *out,
+                        int32_t in_off, int32_t f_off, const int64_t *mults,
+                        const int64_t *shifts, size_t nm, int32_t out_off, int32_t act_min,
+                        int32_t act_max) {
   const int64_t K = in->sizes[in->dim - 1], N = w->sizes[0];
   if (pte_cm_simd_active() == PTE_CM_ISA_PORTABLE || K <= 0 || K > PTE_CM_SIMD_KMAX ||
       !pte_k_is_contiguous(in) || !pte_k_is_contiguous(w) || !pte_k_is_contiguous(out) ||
@@ -55,7 +64,7 @@ static bool linear_simd(const pte_tensor *in, const pte_tensor *w, const pte_ten
     return false;
   const int64_t rows = (int64_t)(in->numel / (size_t)K);
   const int8_t *x = (const int8_t *)in->data;
-  int32_t b[PTE_CM_SIMD_NMAX], m[PTE_CM_SIMD_NMAX], s[PTE_CM_SIMD_NMAX], radd[64];
+  int32_t b[CM_LIN_OCB], m[CM_LIN_OCB], s[CM_LIN_OCB], radd[CM_LIN_ROWS];
   pte_cm_gemm g;
   g.K = K;
   g.in_off = ksum ? 0 : in_off;
@@ -68,9 +77,10 @@ static bool linear_simd(const pte_tensor *in, const pte_tensor *w, const pte_ten
   g.row_add = radd;
   g.xs = K;
   g.ys = N;
+  g.scratch = pte_cm_gemm_scratch(ctx);
   const uint32_t kif = (uint32_t)K * (uint32_t)in_off * (uint32_t)f_off;
-  for (int64_t o0 = 0; o0 < N; o0 += PTE_CM_SIMD_NMAX) {
-    const int64_t no = N - o0 < PTE_CM_SIMD_NMAX ? N - o0 : PTE_CM_SIMD_NMAX;
+  for (int64_t o0 = 0; o0 < N; o0 += CM_LIN_OCB) {
+    const int64_t no = N - o0 < CM_LIN_OCB ? N - o0 : CM_LIN_OCB;
     for (int64_t o = 0; o < no; o++) {
       const pte_tensor *bt = ksum ? ksum : bias;
       b[o] = bt ? pte_cm_param_at(bt, o0 + o) : 0;
@@ -79,8 +89,8 @@ static bool linear_simd(const pte_tensor *in, const pte_tensor *w, const pte_ten
     }
     g.w = (const int8_t *)w->data + o0 * K;
     g.OC = no;
-    for (int64_t r0 = 0; r0 < rows; r0 += 64) {
-      const int64_t nr = rows - r0 < 64 ? rows - r0 : 64;
+    for (int64_t r0 = 0; r0 < rows; r0 += CM_LIN_ROWS) {
+      const int64_t nr = rows - r0 < CM_LIN_ROWS ? rows - r0 : CM_LIN_ROWS;
       for (int64_t r = 0; r < nr; r++) {
         const int8_t *xr = x + (r0 + r) * K;
         uint32_t xsum = 0;
@@ -153,7 +163,7 @@ static void cm_quantized_linear(pte_kernel_context *ctx, pte_evalue **args, size
     pte_cm_set_return(args, nargs, 11);
     return;
   }
-  if (linear_simd(in, w, bias, ksum, out, (int32_t)in_off, (int32_t)f_off, mults, shifts, nm,
+  if (linear_simd(ctx, in, w, bias, ksum, out, (int32_t)in_off, (int32_t)f_off, mults, shifts, nm,
                   (int32_t)out_off, (int32_t)act_min, (int32_t)act_max)) {
     pte_cm_set_return(args, nargs, 11);
     return;

@@ -1,17 +1,44 @@
 /* Heap-backed loading helpers shared by the Module API and the CLI (see host.h). */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "module/host.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #define HOST_POOL_START (16u << 10)
 #define HOST_POOL_MAX ((size_t)1 << 30)
 #define HOST_TEMP_SIZE (16u << 20)
+/* planned buffers at least this large are anonymous mappings: zero pages on first touch, never
+ * memset (calloc clears recycled heap chunks, which dominated repeated method loads) */
+#define HOST_MAP_MIN ((size_t)256 << 10)
+
+static void *host_zalloc(size_t size) {
+#ifdef MAP_ANONYMOUS
+  if (size >= HOST_MAP_MIN) {
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+  }
+#endif
+  return calloc(1, size ? size : 1);
+}
+
+static void host_zfree(void *p, size_t size) {
+  (void)size;
+  if (!p) return;
+#ifdef MAP_ANONYMOUS
+  if (size >= HOST_MAP_MIN) {
+    munmap(p, size);
+    return;
+  }
+#endif
+  free(p);
+}
 
 double pte_host_now_ms(void) {
   struct timespec ts;
@@ -168,7 +195,7 @@ pte_status pte_host_memory_init(pte_host_memory *mem, const pte_method_meta *met
       pte_host_memory_free(mem);
       return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "planned buffer %zu is too large", i);
     }
-    mem->planned_mem[i] = calloc(1, (size_t)sz ? (size_t)sz : 1);
+    mem->planned_mem[i] = host_zalloc((size_t)sz);
     if (!mem->planned_mem[i]) {
       pte_host_memory_free(mem);
       return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "cannot allocate planned buffer %zu (%llu bytes)", i,
@@ -192,7 +219,8 @@ pte_status pte_host_memory_init(pte_host_memory *mem, const pte_method_meta *met
 }
 
 void pte_host_memory_free(pte_host_memory *mem) {
-  for (size_t i = 0; mem->planned_mem && i < mem->n_planned; i++) free(mem->planned_mem[i]);
+  for (size_t i = 0; mem->planned_mem && i < mem->n_planned; i++)
+    host_zfree(mem->planned_mem[i], mem->planned ? mem->planned[i].size : 0);
   for (size_t i = 0; mem->out_bufs && i < mem->n_outputs; i++) free(mem->out_bufs[i]);
   free(mem->out_bufs);
   free(mem->planned_mem);

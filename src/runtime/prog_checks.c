@@ -134,3 +134,38 @@ uint32_t pte_rt_find_key(pte_fb_vec entries, unsigned key_slot, const char *key)
   }
   return UINT32_MAX;
 }
+
+/* Byte order of two keys (a shorter key that is a prefix of the other sorts first). */
+static int rt_key_cmp(const char *a, size_t alen, const char *b, size_t blen) {
+  int c = memcmp(a, b, alen < blen ? alen : blen);
+  if (c) return c;
+  return alen < blen ? -1 : alen > blen;
+}
+
+bool pte_rt_keys_sorted(pte_fb_vec entries, unsigned key_slot) {
+  if (!entries.present) return false;
+  pte_fb_str prev = {NULL, 0};
+  for (uint32_t i = 0; i < entries.len; i++) {
+    pte_fb_str s = pte_fb_get_str(pte_fb_vec_table(entries, i), key_slot);
+    if (!s.ptr) return false;
+    if (i > 0 && rt_key_cmp(prev.ptr, prev.len, s.ptr, s.len) >= 0) return false;
+    prev = s;
+  }
+  return true;
+}
+
+uint32_t pte_rt_find_key_sorted(pte_fb_vec entries, unsigned key_slot, const char *key) {
+  if (!key || !entries.present) return UINT32_MAX;
+  const size_t klen = strlen(key);
+  uint32_t lo = 0, hi = entries.len;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    pte_fb_str s = pte_fb_get_str(pte_fb_vec_table(entries, mid), key_slot);
+    if (!s.ptr) return pte_rt_find_key(entries, key_slot, key); /* not what the sortedness check saw */
+    const int c = rt_key_cmp(s.ptr, s.len, key, klen);
+    if (c == 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return UINT32_MAX;
+}

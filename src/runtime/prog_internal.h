@@ -66,6 +66,11 @@ static inline void pte_rt_ident(const uint8_t *p, char out[5]) {
 /* Key lookup in a vector of tables whose string key is at `key_slot` (a generated <P>_<Table>_<field>_SLOT):
  * index or UINT32_MAX. */
 uint32_t pte_rt_find_key(pte_fb_vec entries, unsigned key_slot, const char *key);
+/* True when every entry has a key and the keys are strictly increasing in byte order (a key
+ * that is a prefix of another sorts first); then pte_rt_find_key_sorted (binary search, same
+ * answers) may be used. */
+bool pte_rt_keys_sorted(pte_fb_vec entries, unsigned key_slot);
+uint32_t pte_rt_find_key_sorted(pte_fb_vec entries, unsigned key_slot, const char *key);
 
 /* A DataSegment table's offset and size. */
 static inline void pte_rt_seg_get(pte_fb_table t, uint64_t *off, uint64_t *size) {

@@ -181,6 +181,8 @@ pte_status pte_program_load_with_limits(const pte_data_loader *loader, pte_verif
   /* 7. Named data map and constant segment. */
   if (named.present) {
     p->has_named_data = true;
+    /* keys in byte order (pte's writer emits them so): lookups by binary search */
+    p->named_data_sorted = pte_rt_keys_sorted(named, pte_et_NamedData_key_SLOT);
     p->named_data.base.vt = &pte_rt_program_data_map_vt;
     p->named_data.program = p;
   }

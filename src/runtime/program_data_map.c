@@ -13,7 +13,8 @@
 static pte_status pdm_find(const pte_program *p, const char *key, uint32_t *seg) {
   if (!key) return PTE_ERR_INVALID_ARGUMENT;
   pte_fb_vec named = pte_et_Program_named_data(pte_rt_program_root(p));
-  uint32_t i = pte_rt_find_key(named, pte_et_NamedData_key_SLOT, key);
+  uint32_t i = p->named_data_sorted ? pte_rt_find_key_sorted(named, pte_et_NamedData_key_SLOT, key)
+                                     : pte_rt_find_key(named, pte_et_NamedData_key_SLOT, key);
   if (i == UINT32_MAX) return PTE_ERR_NOT_FOUND;
   *seg = pte_et_NamedData_segment_index(pte_fb_vec_table(named, i));
   return PTE_OK;

@@ -435,6 +435,7 @@ pte_status pte_writer_copy_program(pte_writer *w, const pte_program *p, pte_erro
   pte_fb_vec named = pte_et_Program_named_data(c.root);
   if (s == PTE_OK && named.present) {
     w->named_data_present = true;
+    w->named_data_in_order = true; /* a copy keeps the source's order (a sorted source stays sorted) */
     for (uint32_t i = 0; i < named.len && s == PTE_OK; i++) {
       pte_fb_table nd = pte_fb_vec_table(named, i);
       uint32_t blob = 0;

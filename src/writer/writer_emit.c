@@ -1,4 +1,5 @@
 /* writer_emit.c — validation, layout, flatbuffer construction and streaming of a built program. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "format/flatbuf.h"
@@ -432,6 +433,10 @@ static pte_fb_ref build_framelist(wr_emit *e, const wr_framelist *fl, pte_fb_ref
   return pte_et_FrameList_end(FB);
 }
 
+static int wr_named_cmp(const void *a, const void *b) {
+  return strcmp((*(const wr_named *const *)a)->key, (*(const wr_named *const *)b)->key);
+}
+
 static pte_fb_ref *refs_alloc(wr_emit *e, size_t n) {
   return (pte_fb_ref *)pte_wr_alloc(&e->w->out_arena, (n ? n : 1) * sizeof(pte_fb_ref));
 }
@@ -634,8 +639,14 @@ static pte_status build_program(wr_emit *e, pte_error_info *err) {
   }
   pte_fb_ref named_v = 0;
   if (w->named.n || w->named_data_present) {
+    /* keys in byte order unless copying (the runtime then finds them by binary search); the
+     * segments keep insertion order */
+    const wr_named **order = (const wr_named **)pte_wr_alloc(&w->out_arena, (w->named.n ? w->named.n : 1) * sizeof *order);
+    if (!order) return PTE_WR_OOM(err);
+    for (size_t i = 0; i < w->named.n; i++) order[i] = &PTE_WR_AT(w->named, wr_named, i);
+    if (w->named.n > 1 && !w->named_data_in_order) qsort(order, w->named.n, sizeof *order, wr_named_cmp);
     for (size_t i = 0; i < w->named.n; i++) {
-      wr_named *nd = &PTE_WR_AT(w->named, wr_named, i);
+      const wr_named *nd = order[i];
       pte_fb_ref k = str_ref(e, nd->key);
       wr_blob *b = &PTE_WR_AT(w->blobs, wr_blob, e->blob_canon[nd->blob]);
       pte_et_NamedData_start(FB);

@@ -178,6 +178,7 @@ struct pte_writer {
   pte_wr_vec modules;   /* wr_module */
   bool lenient_sizes;   /* copy path: a constant may be larger than a tensor using it */
   bool named_data_present; /* write Program.named_data even when empty */
+  bool named_data_in_order; /* named_data in insertion order (copies); else sorted by key */
 };
 
 /* writer.c: an operator entry appended as is (no merging of equal names; copy path). */

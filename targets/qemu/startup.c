@@ -30,8 +30,8 @@ static inline uintptr_t cur_sp(void) {
 void pte_mcu_reset(void) {
   for (uint32_t *s = __data_load, *d = __data_start; d < __data_end;) *d++ = *s++;
   for (uint32_t *d = __bss_start; d < __bss_end;) *d++ = 0;
-#if defined(__ARM_FP)
-  SCB_CPACR |= 0xFu << 20; /* CP10 + CP11 full access */
+#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
+  SCB_CPACR |= 0xFu << 20; /* CP10 + CP11 full access (FPU; on Armv8.1-M also the MVE registers) */
   __asm__ volatile("dsb\n\tisb" ::: "memory");
 #endif
   /* paint the stack below the current frame: the runner finds the high-water mark afterwards */

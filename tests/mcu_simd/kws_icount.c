@@ -17,7 +17,7 @@
 #include "pte/kernel.h"
 #include "pte/tensor.h"
 
-void mcu_puts(const char *s);
+#include "semihost.h" /* targets/qemu: the runner's startup, linker scripts and semihosting */
 
 static void put_int(const char *pre, long long v) {
   char b[32];
@@ -30,8 +30,8 @@ static void put_int(const char *pre, long long v) {
     u /= 10;
   } while (u);
   if (neg) b[i--] = '-';
-  mcu_puts(pre);
-  mcu_puts(&b[i + 1]);
+  pte_mcu_puts(pre);
+  pte_mcu_puts(&b[i + 1]);
 }
 
 /* ---- a bump allocator over a static pool (no heap) ---- */
@@ -40,7 +40,7 @@ static size_t g_used;
 static void *palloc(size_t n) {
   n = (n + 7u) & ~(size_t)7u;
   if (g_used + n > sizeof g_pool) {
-    mcu_puts("kws: pool exhausted\n");
+    pte_mcu_puts("kws: pool exhausted\n");
     return NULL;
   }
   void *p = g_pool + g_used;
@@ -174,9 +174,9 @@ static bool run_stack(void) {
     g_ops[i].fn(&ctx, g_ops[i].args, g_ops[i].nargs);
     if (ctx.failure != PTE_OK) {
       put_int("kws: op failed: ", i);
-      mcu_puts(" ");
-      mcu_puts(ctx.msg);
-      mcu_puts("\n");
+      pte_mcu_puts(" ");
+      pte_mcu_puts(ctx.msg);
+      pte_mcu_puts("\n");
       return false;
     }
     g_op_ticks[i] = ticks_since(t0);
@@ -249,7 +249,7 @@ int main(void) {
   __asm__ volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
   const uint32_t cal = ticks_since(t0);
   put_int("calibration: 2000000 instructions = ", cal);
-  mcu_puts(" ticks\n");
+  pte_mcu_puts(" ticks\n");
 
   /* every op's output, hashed (FNV-1a 64) per op: the two paths must agree on all of them */
   static uint64_t hash[2][12];
@@ -268,15 +268,19 @@ int main(void) {
         h = (h ^ ((const uint8_t *)t->data)[k]) * 1099511628211ull;
       hash[r][i] = h;
     }
-    mcu_puts("kws: ");
-    mcu_puts(pte_cm_simd_name(isas[r]));
+    pte_mcu_puts("kws: ");
+    pte_mcu_puts(pte_cm_simd_name(isas[r]));
     put_int(" ticks ", ticks[r]);
     put_int(" insns ", (long long)ticks[r] * 2000000 / (cal ? cal : 1));
-    mcu_puts(" (per op:");
+    pte_mcu_puts(" (per op:");
     for (int i = 0; i < g_n; i++) put_int(" ", (long long)g_op_ticks[i] * 2000000 / (cal ? cal : 1));
-    mcu_puts(")\n");
+    pte_mcu_puts(")\n");
   }
   const bool same = memcmp(hash[0], hash[1], sizeof hash[0]) == 0;
-  mcu_puts(same ? "identical: yes\n" : "identical: no\n");
+  pte_mcu_puts(same ? "identical: yes\n" : "identical: no\n");
+  /* stack painting (targets/qemu/startup.c): the deepest of both runs, kernels included */
+  put_int("stack high-water: ", (long long)pte_mcu_stack_used());
+  put_int(" of ", (long long)pte_mcu_stack_size());
+  pte_mcu_puts(" bytes\n");
   return same ? 0 : 1;
 }

@@ -1,15 +1,16 @@
 /* Bare-metal bit-exactness test of the cortex_m Arm DSP and Helium paths
  * (kernels/cortex_m/cm_simd_arm.c, cm_simd_mve.c)
  * run under QEMU (tests/mcu_simd/run.sh): random GEMM (convolution / linear) and depthwise
- * problems, including saturating and wrapping cases, computed by the SMLAD / SXTB16 routines
- * and by a plain scalar loop of the portable arithmetic (sum of (x + in_off) * w in 64 bits,
+ * problems, including saturating and wrapping cases, plus pooling windows (max with clamp,
+ * average over more than 256 taps) and elementwise add / mul (DSP only), computed by the
+ * SMLAD / SXTB16 / SSUB8+SEL routines and by a plain scalar loop of the portable arithmetic (sum of (x + in_off) * w in 64 bits,
  * wrapped to int32, cm_internal.h's requantize); every output byte must match.
  * Prints "mcu_simd: <cases> cases, <mismatches> mismatches (<isas>)" over semihosting; the exit
  * code is 0 when everything matched, 1 on a mismatch, 2 when no Arm SIMD path is compiled in. */
 #include "cortex_m/cm_internal.h"
 #include "cortex_m/cm_simd.h"
 
-void mcu_puts(const char *s);
+#include "semihost.h" /* targets/qemu: the runner's startup, linker scripts and semihosting */
 
 static uint32_t g_seed = 2024u;
 static uint32_t rnd32(void) {
@@ -33,8 +34,8 @@ static void put_int(const char *pre, long v) {
     u /= 10;
   } while (u);
   if (neg) b[i--] = '-';
-  mcu_puts(pre);
-  mcu_puts(&b[i + 1]);
+  pte_mcu_puts(pre);
+  pte_mcu_puts(&b[i + 1]);
 }
 
 static int8_t finish(int64_t acc, int32_t m, int32_t s, int32_t ooff, int32_t lo, int32_t hi) {
@@ -67,6 +68,7 @@ static long gemm_case(void) {
   g.K = rint_(1, MAXK);
   g.xs = g.K;
   g.ys = g.OC;
+  g.scratch = 0;
   for (int i = 0; i < g.P * g.K; i++) g_x[i] = (int8_t)rint_(-128, 127);
   for (int i = 0; i < g.OC * g.K; i++) g_w[i] = (int8_t)(sat ? 127 : rint_(-128, 127));
   rnd_requant((int)g.OC, sat);
@@ -154,6 +156,96 @@ static long dw_case(void) {
   return bad;
 }
 
+/* pooling: one window of up to 20 x 20 pixels of MAXO channels (> 256 taps for the average) */
+static int8_t g_px[20 * 20 * MAXO], g_py[MAXO], g_pr[MAXO];
+
+static long pool_case(void) {
+  const int sat = rint_(0, 4) == 0;
+  pte_cm_pool p;
+  const int64_t H = rint_(1, 20), W = rint_(1, 20);
+  p.C = rint_(1, MAXO);
+  p.row = W * p.C;
+  p.ys = rint_(0, (int32_t)H - 1);
+  p.ye = rint_((int32_t)p.ys + 1, (int32_t)H);
+  p.xs = rint_(0, (int32_t)W - 1);
+  p.xe = rint_((int32_t)p.xs + 1, (int32_t)W);
+  p.is_max = rint_(0, 1);
+  p.lo = rint_(-128, 0);
+  p.hi = rint_(p.lo, 127);
+  const int8_t fill = rint_(0, 1) ? -128 : 127;
+  for (int i = 0; i < H * W * p.C; i++) g_px[i] = (int8_t)(sat ? fill : rint_(-128, 127));
+  p.x = g_px;
+  p.y = g_py;
+  const int64_t cnt = (p.ye - p.ys) * (p.xe - p.xs);
+  for (int64_t c = 0; c < p.C; c++) {
+    int64_t m = -128, sum = 0;
+    for (int64_t iy = p.ys; iy < p.ye; iy++)
+      for (int64_t ix = p.xs; ix < p.xe; ix++) {
+        const int8_t t = g_px[iy * p.row + ix * p.C + c];
+        if (t > m) m = t;
+        sum += t;
+      }
+    int64_t v;
+    if (p.is_max) {
+      v = m < p.lo ? p.lo : (m > p.hi ? p.hi : m);
+    } else {
+      /* rounded mean, ties away from zero */
+      const int64_t a = sum < 0 ? -sum : sum, q = (2 * a + cnt) / (2 * cnt);
+      v = sum < 0 ? -q : q;
+      v = v < -128 ? -128 : (v > 127 ? 127 : v);
+    }
+    g_pr[c] = (int8_t)v;
+  }
+  pte_cm_pool_arm(&p);
+  long bad = 0;
+  for (int i = 0; i < p.C; i++) bad += g_py[i] != g_pr[i];
+  return bad;
+}
+
+/* elementwise add / mul over up to 100 elements */
+static int8_t g_ea[100], g_eb[100], g_ey[100], g_er[100];
+
+static long addmul_case(void) {
+  pte_cm_addmul e;
+  e.n = rint_(1, 100);
+  e.is_mul = rint_(0, 1);
+  const int32_t zp1 = rint_(-128, 127), zp2 = rint_(-128, 127);
+  e.off1 = -zp1;
+  e.off2 = -zp2;
+  e.m1 = rint_(1073741824, INT32_MAX);
+  e.s1 = rint_(-20, 0);
+  e.m2 = rint_(1073741824, INT32_MAX);
+  e.s2 = rint_(-20, 0);
+  e.mo = rint_(1073741824, INT32_MAX);
+  e.so = e.is_mul ? rint_(-14, 2) : rint_(-31, 0);
+  e.zpo = rint_(-128, 127);
+  e.lo = e.is_mul ? -128 : rint_(-128, 0);
+  e.hi = e.is_mul ? 127 : rint_(e.lo, 127);
+  for (int i = 0; i < e.n; i++) {
+    g_ea[i] = (int8_t)rint_(-128, 127);
+    g_eb[i] = (int8_t)rint_(-128, 127);
+  }
+  e.a = g_ea;
+  e.b = g_eb;
+  e.y = g_ey;
+  for (int i = 0; i < e.n; i++) {
+    const int32_t x1 = (int32_t)g_ea[i] - zp1, x2 = (int32_t)g_eb[i] - zp2;
+    int32_t acc;
+    if (e.is_mul) {
+      acc = x1 * x2;
+    } else {
+      acc = pte_cm_add32(pte_cm_requantize(pte_cm_shl32(x1, 20), e.m1, e.s1),
+                         pte_cm_requantize(pte_cm_shl32(x2, 20), e.m2, e.s2));
+    }
+    const int32_t v = pte_cm_add32(pte_cm_requantize(acc, e.mo, e.so), e.zpo);
+    g_er[i] = (int8_t)pte_cm_clamp32(v, e.lo, e.hi);
+  }
+  pte_cm_addmul_arm(&e);
+  long bad = 0;
+  for (int i = 0; i < e.n; i++) bad += g_ey[i] != g_er[i];
+  return bad;
+}
+
 int main(void) {
   long cases = 0, bad = 0;
   int isas = 0;
@@ -170,13 +262,19 @@ int main(void) {
       bad += b;
       cases++;
     }
+    if (g_mve) continue;
+    for (int i = 0; i < 300; i++) {
+      bad += pool_case();
+      bad += addmul_case();
+      cases += 2;
+    }
   }
   if (!isas) {
-    mcu_puts("mcu_simd: no Arm SIMD path is compiled in\n");
+    pte_mcu_puts("mcu_simd: no Arm SIMD path is compiled in\n");
     return 2;
   }
   put_int("mcu_simd: ", cases);
   put_int(" cases, ", bad);
-  mcu_puts(pte_cm_simd_mve_compiled() ? " mismatches (arm-dsp, arm-mve)\n" : " mismatches (arm-dsp)\n");
+  pte_mcu_puts(pte_cm_simd_mve_compiled() ? " mismatches (arm-dsp, arm-mve)\n" : " mismatches (arm-dsp)\n");
   return bad ? 1 : 0;
 }

@@ -70,6 +70,31 @@ TEST(conv2d_per_channel_bias_offsets_clamp) {
   }
 }
 
+/* quantized_conv2d.out run without a temp allocator (ktest_run_no_temp) */
+static pte_status run_conv_no_temp(pte_tensor *x, pte_tensor *w, pte_tensor *b, pte_tensor *m,
+                                   pte_tensor *s, pte_tensor *o) {
+  pte_evalue *out = T(o);
+  pte_evalue *args[] = {T(x), T(w), b ? T(b) : ktest_ev_none(), IL(1, 1), IL(0, 0), IL(1, 1),
+                        I(-1), I(0), T(m), T(s), I(-128), I(127), T(scratch()), out, out};
+  return ktest_run_no_temp(cmfn("cortex_m::quantized_conv2d.out"), args, 15);
+}
+
+TEST(conv2d_params_without_bias_or_temp) {
+  /* The per-channel parameters are read in place (dense int32) or, without a bias, copied to
+   * temp memory; with no temp memory either they are read through the tensors. Every way gives
+   * the hand result: C=2, c0 = 1..4, c1 = 5..8 (2x2), one 2x2 filter, weight 1 on c0 and 2 on
+   * c1, input_offset -1: (0+1+2+3) + 2 * (4+5+6+7) = 50 (+ bias 7 = 57), identity requantize. */
+  int32_t si[] = {1, 2, 2, 2}, sw[] = {1, 2, 2, 2}, so[] = {1, 1, 1, 1};
+  for (int with_bias = 0; with_bias < 2; with_bias++) {
+    pte_tensor *x = i8(4, si, ktest_cl4, (double[]){1, 2, 3, 4, 5, 6, 7, 8});
+    pte_tensor *w = i8(4, sw, NULL, (double[]){1, 2, 1, 2, 1, 2, 1, 2});
+    pte_tensor *o = i8(4, so, ktest_cl4, NULL);
+    CHECK_OK(run_conv_no_temp(x, w, with_bias ? i32v(1, (double[]){7}) : NULL,
+                              i32v(1, (double[]){Q30}), i32v(1, (double[]){1}), o));
+    CHECK(ktest_expect_i64(o, (int64_t[]){with_bias ? 57 : 50}, 1));
+  }
+}
+
 TEST(conv2d_padding_stride) {
   /* same weights, padding 1, stride 2 -> 2x2 output; padded taps contribute nothing:
    * oc0: (0,0) only x=0 -> 0+2 = 2 -> 1 -> 4; (0,1) 1+2 = 3 -> 5 -> 3 -> 6;
@@ -378,6 +403,7 @@ TEST(max_pool2d_clamp_padding_errors) {
 
 int main(void) {
   RUN(conv2d_per_channel_bias_offsets_clamp);
+  RUN(conv2d_params_without_bias_or_temp);
   RUN(conv2d_padding_stride);
   RUN(conv2d_multichannel_channels_last_groups_dilation);
   RUN(conv2d_errors_and_older_form);

@@ -102,6 +102,18 @@ static size_t count_instr(const pte_program *p, uint8_t type) {
 
 /* Named value i (insertion order) as floats (*n of them, NULL on failure); checks its key is the
  * sha256 hex of its bytes and its segment is 16-aligned. */
+/* The named_data entry added i-th: the writer sorts Program.named_data by key but lays the
+ * segments out in insertion order, so it is the entry with the i-th smallest segment index. */
+static uint32_t named_inserted(const pte_program *p, uint32_t i) {
+  pte_fb_vec nd = pte_et_Program_named_data(tw_root(p));
+  for (uint32_t j = 0; nd.present && j < nd.len; j++) {
+    uint32_t sj = pte_et_NamedData_segment_index(pte_fb_vec_table(nd, j)), rank = 0;
+    for (uint32_t q = 0; q < nd.len; q++) rank += pte_et_NamedData_segment_index(pte_fb_vec_table(nd, q)) < sj;
+    if (rank == i) return j;
+  }
+  return UINT32_MAX;
+}
+
 static void named_floats_into(const pte_program *p, uint32_t i, float **out, size_t *n) {
   const pte_named_data_map *m = pte_program_named_data_map(p);
   const char *key = NULL;
@@ -109,7 +121,8 @@ static void named_floats_into(const pte_program *p, uint32_t i, float **out, siz
   *n = 0;
   CHECK(m != NULL);
   if (!m) return;
-  CHECK_OK(pte_named_data_map_get_key(m, i, &key));
+  const uint32_t ki = named_inserted(p, i);
+  CHECK_OK(pte_named_data_map_get_key(m, ki, &key));
   pte_freeable_buffer fb;
   CHECK_OK(pte_named_data_map_get_data(m, key, &fb));
   char hex[65];
@@ -119,7 +132,7 @@ static void named_floats_into(const pte_program *p, uint32_t i, float **out, siz
   memcpy(f, fb.data, fb.size);
   *n = fb.size / 4;
   *out = f;
-  pte_fb_table nd = pte_fb_vec_table(pte_et_Program_named_data(tw_root(p)), i);
+  pte_fb_table nd = pte_fb_vec_table(pte_et_Program_named_data(tw_root(p)), ki);
   uint64_t off = 1, size = 0;
   CHECK_OK(pte_program_segment(p, pte_et_NamedData_segment_index(nd), &off, &size));
   CHECK(off % 16 == 0);

@@ -1102,6 +1102,80 @@ TEST(q4_weights) {
   free(w);
 }
 
+/* Reads `path`, overwrites `len` bytes at the only occurrence of `pat` (plen bytes) plus `at`
+ * with `rep`, writes `out`. Returns the number of occurrences found (the file is written only when
+ * there is exactly one). */
+static int q4_patch(const char *path, const void *pat, size_t plen, size_t at, const void *rep, size_t len,
+                    const char *out) {
+  size_t n = 0;
+  uint8_t *b = (uint8_t *)test_read_file(path, &n);
+  if (!b) return -1;
+  int hits = 0;
+  size_t pos = 0;
+  for (size_t i = 0; i + plen <= n; i++)
+    if (!memcmp(b + i, pat, plen)) hits++, pos = i;
+  if (hits == 1 && pos + at + len <= n) {
+    memcpy(b + pos + at, rep, len);
+    if (test_write_file(out, b, n) != 0) hits = -1;
+  }
+  free(b);
+  return hits;
+}
+
+/* With prepared 4-bit panels the block scales come from the panels (prepare checked them): the
+ * serialized bf16 scales are neither copied nor re-checked at load, so corrupting them changes
+ * nothing, while the same corruption in the unprepared file is refused. A prepared panel whose
+ * header disagrees with the node (block size) is refused with the specific error. */
+TEST(q4_prepared_skips_serialized_scales) {
+  const size_t m = 2, k = 128, n = 24, block = 32;
+  uint8_t *w = (uint8_t *)malloc(n * k / 2);
+  uint16_t bs[24 * 4];
+  float bias[24];
+  xt_rng = 17;
+  for (size_t i = 0; i < n * k / 2; i++) w[i] = (uint8_t)(xt_rand() * 127.0f + 128.0f);
+  for (size_t i = 0; i < n * (k / block); i++) bs[i] = (uint16_t)(0x3E00 + 3 * i); /* distinct, positive, normal */
+  for (size_t i = 0; i < n; i++) bias[i] = xt_rand();
+  pte_error_info err;
+  pte_xnn_blob blob;
+  CHECK_MSG(q4_blob(m, k, n, block, w, bs, bias, &blob, &err) == PTE_OK, "%s", err.msg);
+  xp_layer L[1] = {{&blob, 0, 2, {m, k}, 2, {m, n}}};
+  const char *path = xp_write(L, 1, false, "q4s");
+  CHECK(path);
+  char in_path[256], out_path[300], bad_path[300];
+  snprintf(in_path, sizeof in_path, "%s", path);
+  snprintf(out_path, sizeof out_path, "%s.prepared", path);
+  snprintf(bad_path, sizeof bad_path, "%s.bad", path);
+  xp_result before, after;
+  pte_prepare_report rep;
+  CHECK_OK(xp_run(in_path, NULL, 0, 5, NULL, &before, &err));
+  CHECK_MSG(xp_prepare(in_path, out_path, &rep, &err) == PTE_OK, "%s", err.msg);
+  const uint16_t zero = 0;
+  /* unprepared: block scale 0 set to 0 is refused */
+  CHECK_EQ_INT(q4_patch(in_path, bs, sizeof bs, 0, &zero, 2, bad_path), 1);
+  CHECK_STATUS(xp_run(bad_path, NULL, 0, 5, NULL, &after, &err), PTE_ERR_INVALID_PROGRAM);
+  CHECK_CONTAINS(err.msg, "block scale 0 (bf16 bits 0x0) is not finite, normal and positive");
+  xp_result_free(&after);
+  /* prepared: the serialized scales (still in the file, unused) may be anything */
+  CHECK_EQ_INT(q4_patch(out_path, bs, sizeof bs, 0, &zero, 2, bad_path), 1);
+  CHECK_MSG(xp_run(bad_path, NULL, 0, 5, NULL, &after, &err) == PTE_OK, "%s", err.msg);
+  CHECK(xp_same(&before, &after));
+  CHECK_EQ_INT(after.load_stats.prepared, 1);
+  CHECK_EQ_INT(after.load_stats.packs, 0);
+  xp_result_free(&after);
+  /* prepared panel header with another block size (kr, offset 20): refused */
+  const uint8_t kr64[4] = {64, 0, 0, 0};
+  CHECK_EQ_INT(q4_patch(out_path, "XPW1", 4, 20, kr64, 4, bad_path), 1);
+  CHECK_STATUS(xp_run(bad_path, NULL, 0, 5, NULL, &after, &err), PTE_ERR_INVALID_PROGRAM);
+  CHECK_CONTAINS(err.msg, "do not match this node");
+  xp_result_free(&after);
+  xp_result_free(&before);
+  unlink(in_path);
+  unlink(out_path);
+  unlink(bad_path);
+  pte_xnn_blob_free(&blob);
+  free(w);
+}
+
 /* x[1, 40] + W[24, 40] (broadcast): W read as a tensor. */
 static pte_status add_blob(const float *wdata, pte_xnn_blob *out, pte_error_info *err) {
   pte_xnn_builder *b = pte_xnn_builder_new();
@@ -1472,6 +1546,7 @@ int main(void) {
   RUN(conv_inline);
   RUN(int8_weights);
   RUN(q4_weights);
+  RUN(q4_prepared_skips_serialized_scales);
   RUN(shared_keys);
   RUN(lazy_pack_matches_full);
   RUN(file_backed_ranges);
