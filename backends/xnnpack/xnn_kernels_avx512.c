@@ -80,6 +80,7 @@ __attribute__((always_inline)) PTE_AVX512 static inline void f32_igemm_rx32(cons
     }
   }
   const __m512 lo = _mm512_set1_ps(vmin), hi = _mm512_set1_ps(vmax);
+#pragma GCC unroll 8
   for (size_t r = 0; r < MR; r++) {
     _mm512_mask_storeu_ps(c + r * cs, m0, _mm512_min_ps(_mm512_max_ps(acc[r][0], lo), hi));
     _mm512_mask_storeu_ps(c + r * cs + 16, m1, _mm512_min_ps(_mm512_max_ps(acc[r][1], lo), hi));
