@@ -50,6 +50,73 @@ PTE_AVX512 static void f32_gemv_1x32(size_t nc, size_t kc, const float *a, const
   _mm512_mask_storeu_ps(c + 16, m1, p1);
 }
 
+/* fp32 GEMM 8x32 with explicit accumulators (16) for full 8-row tiles, over nseg K segments: segment s reads rows a[s] + r * as and
+ * the kc x 32 weights at w[s] (nseg 1 is a plain GEMM). */
+PTE_AVX512 static void f32_igemm_8x32_all(size_t mr, size_t nc, size_t nseg, size_t kc, const float *const *aseg, size_t as,
+                                      const float *const *wseg, const float *bias, float *c, size_t cs, float vmin,
+                                      float vmax) {
+  float *c0 = c, *c1 = mr > 1 ? c0 + cs : c0, *c2 = mr > 2 ? c1 + cs : c1, *c3 = mr > 3 ? c2 + cs : c2;
+  float *c4 = mr > 4 ? c3 + cs : c3, *c5 = mr > 5 ? c4 + cs : c4, *c6 = mr > 6 ? c5 + cs : c5;
+  float *c7 = mr > 7 ? c6 + cs : c6;
+  const size_t o1 = mr > 1 ? as : 0, o2 = mr > 2 ? 2 * as : o1, o3 = mr > 3 ? 3 * as : o2, o4 = mr > 4 ? 4 * as : o3;
+  const size_t o5 = mr > 5 ? 5 * as : o4, o6 = mr > 6 ? 6 * as : o5, o7 = mr > 7 ? 7 * as : o6;
+  const __mmask16 m0 = mask16(nc), m1 = mask16(nc > 16 ? nc - 16 : 0);
+  __m512 v00, v01, v10, v11, v20, v21, v30, v31, v40, v41, v50, v51, v60, v61, v70, v71;
+  if (bias) {
+    v00 = _mm512_loadu_ps(bias);
+    v01 = _mm512_loadu_ps(bias + 16);
+    v10 = v00, v11 = v01, v20 = v00, v21 = v01, v30 = v00, v31 = v01;
+    v40 = v00, v41 = v01, v50 = v00, v51 = v01, v60 = v00, v61 = v01, v70 = v00, v71 = v01;
+  } else {
+    v00 = _mm512_maskz_loadu_ps(m0, c0), v01 = _mm512_maskz_loadu_ps(m1, c0 + 16);
+    v10 = _mm512_maskz_loadu_ps(m0, c1), v11 = _mm512_maskz_loadu_ps(m1, c1 + 16);
+    v20 = _mm512_maskz_loadu_ps(m0, c2), v21 = _mm512_maskz_loadu_ps(m1, c2 + 16);
+    v30 = _mm512_maskz_loadu_ps(m0, c3), v31 = _mm512_maskz_loadu_ps(m1, c3 + 16);
+    v40 = _mm512_maskz_loadu_ps(m0, c4), v41 = _mm512_maskz_loadu_ps(m1, c4 + 16);
+    v50 = _mm512_maskz_loadu_ps(m0, c5), v51 = _mm512_maskz_loadu_ps(m1, c5 + 16);
+    v60 = _mm512_maskz_loadu_ps(m0, c6), v61 = _mm512_maskz_loadu_ps(m1, c6 + 16);
+    v70 = _mm512_maskz_loadu_ps(m0, c7), v71 = _mm512_maskz_loadu_ps(m1, c7 + 16);
+  }
+  for (size_t sgi = 0; sgi < nseg; sgi++) {
+    const float *a0 = aseg[sgi], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3;
+    const float *a4 = a0 + o4, *a5 = a0 + o5, *a6 = a0 + o6, *a7 = a0 + o7;
+    const float *w = wseg[sgi];
+    for (size_t k = 0; k < kc; k++) {
+      const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+      w += 32;
+      __m512 x = _mm512_set1_ps(a0[k]);
+      v00 = _mm512_fmadd_ps(x, w0, v00), v01 = _mm512_fmadd_ps(x, w1, v01);
+      x = _mm512_set1_ps(a1[k]);
+      v10 = _mm512_fmadd_ps(x, w0, v10), v11 = _mm512_fmadd_ps(x, w1, v11);
+      x = _mm512_set1_ps(a2[k]);
+      v20 = _mm512_fmadd_ps(x, w0, v20), v21 = _mm512_fmadd_ps(x, w1, v21);
+      x = _mm512_set1_ps(a3[k]);
+      v30 = _mm512_fmadd_ps(x, w0, v30), v31 = _mm512_fmadd_ps(x, w1, v31);
+      x = _mm512_set1_ps(a4[k]);
+      v40 = _mm512_fmadd_ps(x, w0, v40), v41 = _mm512_fmadd_ps(x, w1, v41);
+      x = _mm512_set1_ps(a5[k]);
+      v50 = _mm512_fmadd_ps(x, w0, v50), v51 = _mm512_fmadd_ps(x, w1, v51);
+      x = _mm512_set1_ps(a6[k]);
+      v60 = _mm512_fmadd_ps(x, w0, v60), v61 = _mm512_fmadd_ps(x, w1, v61);
+      x = _mm512_set1_ps(a7[k]);
+      v70 = _mm512_fmadd_ps(x, w0, v70), v71 = _mm512_fmadd_ps(x, w1, v71);
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(vmin), hi = _mm512_set1_ps(vmax);
+#define ST(cp, va, vb)                                                          \
+  _mm512_mask_storeu_ps(cp, m0, _mm512_min_ps(_mm512_max_ps(va, lo), hi));      \
+  _mm512_mask_storeu_ps(cp + 16, m1, _mm512_min_ps(_mm512_max_ps(vb, lo), hi))
+  ST(c7, v70, v71);
+  ST(c6, v60, v61);
+  ST(c5, v50, v51);
+  ST(c4, v40, v41);
+  ST(c3, v30, v31);
+  ST(c2, v20, v21);
+  ST(c1, v10, v11);
+  ST(c0, v00, v01);
+#undef ST
+}
+
 /* fp32 GEMM MR x 32 (2 * MR accumulators, MR <= 8) over nseg K segments: segment s reads rows
  * a[s] + r * as and the kc x 32 weights at w[s] (nseg 1 is a plain GEMM). MR is a compile-time
  * constant in every instantiation below, so a tile of r < 8 rows costs r rows of FMAs (a 14-pixel
@@ -101,11 +168,6 @@ F32R_INST(4)
 F32R_INST(5)
 F32R_INST(6)
 F32R_INST(7)
-PTE_AVX512 static void f32_igemm_8x32_full(size_t nc, size_t nseg, size_t kc, const float *const *aseg, size_t as,
-                                           const float *const *wseg, const float *bias, float *c, size_t cs,
-                                           float vmin, float vmax) {
-  f32_igemm_rx32(8, nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax);
-}
 #undef F32R_INST
 
 PTE_AVX512 static void f32_igemm_8x32(size_t mr, size_t nc, size_t nseg, size_t kc, const float *const *aseg, size_t as,
@@ -119,7 +181,7 @@ PTE_AVX512 static void f32_igemm_8x32(size_t mr, size_t nc, size_t nseg, size_t 
     case 5: f32_igemm_5x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
     case 6: f32_igemm_6x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
     case 7: f32_igemm_7x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
-    default: f32_igemm_8x32_full(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+    default: f32_igemm_8x32_all(8, nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
   }
 }
 
