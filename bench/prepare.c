@@ -356,7 +356,7 @@ static void part_load(void) {
   pte_buffer_loader bl;
   pte_buffer_loader_init(&bl, in, size);
   pte_memory_writer mw;
-  pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+  pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
   size_t temp_size = (size_t)64 << 20;
   uint8_t *temp_mem = (uint8_t *)malloc(temp_size);
   pte_allocator temp;

@@ -1,7 +1,7 @@
 /* xnn_ops.h — what the per-family operator files share (private to backends/xnnpack):
  *
- *   xnn_ops.c         the node-kind table, per-node preparation (dtype checks, packing), shape
- *                     inference, the run dispatch
+ *   xnn_ops.c         the node-kind table, per-node preparation (dtype checks, packing), the run
+ *                     dispatch                    xnn_infer.c     shape inference
  *   xnn_elementwise.c binary, unary, softmax        xnn_quantize.c  Convert
  *   xnn_shape.c       transpose, reshape, slice, pad, concatenate, resize
  *   xnn_pool.c        max / average / global average pooling
@@ -51,6 +51,8 @@ typedef struct pte_xnn_kind {
 
 /* Entry of a node kind (an XNodeUnion tag); family PTE_XNN_FAM_NONE for unknown ones. */
 const pte_xnn_kind *pte_xnn_kind_of(unsigned type);
+static inline bool xo_is_binary(unsigned t) { return pte_xnn_kind_of(t)->family == PTE_XNN_FAM_BINARY; }
+static inline bool xo_is_unary_math(unsigned t) { return pte_xnn_kind_of(t)->family == PTE_XNN_FAM_UNARY; }
 
 /* run functions, one family per file */
 pte_status pte_xnn_run_binary(pte_xnn_exec *x, const pte_xnn_node *n);

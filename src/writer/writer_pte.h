@@ -188,4 +188,8 @@ pte_status pte_wr_add_operator_raw(pte_writer *w, uint32_t method, const char *n
 /* planner.c */
 pte_status pte_wr_plan_method(pte_writer *w, wr_method *m, const char *what, pte_error_info *err);
 
+/* writer_validate.c: every value index in range and at least one chain (adds an empty chain to a
+ * method without one, which then is not planned). */
+pte_status pte_wr_validate_method(pte_writer *w, wr_method *m, pte_error_info *err);
+
 #endif

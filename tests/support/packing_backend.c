@@ -310,16 +310,6 @@ float *packing_weights(const packing_model_spec *spec, size_t k) {
   return w;
 }
 
-static void *heap_realloc(void *ctx, void *p, size_t old, size_t n) {
-  (void)ctx;
-  (void)old;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  return realloc(p, n);
-}
-
 /* Pattern bytes of extra blob j (callback source: nothing held in memory). */
 static pte_status pattern_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
   (void)err;
@@ -448,7 +438,7 @@ uint8_t *packing_model_build(const packing_model_spec *spec, size_t *size, pte_e
                      spec->n_passthrough ? spec->n_passthrough : 1, spec->n, err);
   if (s == PTE_OK) {
     pte_memory_writer mw;
-    pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+    pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
     if (pte_writer_write(w, &mw.base, err) == PTE_OK) {
       size_t n = 0;
       const uint8_t *d = pte_memory_writer_data(&mw, &n);

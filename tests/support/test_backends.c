@@ -9,6 +9,7 @@
 #include "format/flatbuf.h"
 #include "pte/data_writer.h"
 #include "pte/writer.h"
+#include "pte/io.h"
 
 test_backend_stats test_counting_stats, test_scratch_stats, test_cached_args_stats;
 bool test_cached_args_guard = true;
@@ -20,6 +21,12 @@ void test_backends_reset_stats(void) {
   memset(&test_scratch_stats, 0, sizeof test_scratch_stats);
   memset(&test_cached_args_stats, 0, sizeof test_cached_args_stats);
   test_cached_args_guard = true;
+}
+
+void test_backends_setup(void) {
+  pte_backend_registry_reset();
+  test_backends_reset_stats();
+  if (test_backends_register() != PTE_OK) fprintf(stderr, "  cannot register the test backends\n");
 }
 
 uint8_t *test_blob_new(float scale, float bias, size_t payload, size_t *size) {
@@ -288,16 +295,6 @@ pte_status test_backends_register(void) {
 
 /* ---- program builder ------------------------------------------------------------------------- */
 
-static void *heap_realloc(void *ctx, void *p, size_t old, size_t n) {
-  (void)ctx;
-  (void)old;
-  if (!n) {
-    free(p);
-    return NULL;
-  }
-  return realloc(p, n);
-}
-
 static uint64_t stride_of(const test_dprog *p) { return ((uint64_t)p->numel * 4 + 15) & ~(uint64_t)15; }
 
 uint64_t test_dprog_tensor_bytes(const test_dprog *p) { return stride_of(p) * (p->n_calls + 1); }
@@ -378,7 +375,7 @@ uint8_t *test_dprog_build(const test_dprog *p, size_t *size) {
   pte_fb_ref *refs = calloc(nrefs, sizeof *refs);
   if (!refs) return NULL;
   pte_fb_builder b;
-  pte_fb_builder_init(&b, heap_realloc, NULL);
+  pte_fb_builder_init(&b, pte_heap_realloc, NULL);
 
   /* Blobs first (largest): Program.backend_delegate_data. */
   for (size_t i = 0; i < p->n_blobs; i++) {
@@ -514,7 +511,7 @@ uint8_t *test_wprog_build(const test_wprog *p, size_t *size, pte_error_info *err
     if (pte_writer_call_module(w, method, chain, mod[p->call_module[k]], args, 2, NULL, err) != PTE_OK) goto done;
   }
   pte_memory_writer mw;
-  pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+  pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
   if (pte_writer_write(w, &mw.base, err) == PTE_OK) {
     size_t n = 0;
     const uint8_t *d = pte_memory_writer_data(&mw, &n);

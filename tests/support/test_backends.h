@@ -65,6 +65,9 @@ extern bool test_cached_args_guard; /* default true */
 pte_status test_backends_register(void);
 /* Zeroes the three stats and restores test_cached_args_guard. */
 void test_backends_reset_stats(void);
+/* A fresh registry: empties it, zeroes the stats, registers the three backends (a failure is
+ * printed; the test then fails on the missing backend). */
+void test_backends_setup(void);
 
 /* A blob for the test backends (malloc; free()). */
 uint8_t *test_blob_new(float scale, float bias, size_t payload, size_t *size);

@@ -38,873 +38,25 @@
 #include "pte_gen/xnnpack_gen.h"
 #include "test.h"
 
-/* ================================================================== the case model */
-
-#define MAX_PATCHES 16
-
-typedef enum patch_op {
-  P_TRUNCATE = 1, /* size = value */
-  P_APPEND,       /* value zero bytes added at the end */
-  P_RAW,          /* write `width` bytes of value at absolute offset */
-  P_BYTES,        /* write text at absolute offset */
-  P_FIELD,        /* write value at the resolved schema path (scalar field or vector element) */
-  P_VLEN,         /* write the u32 length of the vector at path */
-  P_STR,          /* rewrite the string at path (same or shorter length) */
-  P_HDR           /* named header field (eh00.*, fh01.*) */
-} patch_op;
-
-typedef struct patch {
-  patch_op op;
-  int width;        /* P_RAW: 1, 2, 4 or 8 */
-  uint64_t offset;  /* P_RAW/P_BYTES */
-  char path[160];   /* P_FIELD/P_VLEN/P_STR/P_HDR */
-  char text[64];    /* P_BYTES/P_STR */
-  int64_t value;
-} patch;
-
-typedef enum action {
-  A_PROGRAM = 1, /* pte_program_load (+ every accessor) */
-  A_METHOD,      /* program load, then pte_method_load_ex */
-  A_EXECUTE,     /* program + method load (must succeed), fixed inputs, pte_method_execute */
-  A_NAMED_DATA,  /* program load, then get_data of every key of the program's named data map */
-  A_PTD,         /* pte_ptd_load (+ every accessor) */
-  A_BPTE,        /* pte_bundled_program_load (+ every accessor) */
-  A_BPTE_PROGRAM, /* bundled load (must succeed), then the embedded program's load */
-  A_BPTE_METHOD,  /* bundled + embedded program load (must succeed), then a method load */
-  A_XNN           /* pte_xnn_delegate_init on an XNNPACK blob (named data from the `with` program) */
-} action;
-
-typedef struct mcase {
-  char id[64];
-  char desc[240];
-  char source[96]; /* file:line of the case */
-  char file[96];   /* corpus file name, or "gen:<name>" */
-  int segment;     /* >= 0: the input is that segment of `file` */
-  char companion[96]; /* .ptd for a .pte case (or .pte for a .ptd case), unpatched */
-  patch patches[MAX_PATCHES];
-  int n_patches;
-  action act;
-  char method[32];
-  int level;       /* -1 both (program action), else pte_verification */
-  int planned;     /* 0 exact, 1 none, 2 shrink */
-  uint64_t shrink;
-  size_t pool;     /* method allocator bytes */
-  uint64_t max_instructions;
-  int runs;
-  int bind_outputs;
-  pte_status expect;
-  char expect_msg[200];
-} mcase;
-
-static mcase cases[256];
-static int n_cases;
-
-/* ================================================================== small helpers */
-
-/* Bounded copy (truncates; always NUL-terminates). */
-static void copy_str(char *dst, size_t cap, const char *src) {
-  size_t i = 0;
-  for (; src[i] && i + 1 < cap; i++) dst[i] = src[i];
-  dst[i] = '\0';
-}
-
-static void st_le(uint8_t *p, uint64_t v, int width) {
-  for (int i = 0; i < width; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static const char *catalogue_dir(void) {
-  static char dir[1024];
-  const char *env = getenv("PTE_MALFORMED_DIR");
-  if (env) return env;
-  /* This file is tests/unit/test_malformed_catalogue.c: the catalogue is ../malformed. */
-  snprintf(dir, sizeof dir, "%s", __FILE__);
-  char *slash = strrchr(dir, '/');
-  if (!slash) return "tests/malformed";
-  *slash = '\0';
-  slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-  strncat(dir, "/malformed", sizeof dir - strlen(dir) - 1);
-  return dir;
-}
-
-static const struct {
-  const char *name;
-  pte_status s;
-} k_status[] = {
-    {"OK", PTE_OK},
-    {"INTERNAL", PTE_ERR_INTERNAL},
-    {"INVALID_STATE", PTE_ERR_INVALID_STATE},
-    {"NOT_SUPPORTED", PTE_ERR_NOT_SUPPORTED},
-    {"NOT_IMPLEMENTED", PTE_ERR_NOT_IMPLEMENTED},
-    {"INVALID_ARGUMENT", PTE_ERR_INVALID_ARGUMENT},
-    {"INVALID_TYPE", PTE_ERR_INVALID_TYPE},
-    {"OPERATOR_MISSING", PTE_ERR_OPERATOR_MISSING},
-    {"NOT_FOUND", PTE_ERR_NOT_FOUND},
-    {"MEMORY_ALLOCATION_FAILED", PTE_ERR_MEMORY_ALLOCATION_FAILED},
-    {"ACCESS_FAILED", PTE_ERR_ACCESS_FAILED},
-    {"INVALID_PROGRAM", PTE_ERR_INVALID_PROGRAM},
-    {"INVALID_EXTERNAL_DATA", PTE_ERR_INVALID_EXTERNAL_DATA},
-    {"OUT_OF_RESOURCES", PTE_ERR_OUT_OF_RESOURCES},
-    {"DELEGATE_INVALID_COMPATIBILITY", PTE_ERR_DELEGATE_INVALID_COMPATIBILITY},
-};
-
-static int parse_status(const char *s, pte_status *out) {
-  for (size_t i = 0; i < sizeof k_status / sizeof k_status[0]; i++)
-    if (strcmp(s, k_status[i].name) == 0) {
-      *out = k_status[i].s;
-      return 0;
-    }
-  return -1;
-}
-
-static const char *status_word(pte_status s) {
-  for (size_t i = 0; i < sizeof k_status / sizeof k_status[0]; i++)
-    if (k_status[i].s == s) return k_status[i].name;
-  return "?";
-}
-
-static const char *action_name(action a) {
-  switch (a) {
-    case A_PROGRAM: return "program";
-    case A_METHOD: return "method";
-    case A_EXECUTE: return "execute";
-    case A_NAMED_DATA: return "named-data";
-    case A_PTD: return "ptd";
-    case A_BPTE: return "bpte";
-    case A_BPTE_PROGRAM: return "bpte-program";
-    case A_BPTE_METHOD: return "bpte-method";
-    case A_XNN: return "xnn";
-  }
-  return "?";
-}
-
-/* ================================================================== generated programs
- *
- * gen:control — every field written explicitly (force_defaults), so any scalar can be patched:
- *   forward(x: FLOAT[2] planned @0) -> y: FLOAT[2] planned @16, non_const_buffer_sizes [0, 32]
- *   values: v0 x, v1 y, v2 Bool false, v3 Int 1, v4 Int 0, v5 TensorList [0, 1], v6 IntList [3, 4],
- *           v7 Null, v8 constant FLOAT[2] = [1, 2] (data_buffer_idx 1), v9 Double 0.5
- *   operators: [aten::add.out]; delegates: [FuzzBackend, INLINE data 0 (4 bytes)]
- *   chain 0: 0 KernelCall add(v0, v8, v3, v1, v1)   y = x + [1, 2]
- *            1 DelegateCall 0 (v0, v1)
- *            2 MoveCall v3 -> v4
- *            3 JumpFalseCall cond v2 -> 5 (always taken: skips 4)
- *            4 FreeCall v0
- *   segments: [(0, 16)], constant_segment {0, [0, 0]}, eh00 header (32 bytes).
- * gen:unplanned-output — the same with y unplanned (no allocation_info: the caller binds it). */
-
-static pte_fb_ref gen_tensor(pte_fb_builder *b, int32_t n, uint32_t dbi, int planned, uint32_t off) {
-  int32_t sizes[1] = {n};
-  uint8_t order[1] = {0};
-  pte_fb_ref sv = pte_et_Tensor_create_sizes(b, sizes, 1);
-  pte_fb_ref dv = pte_et_Tensor_create_dim_order(b, order, 1);
-  pte_fb_ref alloc = 0;
-  if (planned) {
-    pte_et_AllocationDetails_start(b);
-    pte_et_AllocationDetails_add_memory_id(b, 1);
-    pte_et_AllocationDetails_add_memory_offset_low(b, off);
-    pte_et_AllocationDetails_add_memory_offset_high(b, 0);
-    alloc = pte_et_AllocationDetails_end(b);
-  }
-  pte_et_Tensor_start(b);
-  pte_et_Tensor_add_scalar_type(b, PTE_DTYPE_FLOAT);
-  pte_et_Tensor_add_storage_offset(b, 0);
-  pte_et_Tensor_add_sizes(b, sv);
-  pte_et_Tensor_add_dim_order(b, dv);
-  pte_et_Tensor_add_requires_grad(b, false);
-  pte_et_Tensor_add_data_buffer_idx(b, dbi);
-  if (alloc) pte_et_Tensor_add_allocation_info(b, alloc);
-  pte_et_Tensor_add_layout(b, 0);
-  pte_et_Tensor_add_shape_dynamism(b, 0);
-  return pte_et_Tensor_end(b);
-}
-
-static pte_fb_ref gen_evalue(pte_fb_builder *b, uint8_t tag, pte_fb_ref val) {
-  pte_et_EValue_start(b);
-  pte_et_EValue_add_val_type(b, tag);
-  if (val) pte_et_EValue_add_val(b, val);
-  return pte_et_EValue_end(b);
-}
-
-static pte_fb_ref gen_instr(pte_fb_builder *b, uint8_t tag, pte_fb_ref args) {
-  pte_et_Instruction_start(b);
-  pte_et_Instruction_add_instr_args_type(b, tag);
-  pte_et_Instruction_add_instr_args(b, args);
-  return pte_et_Instruction_end(b);
-}
-
-static uint8_t *gen_control(size_t *out_size, int unplanned_output) {
-  pte_fb_builder b;
-  pte_fb_builder_init(&b, pte_heap_realloc, NULL);
-  b.force_defaults = true;
-  pte_fb_ref v[10], r;
-  v[0] = gen_evalue(&b, 5, gen_tensor(&b, 2, 0, 1, 0));
-  v[1] = gen_evalue(&b, 5, gen_tensor(&b, 2, 0, !unplanned_output, 16));
-  pte_et_Bool_start(&b);
-  pte_et_Bool_add_bool_val(&b, false);
-  v[2] = gen_evalue(&b, 3, pte_et_Bool_end(&b));
-  pte_et_Int_start(&b);
-  pte_et_Int_add_int_val(&b, 1);
-  v[3] = gen_evalue(&b, 2, pte_et_Int_end(&b));
-  pte_et_Int_start(&b);
-  pte_et_Int_add_int_val(&b, 0);
-  v[4] = gen_evalue(&b, 2, pte_et_Int_end(&b));
-  int32_t tl[2] = {0, 1};
-  r = pte_et_TensorList_create_items(&b, tl, 2);
-  pte_et_TensorList_start(&b);
-  pte_et_TensorList_add_items(&b, r);
-  v[5] = gen_evalue(&b, 10, pte_et_TensorList_end(&b));
-  int64_t il[2] = {3, 4};
-  r = pte_et_IntList_create_items(&b, il, 2);
-  pte_et_IntList_start(&b);
-  pte_et_IntList_add_items(&b, r);
-  v[6] = gen_evalue(&b, 7, pte_et_IntList_end(&b));
-  pte_et_Null_start(&b);
-  v[7] = gen_evalue(&b, 1, pte_et_Null_end(&b));
-  v[8] = gen_evalue(&b, 5, gen_tensor(&b, 2, 1, 0, 0));
-  pte_et_Double_start(&b);
-  pte_et_Double_add_double_val(&b, 0.5);
-  v[9] = gen_evalue(&b, 4, pte_et_Double_end(&b));
-  pte_fb_ref values = pte_et_ExecutionPlan_create_values(&b, v, 10);
-
-  pte_fb_ref ins[5];
-  int32_t kargs[5] = {0, 8, 3, 1, 1};
-  r = pte_et_KernelCall_create_args(&b, kargs, 5);
-  pte_et_KernelCall_start(&b);
-  pte_et_KernelCall_add_op_index(&b, 0);
-  pte_et_KernelCall_add_args(&b, r);
-  ins[0] = gen_instr(&b, 1, pte_et_KernelCall_end(&b));
-  int32_t dargs[2] = {0, 1};
-  r = pte_et_DelegateCall_create_args(&b, dargs, 2);
-  pte_et_DelegateCall_start(&b);
-  pte_et_DelegateCall_add_delegate_index(&b, 0);
-  pte_et_DelegateCall_add_args(&b, r);
-  ins[1] = gen_instr(&b, 2, pte_et_DelegateCall_end(&b));
-  pte_et_MoveCall_start(&b);
-  pte_et_MoveCall_add_move_from(&b, 3);
-  pte_et_MoveCall_add_move_to(&b, 4);
-  ins[2] = gen_instr(&b, 3, pte_et_MoveCall_end(&b));
-  pte_et_JumpFalseCall_start(&b);
-  pte_et_JumpFalseCall_add_cond_value_index(&b, 2);
-  pte_et_JumpFalseCall_add_destination_instruction(&b, 5);
-  ins[3] = gen_instr(&b, 4, pte_et_JumpFalseCall_end(&b));
-  pte_et_FreeCall_start(&b);
-  pte_et_FreeCall_add_value_index(&b, 0);
-  ins[4] = gen_instr(&b, 5, pte_et_FreeCall_end(&b));
-  r = pte_et_Chain_create_instructions(&b, ins, 5);
-  int32_t cin[1] = {0}, cout[1] = {1};
-  pte_fb_ref ci = pte_et_Chain_create_inputs(&b, cin, 1), co = pte_et_Chain_create_outputs(&b, cout, 1);
-  pte_et_Chain_start(&b);
-  pte_et_Chain_add_inputs(&b, ci);
-  pte_et_Chain_add_outputs(&b, co);
-  pte_et_Chain_add_instructions(&b, r);
-  pte_fb_ref chain = pte_et_Chain_end(&b);
-  pte_fb_ref chains = pte_et_ExecutionPlan_create_chains(&b, &chain, 1);
-
-  pte_fb_ref nm = pte_fb_create_string(&b, "aten::add", 9), ov = pte_fb_create_string(&b, "out", 3);
-  pte_et_Operator_start(&b);
-  pte_et_Operator_add_name(&b, nm);
-  pte_et_Operator_add_overload(&b, ov);
-  pte_fb_ref op = pte_et_Operator_end(&b);
-  pte_fb_ref ops = pte_et_ExecutionPlan_create_operators(&b, &op, 1);
-
-  pte_fb_ref did = pte_fb_create_string(&b, "FuzzBackend", 11);
-  pte_et_BackendDelegateDataReference_start(&b);
-  pte_et_BackendDelegateDataReference_add_location(&b, 0);
-  pte_et_BackendDelegateDataReference_add_index(&b, 0);
-  pte_fb_ref dref = pte_et_BackendDelegateDataReference_end(&b);
-  pte_fb_ref csk = pte_fb_create_string(&b, "k", 1);
-  static const uint8_t csv_bytes[2] = {7, 8};
-  pte_fb_ref csv = pte_et_CompileSpec_create_value(&b, csv_bytes, 2);
-  pte_et_CompileSpec_start(&b);
-  pte_et_CompileSpec_add_key(&b, csk);
-  pte_et_CompileSpec_add_value(&b, csv);
-  pte_fb_ref spec = pte_et_CompileSpec_end(&b);
-  pte_fb_ref specs = pte_et_BackendDelegate_create_compile_specs(&b, &spec, 1);
-  pte_et_BackendDelegate_start(&b);
-  pte_et_BackendDelegate_add_id(&b, did);
-  pte_et_BackendDelegate_add_processed(&b, dref);
-  pte_et_BackendDelegate_add_compile_specs(&b, specs);
-  pte_fb_ref del = pte_et_BackendDelegate_end(&b);
-  pte_fb_ref dels = pte_et_ExecutionPlan_create_delegates(&b, &del, 1);
-
-  int32_t pin[1] = {0}, pout[1] = {1};
-  pte_fb_ref inputs = pte_et_ExecutionPlan_create_inputs(&b, pin, 1);
-  pte_fb_ref outputs = pte_et_ExecutionPlan_create_outputs(&b, pout, 1);
-  int64_t nbs_v[2] = {0, 32};
-  pte_fb_ref nbs = pte_et_ExecutionPlan_create_non_const_buffer_sizes(&b, nbs_v, 2);
-  pte_fb_ref name = pte_fb_create_string(&b, "forward", 7);
-  pte_et_ExecutionPlan_start(&b);
-  pte_et_ExecutionPlan_add_name(&b, name);
-  pte_et_ExecutionPlan_add_values(&b, values);
-  pte_et_ExecutionPlan_add_inputs(&b, inputs);
-  pte_et_ExecutionPlan_add_outputs(&b, outputs);
-  pte_et_ExecutionPlan_add_chains(&b, chains);
-  pte_et_ExecutionPlan_add_operators(&b, ops);
-  pte_et_ExecutionPlan_add_delegates(&b, dels);
-  pte_et_ExecutionPlan_add_non_const_buffer_sizes(&b, nbs);
-  pte_fb_ref plan = pte_et_ExecutionPlan_end(&b);
-  pte_fb_ref plans = pte_et_Program_create_execution_plan(&b, &plan, 1);
-
-  static const uint8_t blob[4] = {1, 2, 3, 4};
-  r = pte_et_BackendDelegateInlineData_create_data(&b, blob, 4);
-  pte_et_BackendDelegateInlineData_start(&b);
-  pte_et_BackendDelegateInlineData_add_data(&b, r);
-  pte_fb_ref inl = pte_et_BackendDelegateInlineData_end(&b);
-  pte_fb_ref bdd = pte_et_Program_create_backend_delegate_data(&b, &inl, 1);
-  pte_et_DataSegment_start(&b);
-  pte_et_DataSegment_add_offset(&b, 0);
-  pte_et_DataSegment_add_size(&b, 16);
-  pte_fb_ref seg = pte_et_DataSegment_end(&b);
-  pte_fb_ref segs = pte_et_Program_create_segments(&b, &seg, 1);
-  uint64_t cso[2] = {0, 0};
-  r = pte_et_SubsegmentOffsets_create_offsets(&b, cso, 2);
-  pte_et_SubsegmentOffsets_start(&b);
-  pte_et_SubsegmentOffsets_add_segment_index(&b, 0);
-  pte_et_SubsegmentOffsets_add_offsets(&b, r);
-  pte_fb_ref cs = pte_et_SubsegmentOffsets_end(&b);
-  pte_et_Program_start(&b);
-  pte_et_Program_add_version(&b, 0);
-  pte_et_Program_add_execution_plan(&b, plans);
-  pte_et_Program_add_backend_delegate_data(&b, bdd);
-  pte_et_Program_add_segments(&b, segs);
-  pte_et_Program_add_constant_segment(&b, cs);
-  pte_fb_ref root = pte_et_Program_end(&b);
-  const uint8_t *fb;
-  size_t fbs;
-  if (pte_et_finish(&b, root, &fb, &fbs) != PTE_OK) {
-    pte_fb_builder_free(&b);
-    return NULL;
-  }
-  /* eh00 header inserted at byte 8 (32 bytes: alignment is kept), segment data at a 128 boundary. */
-  size_t program_size = fbs + 32, base = (program_size + 127) / 128 * 128, total = base + 16;
-  uint8_t *out = (uint8_t *)calloc(1, total);
-  if (out) {
-    st_le(out, pte_fb_ld_u32(fb) + 32, 4);
-    memcpy(out + 4, fb + 4, 4);
-    pte_extended_header h = {32, program_size, base, 16, true};
-    pte_extended_header_write(&h, 32, out + 8, 32, NULL);
-    memcpy(out + 40, fb + 8, fbs - 8);
-    float c[2] = {1.0f, 2.0f};
-    memcpy(out + base, c, sizeof c);
-    *out_size = total;
-  }
-  pte_fb_builder_free(&b);
-  return out;
-}
-
-/* ================================================================== schema paths
- *
- * PATH := step ('.' step)*;  step := field | field '[' index ']'
- * Fields are looked up by name in the generated descriptors, starting at the root table of the
- * input's schema (Program, FlatTensor or BundledProgram). A union field ('val', 'instr_args')
- * continues in the member table its tag selects. The path must end at a scalar field, an element
- * of a scalar vector, or (for vlen/str patches) a vector or string field. */
-
-typedef struct schema {
-  const pte_fbgen_type *types;
-  size_t n_types;
-  const char *root;
-} schema;
-
-static const schema k_schema_pte = {pte_et_types, sizeof pte_et_types / sizeof pte_et_types[0],
-                                    "executorch_flatbuffer.Program"};
-static const schema k_schema_ptd = {pte_ft_types, sizeof pte_ft_types / sizeof pte_ft_types[0],
-                                    "flat_tensor_flatbuffer.FlatTensor"};
-static const schema k_schema_bpte = {pte_bp_types, sizeof pte_bp_types / sizeof pte_bp_types[0],
-                                     "bundled_program_flatbuffer.BundledProgram"};
-static const schema k_schema_xnn = {pte_xn_types, sizeof pte_xn_types / sizeof pte_xn_types[0], "fb_xnnpack.XNNGraph"};
-
-static const pte_fbgen_type *find_type(const schema *sc, const char *name, size_t len) {
-  for (size_t i = 0; i < sc->n_types; i++)
-    if (sc->types[i].name && strlen(sc->types[i].name) == len && strncmp(sc->types[i].name, name, len) == 0)
-      return &sc->types[i];
-  return NULL;
-}
-
-/* Type of union member `member` when the schema declares it as an alias ("XNNAdd: _XNNNode2x1" in
- * schema/xnnpack.fbs); `member` itself otherwise. Reads $PTE_SCHEMA_DIR/xnnpack.fbs once. */
-static const char *union_alias(const char *member, char *buf, size_t cap) {
-  static char *text;
-  static int loaded;
-  if (!loaded) {
-    loaded = 1;
-    const char *dir = getenv("PTE_SCHEMA_DIR");
-    char path[1024];
-    size_t n;
-    snprintf(path, sizeof path, "%s/xnnpack.fbs", dir ? dir : "schema");
-    text = (char *)test_read_file(path, &n); /* NUL-padded by test_read_file; kept for the process */
-  }
-  if (!text) return member;
-  char pat[96];
-  snprintf(pat, sizeof pat, "  %s: ", member);
-  const char *hit = strstr(text, pat);
-  if (!hit) return member;
-  hit += strlen(pat);
-  size_t i = 0;
-  while (hit[i] && hit[i] != ',' && hit[i] != '\n' && hit[i] != ' ' && i + 1 < cap) {
-    buf[i] = hit[i];
-    i++;
-  }
-  buf[i] = '\0';
-  return buf;
-}
-
-static const char *union_member(const char *union_type, uint8_t tag, char *buf, size_t cap) {
-  if (strcmp(union_type, "executorch_flatbuffer.KernelTypes") == 0) return pte_et_KernelTypes_name(tag);
-  if (strcmp(union_type, "executorch_flatbuffer.InstructionArguments") == 0) return pte_et_InstructionArguments_name(tag);
-  if (strcmp(union_type, "bundled_program_flatbuffer.ValueUnion") == 0) return pte_bp_ValueUnion_name(tag);
-  const char *m = NULL;
-  if (strcmp(union_type, "fb_xnnpack.XNodeUnion") == 0) m = pte_xn_XNodeUnion_name(tag);
-  if (strcmp(union_type, "fb_xnnpack.XValueUnion") == 0) m = pte_xn_XValueUnion_name(tag);
-  return m ? union_alias(m, buf, cap) : NULL;
-}
-
-typedef struct resolved {
-  uint32_t pos;  /* scalar / element position, or the uoffset field position for vectors/strings */
-  uint8_t kind;  /* pte_fbgen_kind of the scalar (or PTE_FBGEN_VECTOR / PTE_FBGEN_STRING) */
-  pte_fb_vec vec;
-  pte_fb_str str;
-} resolved;
-
-/* Resolves path; returns NULL on success or a static error message. */
-static const char *resolve(const schema *sc, const uint8_t *buf, size_t size, const char *path, resolved *out) {
-  static char msg[256];
-  const pte_fbgen_type *ty = find_type(sc, sc->root, strlen(sc->root));
-  pte_fb_table t = pte_fb_root(buf, size);
-  const char *p = path;
-  if (!ty || !pte_fb_table_present(t)) return "no root table";
-  for (;;) {
-    const char *end = p;
-    while (*end && *end != '.' && *end != '[') end++;
-    size_t nlen = (size_t)(end - p);
-    const pte_fbgen_field *f = NULL;
-    for (const pte_fbgen_field *g = ty->fields; g->name; g++)
-      if (strlen(g->name) == nlen && strncmp(g->name, p, nlen) == 0) f = g;
-    if (!f) {
-      snprintf(msg, sizeof msg, "%s has no field '%.*s'", ty->name, (int)nlen, p);
-      return msg;
-    }
-    long idx = -1;
-    if (*end == '[') {
-      idx = strtol(end + 1, (char **)&end, 10);
-      if (*end != ']') return "bad index";
-      end++;
-    }
-    int last = *end == '\0';
-    uint8_t kind = (uint8_t)(f->kind);
-    if (kind == PTE_FBGEN_TABLE || kind == PTE_FBGEN_UNION) {
-      const char *tname = f->type;
-      size_t tlen = strlen(tname);
-      char member[160];
-      if (kind == PTE_FBGEN_UNION) {
-        uint8_t tag = pte_fb_get_u8(t, (unsigned)f->slot - 1u, 0);
-        char alias[64];
-        const char *mn = union_member(f->type, tag, alias, sizeof alias);
-        const char *dot = strrchr(f->type, '.');
-        if (!mn || !dot) return "union member not found";
-        snprintf(member, sizeof member, "%.*s.%s", (int)(dot - f->type), f->type, mn);
-        tname = member;
-        tlen = strlen(member);
-      }
-      ty = find_type(sc, tname, tlen);
-      t = pte_fb_get_table(t, f->slot);
-      if (!ty || !pte_fb_table_present(t) || last || idx >= 0) {
-        snprintf(msg, sizeof msg, "field '%s' is absent or not a leaf", f->name);
-        return msg;
-      }
-    } else if (kind == PTE_FBGEN_VECTOR) {
-      pte_fb_vec v = pte_fb_get_vec(t, f->slot);
-      if (!v.present) {
-        snprintf(msg, sizeof msg, "vector '%s' is absent", f->name);
-        return msg;
-      }
-      if (idx < 0) {
-        if (!last) return "vector step without an index";
-        out->pos = pte_fb_field_pos(t, f->slot);
-        out->kind = PTE_FBGEN_VECTOR;
-        out->vec = v;
-        return NULL;
-      }
-      if ((uint32_t)idx >= v.len) {
-        snprintf(msg, sizeof msg, "index %ld past the %u elements of '%s'", idx, v.len, f->name);
-        return msg;
-      }
-      if (f->elem_kind == PTE_FBGEN_TABLE) {
-        const char *tn = f->type + 1; /* "[name]" */
-        ty = find_type(sc, tn, strlen(tn) - 1);
-        t = pte_fb_vec_table(v, (uint32_t)idx);
-        if (!ty || !pte_fb_table_present(t) || last) return "bad table vector step";
-      } else {
-        size_t es = pte_fbgen_kind_size((pte_fbgen_kind)f->elem_kind);
-        if (!es || !last) return "scalar vector element must end the path";
-        out->pos = v.data + (uint32_t)idx * (uint32_t)es;
-        out->kind = f->elem_kind;
-        return NULL;
-      }
-    } else if (kind == PTE_FBGEN_STRING) {
-      if (!last) return "string must end the path";
-      out->str = pte_fb_get_str(t, f->slot);
-      out->pos = pte_fb_field_pos(t, f->slot);
-      out->kind = PTE_FBGEN_STRING;
-      if (!out->str.ptr) return "string is absent";
-      return NULL;
-    } else {
-      if (!last) return "scalar must end the path";
-      out->pos = pte_fb_field_pos(t, f->slot);
-      out->kind = kind;
-      if (!out->pos) {
-        snprintf(msg, sizeof msg, "field '%s' is not stored in the buffer (default value)", f->name);
-        return msg;
-      }
-      return NULL;
-    }
-    p = end + 1;
-  }
-}
-
-/* Header fields: eh00.* at byte 8 of a .pte; fh01.* at byte 8 of a .ptd. */
-static int header_field(const char *name, uint64_t *off, int *width) {
-  static const struct {
-    const char *n;
-    uint64_t off;
-    int w;
-  } k[] = {{"eh00.header_length", 12, 4},     {"eh00.program_size", 16, 8},      {"eh00.segment_base_offset", 24, 8},
-           {"eh00.segment_data_size", 32, 8}, {"fh01.header_length", 12, 4},     {"fh01.flatbuffer_offset", 16, 8},
-           {"fh01.flatbuffer_size", 24, 8},   {"fh01.segment_base_offset", 32, 8}, {"fh01.segment_data_size", 40, 8}};
-  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-    if (strcmp(k[i].n, name) == 0) {
-      *off = k[i].off;
-      *width = k[i].w;
-      return 0;
-    }
-  return -1;
-}
-
-/* ================================================================== catalogue parsing */
-
-/* Next token of *s: a "quoted string" or a run of non-blanks. Returns 0 when none. */
-static int next_token(const char **s, char *out, size_t cap) {
-  const char *p = *s;
-  while (*p == ' ' || *p == '\t') p++;
-  if (!*p || *p == '\n' || *p == '#') return 0;
-  size_t n = 0;
-  if (*p == '"') {
-    p++;
-    while (*p && *p != '"') {
-      char c = *p++;
-      if (c == '\\' && *p) c = *p++;
-      if (n + 1 < cap) out[n++] = c;
-    }
-    if (*p == '"') p++;
-  } else {
-    while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
-      if (n + 1 < cap) out[n++] = *p;
-      p++;
-    }
-  }
-  out[n] = '\0';
-  *s = p;
-  return 1;
-}
-
-static int parse_int(const char *s, int64_t *out) {
-  char *end;
-  errno = 0;
-  if (s[0] == '-') *out = (int64_t)strtoll(s, &end, 0);
-  else *out = (int64_t)strtoull(s, &end, 0);
-  return (errno || *end) ? -1 : 0;
-}
-
-static int load_catalogue_file(const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  char line[512];
-  int lineno = 0;
-  mcase *c = NULL;
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  while (fgets(line, sizeof line, f)) {
-    lineno++;
-    const char *s = line;
-    char kw[64], a1[200], a2[200], a3[200];
-    if (!next_token(&s, kw, sizeof kw)) continue;
-#define BAD(...)                                                       \
-  do {                                                                 \
-    fprintf(stderr, "%s:%d: ", path, lineno);                          \
-    fprintf(stderr, __VA_ARGS__);                                      \
-    fputc('\n', stderr);                                               \
-    fclose(f);                                                         \
-    return -1;                                                         \
-  } while (0)
-    if (strcmp(kw, "case") == 0) {
-      if (n_cases >= (int)(sizeof cases / sizeof cases[0])) BAD("too many cases");
-      c = &cases[n_cases++];
-      memset(c, 0, sizeof *c);
-      if (!next_token(&s, c->id, sizeof c->id)) BAD("case without id");
-      snprintf(c->source, sizeof c->source, "%s:%d", base, lineno);
-      c->segment = -1;
-      c->level = -1;
-      c->pool = 1u << 20;
-      c->max_instructions = 10000;
-      c->runs = 1;
-      c->bind_outputs = 1;
-      c->expect = (pte_status)-1;
-      continue;
-    }
-    if (!c) BAD("'%s' outside a case", kw);
-    if (strcmp(kw, "desc") == 0) {
-      while (*s == ' ' || *s == '\t') s++;
-      copy_str(c->desc, sizeof c->desc, s);
-      size_t l = strlen(c->desc);
-      while (l && (c->desc[l - 1] == '\n' || c->desc[l - 1] == '\r')) c->desc[--l] = '\0';
-    } else if (strcmp(kw, "file") == 0) {
-      if (!next_token(&s, c->file, sizeof c->file)) BAD("file needs a name");
-      if (next_token(&s, a1, sizeof a1)) {
-        int64_t v;
-        if (strcmp(a1, "segment") != 0 || !next_token(&s, a2, sizeof a2) || parse_int(a2, &v)) BAD("file X [segment N]");
-        c->segment = (int)v;
-      }
-    } else if (strcmp(kw, "with") == 0) {
-      if (!next_token(&s, c->companion, sizeof c->companion)) BAD("with needs a file");
-    } else if (strcmp(kw, "truncate") == 0 || strcmp(kw, "append") == 0 || strcmp(kw, "u8") == 0 || strcmp(kw, "u16") == 0 ||
-               strcmp(kw, "u32") == 0 || strcmp(kw, "u64") == 0 || strcmp(kw, "bytes") == 0 || strcmp(kw, "set") == 0 ||
-               strcmp(kw, "vlen") == 0 || strcmp(kw, "str") == 0) {
-      if (c->n_patches >= MAX_PATCHES) BAD("too many patches");
-      patch *p = &c->patches[c->n_patches++];
-      memset(p, 0, sizeof *p);
-      int64_t v;
-      if (!next_token(&s, a1, sizeof a1)) BAD("%s needs arguments", kw);
-      if (strcmp(kw, "truncate") == 0 || strcmp(kw, "append") == 0) {
-        if (parse_int(a1, &v) || v < 0 || v > 4096) BAD("bad size");
-        p->op = kw[0] == 't' ? P_TRUNCATE : P_APPEND;
-        p->value = v;
-        continue;
-      }
-      if (!next_token(&s, a2, sizeof a2)) BAD("%s needs two arguments", kw);
-      if (kw[0] == 'u') { /* u32 @OFFSET VALUE */
-        if (a1[0] != '@' || parse_int(a1 + 1, &v)) BAD("raw writes take @OFFSET");
-        p->op = P_RAW;
-        p->offset = (uint64_t)v;
-        p->width = atoi(kw + 1) / 8;
-        if (parse_int(a2, &p->value)) BAD("bad value '%s'", a2);
-      } else if (strcmp(kw, "bytes") == 0) {
-        if (a1[0] != '@' || parse_int(a1 + 1, &v)) BAD("bytes takes @OFFSET");
-        p->op = P_BYTES;
-        p->offset = (uint64_t)v;
-        copy_str(p->text, sizeof p->text, a2);
-      } else {
-        copy_str(p->path, sizeof p->path, a1);
-        if (strcmp(kw, "str") == 0) {
-          p->op = P_STR;
-          copy_str(p->text, sizeof p->text, a2);
-        } else {
-          uint64_t ho;
-          int hw;
-          p->op = strcmp(kw, "vlen") == 0 ? P_VLEN : (header_field(a1, &ho, &hw) == 0 ? P_HDR : P_FIELD);
-          if (parse_int(a2, &p->value)) BAD("bad value '%s'", a2);
-        }
-      }
-    } else if (strcmp(kw, "run") == 0) {
-      if (!next_token(&s, a1, sizeof a1)) BAD("run needs an entry point");
-      if (strcmp(a1, "program") == 0) c->act = A_PROGRAM;
-      else if (strcmp(a1, "method") == 0) c->act = A_METHOD;
-      else if (strcmp(a1, "execute") == 0) c->act = A_EXECUTE;
-      else if (strcmp(a1, "named-data") == 0) c->act = A_NAMED_DATA;
-      else if (strcmp(a1, "ptd") == 0) c->act = A_PTD;
-      else if (strcmp(a1, "bpte") == 0) c->act = A_BPTE;
-      else if (strcmp(a1, "bpte-program") == 0) c->act = A_BPTE_PROGRAM;
-      else if (strcmp(a1, "bpte-method") == 0) c->act = A_BPTE_METHOD;
-      else if (strcmp(a1, "xnn") == 0) c->act = A_XNN;
-      else BAD("unknown entry point '%s'", a1);
-      if (c->act == A_METHOD || c->act == A_EXECUTE || c->act == A_BPTE_METHOD) {
-        if (!next_token(&s, c->method, sizeof c->method)) BAD("method name missing");
-        c->level = PTE_VERIFY_INTERNAL_CONSISTENCY;
-      }
-      if (c->act == A_NAMED_DATA) c->level = PTE_VERIFY_INTERNAL_CONSISTENCY;
-      while (next_token(&s, a3, sizeof a3)) {
-        char *eq = strchr(a3, '=');
-        if (!eq) BAD("option '%s' is not key=value", a3);
-        *eq = '\0';
-        const char *val = eq + 1;
-        int64_t v = 0;
-        if (strcmp(a3, "level") == 0) {
-          if (strcmp(val, "minimal") == 0) c->level = PTE_VERIFY_MINIMAL;
-          else if (strcmp(val, "internal") == 0) c->level = PTE_VERIFY_INTERNAL_CONSISTENCY;
-          else if (strcmp(val, "both") == 0 && c->act == A_PROGRAM) c->level = -1;
-          else BAD("bad level");
-        } else if (strcmp(a3, "planned") == 0) {
-          if (strcmp(val, "exact") == 0) c->planned = 0;
-          else if (strcmp(val, "none") == 0) c->planned = 1;
-          else BAD("planned=exact|none");
-        } else if (strcmp(a3, "shrink") == 0 && parse_int(val, &v) == 0) {
-          c->planned = 2;
-          c->shrink = (uint64_t)v;
-        } else if (strcmp(a3, "pool") == 0 && parse_int(val, &v) == 0 && v > 0 && v <= (8 << 20)) {
-          c->pool = (size_t)v;
-        } else if (strcmp(a3, "max_instructions") == 0 && parse_int(val, &v) == 0) {
-          c->max_instructions = (uint64_t)v;
-        } else if (strcmp(a3, "runs") == 0 && parse_int(val, &v) == 0) {
-          c->runs = (int)v;
-        } else if (strcmp(a3, "bind_outputs") == 0) {
-          c->bind_outputs = strcmp(val, "no") != 0;
-        } else {
-          BAD("unknown option '%s'", a3);
-        }
-      }
-    } else if (strcmp(kw, "expect") == 0) {
-      if (!next_token(&s, a1, sizeof a1) || parse_status(a1, &c->expect)) BAD("expect STATUS \"message\"");
-      if (next_token(&s, a2, sizeof a2)) copy_str(c->expect_msg, sizeof c->expect_msg, a2);
-      if (c->expect != PTE_OK && !c->expect_msg[0]) BAD("an error expectation needs a message substring");
-    } else {
-      BAD("unknown keyword '%s'", kw);
-    }
-#undef BAD
-  }
-  fclose(f);
-  return 0;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-
-static int load_catalogue(void) {
-  const char *dir = catalogue_dir();
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "cannot open the catalogue directory %s\n", dir);
-    return -1;
-  }
-  char *names[64];
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL && n < 64) {
-    size_t l = strlen(e->d_name);
-    if (l > 6 && strcmp(e->d_name + l - 6, ".cases") == 0) names[n++] = strdup(e->d_name);
-  }
-  closedir(d);
-  /* Open findings (bugs reported to their owners, tests/malformed/pending/): only on request. */
-  if (getenv("PTE_CATALOGUE_PENDING")) {
-    char pdir[1200];
-    snprintf(pdir, sizeof pdir, "%s/pending", dir);
-    DIR *pd = opendir(pdir);
-    while (pd && (e = readdir(pd)) != NULL && n < 64) {
-      size_t l = strlen(e->d_name);
-      if (l > 6 && strcmp(e->d_name + l - 6, ".cases") == 0) {
-        char rel[300];
-        snprintf(rel, sizeof rel, "pending/%s", e->d_name);
-        names[n++] = strdup(rel);
-      }
-    }
-    if (pd) closedir(pd);
-  }
-  qsort(names, (size_t)n, sizeof names[0], cmp_str);
-  int rc = 0;
-  for (int i = 0; i < n; i++) {
-    char path[1400];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    if (load_catalogue_file(path) != 0) rc = -1;
-    free(names[i]);
-  }
-  for (int i = 0; i < n_cases && rc == 0; i++) {
-    for (int j = 0; j < i; j++)
-      if (strcmp(cases[i].id, cases[j].id) == 0) {
-        fprintf(stderr, "%s: duplicate case id %s\n", cases[i].source, cases[i].id);
-        rc = -1;
-      }
-    if (!cases[i].act || (int)cases[i].expect < 0 || !cases[i].file[0] || !cases[i].desc[0]) {
-      fprintf(stderr, "%s: case %s needs file, desc, run and expect\n", cases[i].source, cases[i].id);
-      rc = -1;
-    }
-  }
-  return rc;
-}
-
-/* gen:op-<name> — single-operator programs built with the program builder (pte/writer.h), for bad
- * operator arguments at execute time (issue 13; the oracle, tests/oracle, has the same cases):
- *   op-intdiv        div.out_mode(x: INT[2] planned input, c: const INT[2] = [3, 0],
- *                    "trunc") -> y INT[2]; values: v0 x, v1 c, v2 String, v3 y
- *   op-index-select  index_select.out(x: FLOAT[3, 2] input, dim: Int -2, index: const LONG[1] =
- *                    [7]) -> y FLOAT[1, 2]; values: v0 x, v1 dim, v2 index, v3 y */
-static uint8_t *gen_op(const char *which, size_t *out_size) {
-  static const int32_t k_idiv[2] = {3, 0};
-  static const int64_t k_index[1] = {7};
-  pte_writer *w = NULL;
-  uint32_t m = 0, chain = 0, op = 0;
-  int32_t v[4] = {-1, -1, -1, -1};
-  bool ok = pte_writer_create(NULL, &w, NULL) == PTE_OK && pte_writer_add_method(w, "forward", &m, NULL) == PTE_OK;
-  pte_wr_tensor t;
-  memset(&t, 0, sizeof t);
-  t.plan = PTE_WR_PLAN_AUTO;
-  t.mem_id = 1;
-  if (strcmp(which, "op-intdiv") == 0) {
-    const int32_t s2[1] = {2};
-    t.dtype = PTE_DTYPE_INT;
-    t.dim = 1;
-    t.sizes = s2;
-    ok = ok && pte_writer_add_tensor(w, m, &t, &v[0], NULL) == PTE_OK;
-    pte_wr_tensor c = t;
-    c.plan = PTE_WR_PLAN_NONE;
-    c.mem_id = 0;
-    pte_source src = pte_source_memory(k_idiv, sizeof k_idiv);
-    ok = ok && pte_writer_add_constant_tensor(w, m, &c, &src, &v[1], NULL) == PTE_OK;
-    ok = ok && pte_writer_add_string(w, m, "trunc", 5, &v[2], NULL) == PTE_OK;
-    ok = ok && pte_writer_add_tensor(w, m, &t, &v[3], NULL) == PTE_OK;
-    ok = ok && pte_writer_add_operator(w, m, "aten::div", "out_mode", &op, NULL) == PTE_OK;
-  } else if (strcmp(which, "op-index-select") == 0) {
-    const int32_t s32[2] = {3, 2}, s12[2] = {1, 2}, s1[1] = {1};
-    t.dtype = PTE_DTYPE_FLOAT;
-    t.dim = 2;
-    t.sizes = s32;
-    ok = ok && pte_writer_add_tensor(w, m, &t, &v[0], NULL) == PTE_OK;
-    ok = ok && pte_writer_add_int(w, m, -2, &v[1], NULL) == PTE_OK; /* dim 0 (a stored value) */
-    pte_wr_tensor c;
-    memset(&c, 0, sizeof c);
-    c.dtype = PTE_DTYPE_LONG;
-    c.dim = 1;
-    c.sizes = s1;
-    pte_source src = pte_source_memory(k_index, sizeof k_index);
-    ok = ok && pte_writer_add_constant_tensor(w, m, &c, &src, &v[2], NULL) == PTE_OK;
-    t.sizes = s12;
-    ok = ok && pte_writer_add_tensor(w, m, &t, &v[3], NULL) == PTE_OK;
-    ok = ok && pte_writer_add_operator(w, m, "aten::index_select", "out", &op, NULL) == PTE_OK;
-  } else {
-    ok = false;
-  }
-  const int32_t args[5] = {v[0], v[1], v[2], v[3], v[3]};
-  ok = ok && pte_writer_set_inputs(w, m, &v[0], 1, NULL) == PTE_OK &&
-       pte_writer_set_outputs(w, m, &v[3], 1, NULL) == PTE_OK &&
-       pte_writer_add_chain(w, m, &v[0], 1, &v[3], 1, &chain, NULL) == PTE_OK &&
-       pte_writer_add_kernel_call(w, m, chain, op, args, 5, NULL, NULL) == PTE_OK;
-  uint8_t *out = NULL;
-  pte_memory_writer mw;
-  if (ok && pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0) == PTE_OK) {
-    if (pte_writer_write(w, &mw.base, NULL) == PTE_OK) {
-      const uint8_t *d = pte_memory_writer_data(&mw, out_size);
-      out = (uint8_t *)malloc(*out_size ? *out_size : 1);
-      if (out) memcpy(out, d, *out_size);
-    }
-    pte_data_writer_destroy(&mw.base);
-  }
-  pte_writer_destroy(w);
-  return out;
-}
+#include "fb_path.h"
+#include "malformed_catalogue.h"
 
 /* ================================================================== building a case's input */
 
-static const schema *schema_of(const mcase *c) {
-  if (c->act == A_PTD) return &k_schema_ptd;
-  if (c->act == A_XNN) return &k_schema_xnn;
-  if (c->act == A_BPTE || c->act == A_BPTE_PROGRAM || c->act == A_BPTE_METHOD) return &k_schema_bpte;
-  return &k_schema_pte;
+static const fbp_schema *schema_of(const mcase *c) {
+  if (c->act == A_PTD) return &fbp_schema_ptd;
+  if (c->act == A_XNN) return &fbp_schema_xnn;
+  if (c->act == A_BPTE || c->act == A_BPTE_PROGRAM || c->act == A_BPTE_METHOD) return &fbp_schema_bpte;
+  return &fbp_schema_pte;
 }
 
 /* Base bytes of the case (heap, caller frees); NULL with a message on failure. */
 static uint8_t *base_input(const mcase *c, size_t *n, char *why, size_t why_cap) {
   if (strncmp(c->file, "gen:", 4) == 0) {
-    if (strcmp(c->file + 4, "control") == 0) return gen_control(n, 0);
-    if (strcmp(c->file + 4, "unplanned-output") == 0) return gen_control(n, 1);
+    if (strcmp(c->file + 4, "control") == 0) return mc_gen_control(n, 0);
+    if (strcmp(c->file + 4, "unplanned-output") == 0) return mc_gen_control(n, 1);
     if (strncmp(c->file + 4, "op-", 3) == 0) {
-      uint8_t *d = gen_op(c->file + 4, n);
+      uint8_t *d = mc_gen_op(c->file + 4, n);
       if (!d) snprintf(why, why_cap, "generator %s failed", c->file);
       return d;
     }
@@ -954,10 +106,10 @@ static size_t flatbuffer_base(const mcase *c, const uint8_t *d, size_t n) {
 static const char *apply_patches(const mcase *c, uint8_t **dp, size_t *n) {
   static char msg[300];
   uint8_t *d = *dp;
-  const schema *sc = schema_of(c);
+  const fbp_schema *sc = schema_of(c);
   for (int i = 0; i < c->n_patches; i++) {
     const patch *p = &c->patches[i];
-    resolved r;
+    fbp_resolved r;
     memset(&r, 0, sizeof r);
     const char *e;
     switch (p->op) {
@@ -975,7 +127,7 @@ static const char *apply_patches(const mcase *c, uint8_t **dp, size_t *n) {
       }
       case P_RAW:
         if (p->offset + (uint64_t)p->width > *n) return "raw write past the end";
-        st_le(d + p->offset, (uint64_t)p->value, p->width);
+        mc_st_le(d + p->offset, (uint64_t)p->value, p->width);
         break;
       case P_BYTES:
         if (p->offset + strlen(p->text) > *n) return "bytes past the end";
@@ -984,29 +136,29 @@ static const char *apply_patches(const mcase *c, uint8_t **dp, size_t *n) {
       case P_HDR: {
         uint64_t off = 0;
         int w = 0;
-        if (header_field(p->path, &off, &w) != 0) return "unknown header field";
+        if (mc_header_field(p->path, &off, &w) != 0) return "unknown header field";
         if (off + (uint64_t)w > *n) return "header field past the end";
-        st_le(d + off, (uint64_t)p->value, w);
+        mc_st_le(d + off, (uint64_t)p->value, w);
         break;
       }
       case P_FIELD:
-        if ((e = resolve(sc, d + flatbuffer_base(c, d, *n), *n - flatbuffer_base(c, d, *n), p->path, &r)) != NULL) {
+        if ((e = fbp_resolve(sc, d + flatbuffer_base(c, d, *n), *n - flatbuffer_base(c, d, *n), p->path, &r)) != NULL) {
           snprintf(msg, sizeof msg, "path %s: %s", p->path, e);
           return msg;
         }
         if (r.kind == PTE_FBGEN_VECTOR || r.kind == PTE_FBGEN_STRING) return "set needs a scalar path";
-        st_le(d + flatbuffer_base(c, d, *n) + r.pos, (uint64_t)p->value, (int)pte_fbgen_kind_size((pte_fbgen_kind)r.kind));
+        mc_st_le(d + flatbuffer_base(c, d, *n) + r.pos, (uint64_t)p->value, (int)pte_fbgen_kind_size((pte_fbgen_kind)r.kind));
         break;
       case P_VLEN:
-        if ((e = resolve(sc, d + flatbuffer_base(c, d, *n), *n - flatbuffer_base(c, d, *n), p->path, &r)) != NULL) {
+        if ((e = fbp_resolve(sc, d + flatbuffer_base(c, d, *n), *n - flatbuffer_base(c, d, *n), p->path, &r)) != NULL) {
           snprintf(msg, sizeof msg, "path %s: %s", p->path, e);
           return msg;
         }
         if (r.kind != PTE_FBGEN_VECTOR) return "vlen needs a vector path";
-        st_le(d + flatbuffer_base(c, d, *n) + r.vec.data - 4, (uint64_t)p->value, 4);
+        mc_st_le(d + flatbuffer_base(c, d, *n) + r.vec.data - 4, (uint64_t)p->value, 4);
         break;
       case P_STR: {
-        if ((e = resolve(sc, d + flatbuffer_base(c, d, *n), *n - flatbuffer_base(c, d, *n), p->path, &r)) != NULL) {
+        if ((e = fbp_resolve(sc, d + flatbuffer_base(c, d, *n), *n - flatbuffer_base(c, d, *n), p->path, &r)) != NULL) {
           snprintf(msg, sizeof msg, "path %s: %s", p->path, e);
           return msg;
         }
@@ -1014,7 +166,7 @@ static const char *apply_patches(const mcase *c, uint8_t **dp, size_t *n) {
         size_t l = strlen(p->text);
         if (l > r.str.len) return "str: the new text must not be longer";
         uint8_t *sp = (uint8_t *)(uintptr_t)r.str.ptr;
-        st_le(sp - 4, l, 4);
+        mc_st_le(sp - 4, l, 4);
         memcpy(sp, p->text, l);
         sp[l] = 0;
         break;
@@ -1324,7 +476,7 @@ static const mcase *g_case;
 
 static void check_outcome(const mcase *c, const outcome *o, const char *what) {
   if (getenv("PTE_CATALOGUE_VERBOSE"))
-    printf("  %s [%s]: %s: %s%s\n", c->id, what, status_word(o->s), o->msg, o->setup[0] ? " (SETUP FAILED)" : "");
+    printf("  %s [%s]: %s: %s%s\n", c->id, what, mc_status_word(o->s), o->msg, o->setup[0] ? " (SETUP FAILED)" : "");
   CHECK_MSG(!o->setup[0], "%s [%s]: %s", c->id, what, o->setup);
   CHECK_MSG(o->s == c->expect, "%s [%s]: got %s (%s), expected %s", c->id, what, pte_status_name(o->s), o->msg,
             pte_status_name(c->expect));
@@ -1382,16 +534,16 @@ static void run_case(void) {
 /* Every case id appears in docs/robustness.md (the catalogue is documented). */
 static void docs_list_every_case(void) {
   char path[1200];
-  snprintf(path, sizeof path, "%s/../../docs/robustness.md", catalogue_dir());
+  snprintf(path, sizeof path, "%s/../../docs/robustness.md", mc_catalogue_dir());
   size_t n = 0;
   uint8_t *doc = test_read_file(path, &n);
   CHECK_MSG(doc, "cannot read %s", path);
   int missing = 0;
-  for (int i = 0; i < n_cases; i++) {
+  for (int i = 0; i < mc_n_cases; i++) {
     char needle[80];
-    snprintf(needle, sizeof needle, "`%s`", cases[i].id);
+    snprintf(needle, sizeof needle, "`%s`", mc_cases[i].id);
     if (!strstr((const char *)doc, needle)) {
-      fprintf(stderr, "  docs/robustness.md does not list %s\n", cases[i].id);
+      fprintf(stderr, "  docs/robustness.md does not list %s\n", mc_cases[i].id);
       missing++;
     }
   }
@@ -1402,16 +554,16 @@ static void docs_list_every_case(void) {
 /* The catalogue covers every format and entry point, with at least 40 cases. */
 static void catalogue_coverage(void) {
   int per_action[16] = {0};
-  for (int i = 0; i < n_cases; i++) per_action[cases[i].act]++;
-  CHECK_MSG(n_cases >= 40, "only %d cases", n_cases);
+  for (int i = 0; i < mc_n_cases; i++) per_action[mc_cases[i].act]++;
+  CHECK_MSG(mc_n_cases >= 40, "only %d cases", mc_n_cases);
   for (int a = A_PROGRAM; a <= A_XNN; a++)
-    CHECK_MSG(per_action[a] > 0, "no case for entry point %s", action_name((action)a));
+    CHECK_MSG(per_action[a] > 0, "no case for entry point %s", mc_action_name((action)a));
 }
 
 /* The generated program is itself valid and computes y = x + [1, 2]. */
 static void generated_control_program_runs(void) {
   size_t n = 0;
-  uint8_t *raw = gen_control(&n, 0);
+  uint8_t *raw = mc_gen_control(&n, 0);
   CHECK(raw);
   uint8_t *d = fz_aligned_copy(raw, n);
   free(raw);
@@ -1446,8 +598,8 @@ static void generated_control_program_runs(void) {
 
 static void print_markdown(void) {
   char file[96] = "";
-  for (int i = 0; i < n_cases; i++) {
-    const mcase *c = &cases[i];
+  for (int i = 0; i < mc_n_cases; i++) {
+    const mcase *c = &mc_cases[i];
     size_t fl = strcspn(c->source, ":");
     if (strncmp(file, c->source, fl) != 0 || file[fl] != '\0') {
       snprintf(file, sizeof file, "%.*s", (int)fl, c->source);
@@ -1462,20 +614,20 @@ static void print_markdown(void) {
     if (c->act == A_PROGRAM && c->level == 0) lv = " (minimal)";
     else if (c->act == A_PROGRAM && c->level == 1) lv = " (internal)";
     else if ((c->act == A_METHOD || c->act == A_EXECUTE || c->act == A_BPTE_METHOD) && c->level == 0) lv = " (minimal)";
-    printf("| `%s` | %s | %s%s | %s | %s | %s |\n", c->id, input, action_name(c->act), lv, status_word(c->expect),
+    printf("| `%s` | %s | %s%s | %s | %s | %s |\n", c->id, input, mc_action_name(c->act), lv, mc_status_word(c->expect),
            c->expect_msg[0] ? c->expect_msg : "-", c->desc);
   }
 }
 
 int main(int argc, char **argv) {
-  if (load_catalogue() != 0) {
+  if (mc_load_catalogue() != 0) {
     fprintf(stderr, "catalogue has errors\n");
     return 1;
   }
   if (argc > 1 && strcmp(argv[1], "--list") == 0) {
-    for (int i = 0; i < n_cases; i++)
-      printf("%-40s %-12s %-26s %s\n", cases[i].id, action_name(cases[i].act), status_word(cases[i].expect),
-             cases[i].expect_msg);
+    for (int i = 0; i < mc_n_cases; i++)
+      printf("%-40s %-12s %-26s %s\n", mc_cases[i].id, mc_action_name(mc_cases[i].act), mc_status_word(mc_cases[i].expect),
+             mc_cases[i].expect_msg);
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "--markdown") == 0) {
@@ -1483,11 +635,11 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc > 3 && strcmp(argv[1], "--write") == 0) {
-    for (int i = 0; i < n_cases; i++) {
-      if (strcmp(cases[i].id, argv[2]) != 0) continue;
+    for (int i = 0; i < mc_n_cases; i++) {
+      if (strcmp(mc_cases[i].id, argv[2]) != 0) continue;
       size_t n;
       char why[300];
-      uint8_t *d = case_input(&cases[i], &n, why, sizeof why);
+      uint8_t *d = case_input(&mc_cases[i], &n, why, sizeof why);
       if (!d) {
         fprintf(stderr, "%s\n", why);
         return 1;
@@ -1502,13 +654,13 @@ int main(int argc, char **argv) {
   if (argc > 2 && strcmp(argv[1], "--write-all") == 0) {
     /* Every case's input, named <id>.<pte|ptd|bpte> (fuzzing seeds: tests/fuzz/run.sh). */
     int written = 0;
-    for (int i = 0; i < n_cases; i++) {
+    for (int i = 0; i < mc_n_cases; i++) {
       size_t n;
       char why[300], path[1200];
-      uint8_t *d = case_input(&cases[i], &n, why, sizeof why);
+      uint8_t *d = case_input(&mc_cases[i], &n, why, sizeof why);
       if (!d) continue;
-      const char *ext = cases[i].act == A_PTD ? "ptd" : cases[i].act == A_XNN ? "xnn" : schema_of(&cases[i]) == &k_schema_bpte ? "bpte" : "pte";
-      snprintf(path, sizeof path, "%s/%s.%s", argv[2], cases[i].id, ext);
+      const char *ext = mc_cases[i].act == A_PTD ? "ptd" : mc_cases[i].act == A_XNN ? "xnn" : schema_of(&mc_cases[i]) == &fbp_schema_bpte ? "bpte" : "pte";
+      snprintf(path, sizeof path, "%s/%s.%s", argv[2], mc_cases[i].id, ext);
       if (test_write_file(path, d, n) == 0) written++;
       free(d);
     }
@@ -1524,10 +676,10 @@ int main(int argc, char **argv) {
   RUN(catalogue_coverage);
   RUN(docs_list_every_case);
   RUN(generated_control_program_runs);
-  for (int i = 0; i < n_cases; i++) {
-    if (only && !strstr(cases[i].id, only)) continue;
-    g_case = &cases[i];
-    test_run(cases[i].id, run_case);
+  for (int i = 0; i < mc_n_cases; i++) {
+    if (only && !strstr(mc_cases[i].id, only)) continue;
+    g_case = &mc_cases[i];
+    test_run(mc_cases[i].id, run_case);
   }
   free(g_pool);
   free(g_temp);

@@ -14,16 +14,6 @@
 #include "pte_gen/program_gen.h"
 #include "test.h"
 
-static void *heap_realloc(void *ctx, void *p, size_t old, size_t n) {
-  (void)ctx;
-  (void)old;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  return realloc(p, n);
-}
-
 static uint8_t g_temp_mem[8 << 20];
 
 /* read_back over a memory writer */
@@ -45,7 +35,7 @@ static pte_status prep_mem(const uint8_t *in, size_t in_size, const pte_prepare_
   pte_buffer_loader bl;
   pte_buffer_loader_init(&bl, in, in_size);
   pte_memory_writer mw;
-  pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+  pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
   pte_allocator temp;
   pte_allocator_init(&temp, g_temp_mem, sizeof g_temp_mem);
   pte_prepare_options opt;
@@ -918,7 +908,7 @@ TEST(spool_file_same_output) {
 TEST(bad_arguments) {
   pte_error_info err;
   pte_memory_writer mw;
-  pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+  pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
   CHECK_STATUS(pte_initialize_and_save_backend_data(NULL, &mw.base, NULL, NULL, &err), PTE_ERR_INVALID_ARGUMENT);
   static const uint8_t junk[80] = {0};
   pte_buffer_loader bl;

@@ -22,16 +22,6 @@
 #include "pte/prepare.h"
 #include "test.h"
 
-static void *heap_realloc(void *ctx, void *p, size_t old, size_t n) {
-  (void)ctx;
-  (void)old;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  return realloc(p, n);
-}
-
 static uint64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -120,7 +110,7 @@ static void fault_sweep_memory(const uint8_t *in, size_t size, bool rebuild, boo
     pte_buffer_loader bl;
     pte_buffer_loader_init(&bl, in, size);
     pte_memory_writer mw;
-    pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+    pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
     pte_fault_writer fw;
     pte_fault_writer_init(&fw, &mw.base, k == 0 ? 0 : k);
     opt.read_back_ctx = &mw;
@@ -435,7 +425,7 @@ TEST(fault_every_operation_large_values) {
     pte_buffer_loader bl;
     pte_buffer_loader_init(&bl, in, size);
     pte_memory_writer mw;
-    pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+    pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
     size_spy spy = {{&k_spy_vt}, &mw, 0, 0, 0};
     pte_prepare_options opt;
     memset(&opt, 0, sizeof opt);
@@ -464,7 +454,7 @@ TEST(fault_every_operation_large_values) {
     pte_buffer_loader bl;
     pte_buffer_loader_init(&bl, in, size);
     pte_memory_writer mw;
-    pte_memory_writer_init(&mw, heap_realloc, NULL, 0);
+    pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
     size_spy spy = {{&k_spy_vt}, &mw, 0, 0, 0};
     pte_prepare_options opt;
     memset(&opt, 0, sizeof opt);

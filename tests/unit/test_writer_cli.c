@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "test_writer_util.h"
+#include "llama_ref.h"
 
 static const char *cli(void) { return getenv("PTE_CLI"); }
 
@@ -21,21 +22,10 @@ static int run_cli(const char *args, char **out) {
   return code;
 }
 
-/* The generator of docs/writer.md, re-implemented from its description. */
+/* The generator of docs/writer.md (tests/support/llama_ref.c re-implements it from its
+ * description) with the scale `pte synth` uses, 1/sqrt(fan_in). */
 static float gen(uint64_t seed, uint32_t tensor_id, uint32_t fan_in, uint32_t i) {
-  uint32_t s = (uint32_t)((seed * 0x9E3779B97F4A7C15ull) >> 32) ^ (tensor_id * 0x85EBCA6Bu);
-  uint32_t r = i ^ s;
-  r ^= r << 13;
-  r ^= r >> 17;
-  r ^= r << 5;
-  r += 0x9E3779B9u;
-  r ^= r << 13;
-  r ^= r >> 17;
-  r ^= r << 5;
-  uint32_t bits = 0x3F800000u | (r >> 9);
-  float f;
-  memcpy(&f, &bits, 4);
-  return (f - 1.5f) * 2.0f * (1.0f / sqrtf((float)fan_in));
+  return llama_ref_weight(seed, tensor_id, 1.0f / sqrtf((float)fan_in), 0.0f, i);
 }
 
 static bool all_zero_range(const uint8_t *p, size_t from, size_t to) {

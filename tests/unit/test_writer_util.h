@@ -485,4 +485,30 @@ static inline int tw_cmp_programs(const pte_program *pa, const pte_program *pb, 
   return 0;
 }
 
+/* A writer with options o (NULL: defaults); NULL (and a message on stderr) on failure. */
+static inline pte_writer *tw_new_writer(const pte_writer_options *o) {
+  pte_writer *w = NULL;
+  pte_error_info err;
+  if (pte_writer_create(o, &w, &err) != PTE_OK) {
+    fprintf(stderr, "create: %s\n", err.msg);
+    return NULL;
+  }
+  return w;
+}
+
+/* Writes into memory; returns a malloc'd 64-aligned copy. */
+static inline uint8_t *tw_write_mem(pte_writer *w, size_t *n, pte_error_info *err) {
+  pte_memory_writer mw;
+  pte_memory_writer_init(&mw, pte_heap_realloc, NULL, 0);
+  pte_status s = pte_writer_write(w, &mw.base, err);
+  uint8_t *out = NULL;
+  if (s == PTE_OK) {
+    const uint8_t *d = pte_memory_writer_data(&mw, n);
+    out = (uint8_t *)aligned_alloc(64, (*n + 63) / 64 * 64 + 64);
+    memcpy(out, d, *n);
+  }
+  pte_data_writer_destroy(&mw.base);
+  return out;
+}
+
 #endif

@@ -126,26 +126,10 @@ static bool xm_forward(xt_prog *p, bool real, uint32_t seed, const int32_t *shap
     xm_free(&r);
     return false;
   }
-  const pte_method_meta *meta = pte_method_get_meta(r.m);
-  size_t ni = pte_method_num_inputs(r.m);
   float *inbuf[8] = {0};
-  xt_rng = seed;
-  for (size_t i = 0; i < ni && i < 8; i++) {
-    pte_tensor_info ti;
-    if (pte_method_meta_input_tensor_info(meta, i, &ti) != PTE_OK) continue;
-    int32_t sizes[PTE_MAX_RANK];
-    memcpy(sizes, ti.sizes, sizeof sizes);
-    if (i == 0 && shape0) memcpy(sizes, shape0, (size_t)ti.dim * sizeof(int32_t));
-    size_t n = 1;
-    for (int k = 0; k < ti.dim; k++) n *= (size_t)sizes[k];
-    inbuf[i] = (float *)malloc(n * sizeof(float) + 4);
-    xt_fill(inbuf[i], n, 2.0f);
-    s = pte_method_set_input_tensor(r.m, i, (pte_dtype)ti.dtype, sizes, ti.dim, inbuf[i], n * sizeof(float), &r.err);
-    if (s != PTE_OK) {
-      test_fail(__FILE__, __LINE__, "set_input %zu: %s: %s", i, pte_status_name(s), r.err.msg);
-      break;
-    }
-  }
+  size_t failed = 0;
+  s = xt_fill_inputs(r.m, seed, shape0, inbuf, &failed, &r.err);
+  if (s != PTE_OK) test_fail(__FILE__, __LINE__, "set_input %zu: %s: %s", failed, pte_status_name(s), r.err.msg);
   if (s == PTE_OK) {
     s = pte_method_execute(r.m, &r.err);
     if (s != PTE_OK)

@@ -5,6 +5,7 @@
 
 #include "pte/backend_xnnpack.h"
 #include "pte/data_loader.h"
+#include "pte/method.h"
 #include "pte/program.h"
 #include "pte_gen/program_gen.h"
 #include "test.h"
@@ -122,6 +123,30 @@ static inline float xt_rand(void) { /* uniform in [-1, 1) */
 }
 static inline void xt_fill(float *x, size_t n, float scale) {
   for (size_t i = 0; i < n; i++) x[i] = xt_rand() * scale;
+}
+
+/* Sets the first 8 inputs of m (shape from the method meta; input 0's from shape0 when not NULL)
+ * to xt_fill(2.0) values from seed, in inbuf[i] (malloc; the caller frees). Returns the first
+ * failing set_input's status (its index in *failed). */
+static inline pte_status xt_fill_inputs(pte_method *m, uint32_t seed, const int32_t *shape0, float *inbuf[8],
+                                        size_t *failed, pte_error_info *err) {
+  const pte_method_meta *meta = pte_method_get_meta(m);
+  pte_status s = PTE_OK;
+  xt_rng = seed;
+  for (size_t i = 0; s == PTE_OK && i < pte_method_num_inputs(m) && i < 8; i++) {
+    pte_tensor_info ti;
+    if (pte_method_meta_input_tensor_info(meta, i, &ti) != PTE_OK) continue;
+    int32_t sizes[PTE_MAX_RANK];
+    memcpy(sizes, ti.sizes, sizeof sizes);
+    if (i == 0 && shape0) memcpy(sizes, shape0, (size_t)ti.dim * sizeof(int32_t));
+    size_t n = 1;
+    for (int k = 0; k < ti.dim; k++) n *= (size_t)sizes[k];
+    inbuf[i] = (float *)malloc(n * sizeof(float) + 4);
+    xt_fill(inbuf[i], n, 2.0f);
+    s = pte_method_set_input_tensor(m, i, (pte_dtype)ti.dtype, sizes, ti.dim, inbuf[i], n * sizeof(float), err);
+    if (s != PTE_OK && failed) *failed = i;
+  }
+  return s;
 }
 
 /* max error of got vs ref relative to (|ref| + rms(ref)); returns the worst ratio err / tol */

@@ -23,134 +23,11 @@
 #include "cli.h"
 #include "jsonw.h"
 #include "progress.h"
+#include "synth.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/data_writer.h"
 #include "pte/tensor.h"
 #include "pte/writer.h"
-
-/* ------------------------------------------------------------------ generator */
-typedef struct gen_ctx {
-  uint32_t seed32;
-  float scale;
-} gen_ctx;
-
-static uint32_t gen_seed32(uint64_t seed, uint32_t tensor_id) {
-  return (uint32_t)((seed * 0x9E3779B97F4A7C15ull) >> 32) ^ (tensor_id * 0x85EBCA6Bu);
-}
-
-static inline float gen_value(uint32_t seed32, float scale, uint32_t i) {
-  uint32_t r = i ^ seed32;
-  r ^= r << 13;
-  r ^= r >> 17;
-  r ^= r << 5;
-  r += 0x9E3779B9u;
-  r ^= r << 13;
-  r ^= r >> 17;
-  r ^= r << 5;
-  uint32_t bits = 0x3F800000u | (r >> 9);
-  float f;
-  memcpy(&f, &bits, 4);
-  return (f - 1.5f) * 2.0f * scale;
-}
-
-/* n consecutive values from element `first` into out (a plain loop the compiler vectorizes). */
-static void gen_block(uint32_t seed32, float scale, uint32_t first, float *out, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    uint32_t r = (first + (uint32_t)k) ^ seed32; /* two xorshift32 rounds: vectorizes with SSE2 */
-    r ^= r << 13;
-    r ^= r >> 17;
-    r ^= r << 5;
-    r += 0x9E3779B9u;
-    r ^= r << 13;
-    r ^= r >> 17;
-    r ^= r << 5;
-    union {
-      uint32_t u;
-      float f;
-    } v;
-    v.u = 0x3F800000u | (r >> 9);
-    out[k] = (v.f - 1.5f) * 2.0f * scale;
-  }
-}
-
-static pte_status gen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
-  const gen_ctx *g = (const gen_ctx *)ctx;
-  (void)err;
-  uint8_t *out = (uint8_t *)dst;
-  uint64_t first = offset / 4;
-  size_t skip = (size_t)(offset % 4);
-  if (skip) { /* partial leading element */
-    float f = gen_value(g->seed32, g->scale, (uint32_t)first);
-    size_t k = 4 - skip < size ? 4 - skip : size;
-    memcpy(out, (const uint8_t *)&f + skip, k);
-    out += k;
-    size -= k;
-    first++;
-  }
-  size_t n = size / 4;
-  uint32_t base = (uint32_t)first;
-  if (((uintptr_t)out & 3) == 0) {
-    gen_block(g->seed32, g->scale, base, (float *)(void *)out, n);
-  } else {
-    float tmp[1024];
-    for (size_t done = 0; done < n;) {
-      size_t k = n - done < 1024 ? n - done : 1024;
-      gen_block(g->seed32, g->scale, base + (uint32_t)done, tmp, k);
-      memcpy(out + 4 * done, tmp, 4 * k);
-      done += k;
-    }
-  }
-  size_t tail = size - n * 4;
-  if (tail) {
-    float f = gen_value(g->seed32, g->scale, base + (uint32_t)n);
-    memcpy(out + 4 * n, &f, tail);
-  }
-  return PTE_OK;
-}
-
-/* A generated constant as a delegate stores it: a permutation of the generator's (portable)
- * layout. Stored element s (row-major over sdims) is generator element sum_j s[j] * gstride[j]. */
-typedef struct xgen {
-  gen_ctx g;
-  uint32_t rank;
-  uint32_t sdims[4];
-  uint64_t gstride[4]; /* generator stride of each stored axis */
-  bool identity;
-} xgen;
-
-static pte_status xgen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
-  const xgen *x = (const xgen *)ctx;
-  if (x->identity) return gen_read((void *)&x->g, offset, dst, size, err);
-  if (size == 0) return PTE_OK;
-  uint8_t *out = (uint8_t *)dst;
-  uint64_t e = offset / 4, end = offset + size;
-  uint32_t s[4] = {0, 0, 0, 0};
-  uint64_t rem = e, gi = 0;
-  for (uint32_t j = x->rank; j-- > 0;) {
-    s[j] = (uint32_t)(rem % x->sdims[j]);
-    rem /= x->sdims[j];
-    gi += s[j] * x->gstride[j];
-  }
-  const uint32_t last = x->rank - 1;
-  for (uint64_t pos = offset; pos < end; e++) {
-    float f = gen_value(x->g.seed32, x->g.scale, (uint32_t)gi);
-    uint64_t lo = e * 4, skip = pos - lo;
-    size_t k = (size_t)(4 - skip < end - pos ? 4 - skip : end - pos);
-    memcpy(out, (const uint8_t *)&f + skip, k);
-    out += k;
-    pos += k;
-    /* next stored element */
-    s[last]++;
-    gi += x->gstride[last];
-    for (uint32_t j = last; j > 0 && s[j] == x->sdims[j]; j--) {
-      gi -= (uint64_t)s[j] * x->gstride[j];
-      s[j] = 0;
-      s[j - 1]++;
-      gi += x->gstride[j - 1];
-    }
-  }
-  return PTE_OK;
-}
 
 static double secs_since(const struct timespec *a) {
   struct timespec now;
@@ -159,27 +36,6 @@ static double secs_since(const struct timespec *a) {
 }
 
 /* ------------------------------------------------------------------ model building helpers */
-typedef struct synth {
-  pte_writer *w;
-  uint32_t m, chain;
-  uint64_t seed;
-  uint32_t next_tensor_id;
-  gen_ctx *gens; /* one per generated tensor (must outlive the write) */
-  size_t n_gens, cap_gens;
-  pte_error_info err;
-  uint32_t op_addmm, op_relu, op_conv, op_pool, op_view;
-  /* --delegate xnnpack */
-  xgen *xgens;                /* generated delegate constants (must outlive the write) */
-  size_t n_xgens, cap_xgens;
-  uint8_t *hash_buf;          /* the one bounded buffer weights are hashed through */
-  pte_cli_progress *progress; /* hashing phase */
-  uint64_t hashed, to_hash;   /* bytes hashed so far / in all */
-  char (*keys)[65];           /* named-data keys added so far (cap_xgens) */
-  size_t n_keys;
-  uint64_t named_bytes;       /* bytes of named data */
-  pte_xnn_blob blob;          /* the delegate's processed bytes */
-  size_t n_delegates, n_calls;
-} synth;
 
 static int fail_status(pte_status s, const pte_error_info *err) {
   fprintf(stderr, "pte synth: %s: %s\n", pte_status_name(s), err->msg);
@@ -187,7 +43,7 @@ static int fail_status(pte_status s, const pte_error_info *err) {
 }
 
 /* An activation / input tensor planned by the memory planner. */
-static pte_status act(synth *S, const int32_t *sizes, size_t dim, int32_t *v) {
+pte_status synth_act(synth *S, const int32_t *sizes, size_t dim, int32_t *v) {
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
@@ -201,12 +57,12 @@ static pte_status act(synth *S, const int32_t *sizes, size_t dim, int32_t *v) {
 static pte_status weight(synth *S, const int32_t *sizes, size_t dim, uint32_t fan_in, int32_t *v) {
   /* callback contexts must stay put until the write: the array is reserved up front */
   if (S->n_gens == S->cap_gens) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "too many generated tensors");
-  gen_ctx *g = &S->gens[S->n_gens++];
-  g->seed32 = gen_seed32(S->seed, S->next_tensor_id++);
+  pte_cli_gen *g = &S->gens[S->n_gens++];
+  g->seed32 = pte_cli_gen_seed32(S->seed, S->next_tensor_id++);
   g->scale = 1.0f / sqrtf((float)(fan_in ? fan_in : 1));
   uint64_t numel = 1;
   for (size_t i = 0; i < dim; i++) numel *= (uint64_t)sizes[i];
-  pte_source src = pte_source_callback(gen_read, g, numel * 4);
+  pte_source src = pte_source_callback(pte_cli_gen_read, g, numel * 4);
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
@@ -215,7 +71,7 @@ static pte_status weight(synth *S, const int32_t *sizes, size_t dim, uint32_t fa
   return pte_writer_add_constant_tensor(S->w, S->m, &t, &src, v, &S->err);
 }
 
-static pte_status int_value(synth *S, int64_t x, int32_t *v) { return pte_writer_add_int(S->w, S->m, x, v, &S->err); }
+pte_status synth_int_value(synth *S, int64_t x, int32_t *v) { return pte_writer_add_int(S->w, S->m, x, v, &S->err); }
 
 /* out = relu?(x @ W + b) with W [in, out] (pre-transposed) via aten::addmm.out. */
 static pte_status linear(synth *S, int32_t x, int32_t batch, int32_t in, int32_t out, bool relu, int32_t *y) {
@@ -223,8 +79,8 @@ static pte_status linear(synth *S, int32_t x, int32_t batch, int32_t in, int32_t
   int32_t W, B, one, o;
   pte_status s = weight(S, wsz, 2, (uint32_t)in, &W);
   if (s == PTE_OK) s = weight(S, bsz, 1, (uint32_t)in, &B);
-  if (s == PTE_OK) s = int_value(S, 1, &one);
-  if (s == PTE_OK) s = act(S, osz, 2, &o);
+  if (s == PTE_OK) s = synth_int_value(S, 1, &one);
+  if (s == PTE_OK) s = synth_act(S, osz, 2, &o);
   if (s != PTE_OK) return s;
   int32_t args[7] = {B, x, W, one, one, o, o};
   s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_addmm, args, 7, NULL, &S->err);
@@ -233,7 +89,7 @@ static pte_status linear(synth *S, int32_t x, int32_t batch, int32_t in, int32_t
     return s;
   }
   int32_t r;
-  s = act(S, osz, 2, &r);
+  s = synth_act(S, osz, 2, &r);
   if (s != PTE_OK) return s;
   int32_t rargs[3] = {o, r, r};
   s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_relu, rargs, 3, NULL, &S->err);
@@ -254,7 +110,7 @@ static pte_status begin(synth *S, const pte_writer_options *wo, bool portable_op
 static pte_status build_mlp(synth *S, const int32_t *widths, size_t n, int32_t batch) {
   int32_t isz[2] = {batch, widths[0]};
   int32_t x;
-  pte_status s = act(S, isz, 2, &x);
+  pte_status s = synth_act(S, isz, 2, &x);
   if (s != PTE_OK) return s;
   int32_t in = x;
   for (size_t i = 0; i + 1 < n && s == PTE_OK; i++) s = linear(S, x, batch, widths[i], widths[i + 1], i + 2 < n, &x);
@@ -269,7 +125,7 @@ static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image
   if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::view_copy", "out", &S->op_view, &S->err);
   int32_t isz[4] = {batch, ch[0], image, image};
   int32_t x = -1, in;
-  if (s == PTE_OK) s = act(S, isz, 4, &x);
+  if (s == PTE_OK) s = synth_act(S, isz, 4, &x);
   in = x;
   int32_t hw = image;
   int64_t one1[2] = {1, 1}, zero2[2] = {0, 0}, two2[2] = {2, 2};
@@ -283,15 +139,15 @@ static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image
   if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, zero2, 2, &l_p0, &S->err);
   if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, one1, 2, &l_d1, &S->err);
   if (s == PTE_OK) s = pte_writer_add_bool(S->w, S->m, false, &f, &S->err);
-  if (s == PTE_OK) s = int_value(S, 1, &groups);
+  if (s == PTE_OK) s = synth_int_value(S, 1, &groups);
   for (size_t i = 0; i + 1 < n && s == PTE_OK; i++) {
     int32_t cin = ch[i], cout = ch[i + 1];
     int32_t wsz[4] = {cout, cin, 3, 3}, bsz[1] = {cout}, csz[4] = {batch, cout, hw, hw};
     int32_t W, B, c, r;
     s = weight(S, wsz, 4, (uint32_t)(cin * 9), &W);
     if (s == PTE_OK) s = weight(S, bsz, 1, (uint32_t)(cin * 9), &B);
-    if (s == PTE_OK) s = act(S, csz, 4, &c);
-    if (s == PTE_OK) s = act(S, csz, 4, &r);
+    if (s == PTE_OK) s = synth_act(S, csz, 4, &c);
+    if (s == PTE_OK) s = synth_act(S, csz, 4, &r);
     if (s != PTE_OK) break;
     int32_t cargs[11] = {x, W, B, l_stride, l_pad, l_dil, f, l_opad, groups, c, c};
     s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_conv, cargs, 11, NULL, &S->err);
@@ -300,7 +156,7 @@ static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image
     hw /= 2;
     int32_t psz[4] = {batch, cout, hw, hw};
     int32_t p = -1, idx = -1;
-    if (s == PTE_OK) s = act(S, psz, 4, &p);
+    if (s == PTE_OK) s = synth_act(S, psz, 4, &p);
     if (s == PTE_OK) {
       pte_wr_tensor t;
       memset(&t, 0, sizeof t);
@@ -319,284 +175,12 @@ static pte_status build_cnn(synth *S, const int32_t *ch, size_t n, int32_t image
   int32_t l_fsz = -1, v = -1, y;
   int32_t vsz[2] = {batch, flat};
   if (s == PTE_OK) s = pte_writer_add_int_list_literal(S->w, S->m, fsz, 2, &l_fsz, &S->err);
-  if (s == PTE_OK) s = act(S, vsz, 2, &v);
+  if (s == PTE_OK) s = synth_act(S, vsz, 2, &v);
   int32_t vargs[4] = {x, l_fsz, v, v};
   if (s == PTE_OK) s = pte_writer_add_kernel_call(S->w, S->m, S->chain, S->op_view, vargs, 4, NULL, &S->err);
   if (s == PTE_OK) s = linear(S, v, batch, flat, classes, false, &y);
   if (s == PTE_OK) s = pte_writer_set_inputs(S->w, S->m, &in, 1, &S->err);
   if (s == PTE_OK) s = pte_writer_set_outputs(S->w, S->m, &y, 1, &S->err);
-  return s;
-}
-
-/* ------------------------------------------------------------------ XNNPACK-delegated models */
-#define HASH_BUF_SIZE ((size_t)1 << 20)
-
-static pte_status xerr(synth *S, pte_status s, const char *what) {
-  return pte_error_set(&S->err, s, "xnnpack graph: cannot add %s (%s)", what, pte_status_name(s));
-}
-
-/* A generated fp32 constant of the delegate: stored shape sdims (rank r), stored axis j being axis
- * perm[j] of the generator's (portable) shape gdims (perm NULL: same layout). Its bytes become a
- * named-data entry keyed by their sha256; the graph value refers to that key. */
-static pte_status xconst(synth *S, pte_xnn_builder *b, uint32_t r, const uint32_t *gdims, const uint32_t *perm,
-                         uint32_t fan_in, uint32_t *id) {
-  if (S->n_xgens == S->cap_xgens) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "too many generated tensors");
-  xgen *x = &S->xgens[S->n_xgens++];
-  memset(x, 0, sizeof *x);
-  x->g.seed32 = gen_seed32(S->seed, S->next_tensor_id++);
-  x->g.scale = 1.0f / sqrtf((float)(fan_in ? fan_in : 1));
-  x->rank = r;
-  x->identity = true;
-  uint64_t gstride[4], numel = 1;
-  for (uint32_t a = r; a-- > 0;) {
-    gstride[a] = numel;
-    numel *= gdims[a];
-  }
-  for (uint32_t j = 0; j < r; j++) {
-    uint32_t a = perm ? perm[j] : j;
-    x->sdims[j] = gdims[a];
-    x->gstride[j] = gstride[a];
-    if (a != j) x->identity = false;
-  }
-  const uint64_t nbytes = numel * 4;
-  /* key: sha256 of the stored bytes, streamed through the bounded buffer */
-  pte_sha256_ctx h;
-  pte_sha256_init(&h);
-  for (uint64_t off = 0; off < nbytes;) {
-    size_t k = nbytes - off < HASH_BUF_SIZE ? (size_t)(nbytes - off) : HASH_BUF_SIZE;
-    pte_status s = xgen_read(x, off, S->hash_buf, k, &S->err);
-    if (s != PTE_OK) return s;
-    pte_sha256_update(&h, S->hash_buf, k);
-    off += k;
-    S->hashed += k;
-    if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
-  }
-  uint8_t dig[32];
-  pte_sha256_final(&h, dig);
-  char key[65];
-  for (int i = 0; i < 32; i++) snprintf(key + 2 * i, 3, "%02x", dig[i]);
-  bool seen = false;
-  for (size_t i = 0; i < S->n_keys && !seen; i++) seen = strcmp(S->keys[i], key) == 0;
-  if (!seen) { /* identical bytes are stored once, as the exporter does */
-    uint32_t blob;
-    pte_source src = pte_source_callback(xgen_read, x, nbytes);
-    pte_status s = pte_writer_add_blob(S->w, &src, &blob, &S->err);
-    if (s == PTE_OK) s = pte_writer_add_named_data(S->w, key, blob, 16, &S->err);
-    if (s != PTE_OK) return s;
-    memcpy(S->keys[S->n_keys++], key, 65);
-    S->named_bytes += nbytes;
-  }
-  pte_xnn_tensor_desc t;
-  memset(&t, 0, sizeof t);
-  t.dtype = PTE_XNN_DT_FP32;
-  t.rank = r;
-  t.dims = x->sdims;
-  t.nbytes = (size_t)nbytes;
-  t.named_key = key;
-  pte_status s = pte_xnn_builder_add_tensor(b, &t, id);
-  return s == PTE_OK ? PTE_OK : xerr(S, s, "a constant");
-}
-
-/* A non-constant fp32 graph value; ext >= 0 makes it external input (in) or output (!in). */
-static pte_status xval(synth *S, pte_xnn_builder *b, uint32_t r, const uint32_t *dims, int ext, bool in, uint32_t *id) {
-  pte_xnn_tensor_desc t;
-  memset(&t, 0, sizeof t);
-  t.dtype = PTE_XNN_DT_FP32;
-  t.rank = r;
-  t.dims = dims;
-  if (ext >= 0) {
-    t.flags = in ? PTE_XNN_VALUE_EXTERNAL_INPUT : PTE_XNN_VALUE_EXTERNAL_OUTPUT;
-    t.external_id = (uint32_t)ext;
-  }
-  pte_status s = pte_xnn_builder_add_tensor(b, &t, id);
-  return s == PTE_OK ? PTE_OK : xerr(S, s, "a value");
-}
-
-static pte_status xnode(synth *S, pte_xnn_builder *b, const pte_xnn_node_desc *n) {
-  pte_status s = pte_xnn_builder_add_node(b, n);
-  return s == PTE_OK ? PTE_OK : xerr(S, s, "a node");
-}
-
-/* y = relu?(x W^T + b) as one FullyConnected node (weight [out, in] as PyTorch stores it; the
- * generator's layout is the portable model's [in, out]); ReLU is the fused output clamp. */
-static pte_status xlinear(synth *S, pte_xnn_builder *b, uint32_t x, uint32_t batch, uint32_t in, uint32_t out,
-                          bool relu, int ext_out, uint32_t *y) {
-  static const uint32_t tr[2] = {1, 0};
-  uint32_t gw[2] = {in, out}, gb[1] = {out}, od[2] = {batch, out};
-  uint32_t W, B;
-  pte_status s = xconst(S, b, 2, gw, tr, in, &W);
-  if (s == PTE_OK) s = xconst(S, b, 1, gb, NULL, in, &B);
-  if (s == PTE_OK) s = xval(S, b, 2, od, ext_out, false, y);
-  if (s != PTE_OK) return s;
-  pte_xnn_node_desc n;
-  memset(&n, 0, sizeof n);
-  n.type = PTE_XNN_NODE_FULLY_CONNECTED;
-  n.inputs[0] = x;
-  n.inputs[1] = W;
-  n.inputs[2] = B;
-  n.output = *y;
-  if (relu) {
-    n.has_min_max = true;
-    n.out_min = 0.0f;
-    n.out_max = INFINITY;
-  }
-  return xnode(S, b, &n);
-}
-
-/* The MLP of build_mlp as one graph: input external id 0 [batch, widths[0]], output id 1. */
-static pte_status xnn_mlp_graph(synth *S, pte_xnn_builder *b, const int32_t *widths, size_t n, int32_t batch) {
-  uint32_t id[2] = {(uint32_t)batch, (uint32_t)widths[0]}, x;
-  pte_status s = xval(S, b, 2, id, 0, true, &x);
-  for (size_t i = 0; i + 1 < n && s == PTE_OK; i++)
-    s = xlinear(S, b, x, (uint32_t)batch, (uint32_t)widths[i], (uint32_t)widths[i + 1], i + 2 < n, i + 2 < n ? -1 : 1,
-                &x);
-  return s;
-}
-
-/* The CNN of build_cnn as one graph (NCHW in and out of the delegate, NHWC inside, as the
- * exporter lowers it): transpose, per stage Conv2d 3x3 pad 1 (+ fused ReLU) and 2x2 max pooling,
- * transpose back, reshape to [batch, flat], FullyConnected. Conv weights are stored OHWI
- * (the generator's layout is OIHW). */
-static pte_status xnn_cnn_graph(synth *S, pte_xnn_builder *b, const int32_t *ch, size_t n, int32_t image,
-                                int32_t classes, int32_t batch) {
-  static const uint32_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2}, ohwi[4] = {0, 2, 3, 1};
-  const uint32_t N = (uint32_t)batch;
-  uint32_t hw = (uint32_t)image;
-  uint32_t d_in[4] = {N, (uint32_t)ch[0], hw, hw}, d_t[4] = {N, hw, hw, (uint32_t)ch[0]};
-  uint32_t x, t = -1;
-  pte_status s = xval(S, b, 4, d_in, 0, true, &x);
-  if (s == PTE_OK) s = xval(S, b, 4, d_t, -1, false, &t);
-  pte_xnn_node_desc nd;
-  memset(&nd, 0, sizeof nd);
-  nd.type = PTE_XNN_NODE_STATIC_TRANSPOSE;
-  nd.inputs[0] = x;
-  nd.output = t;
-  nd.num_dims = 4;
-  nd.a = to_nhwc;
-  if (s == PTE_OK) s = xnode(S, b, &nd);
-  x = t;
-  for (size_t i = 0; i + 1 < n && s == PTE_OK; i++) {
-    uint32_t cin = (uint32_t)ch[i], cout = (uint32_t)ch[i + 1];
-    uint32_t gw[4] = {cout, cin, 3, 3}, gb[1] = {cout}, d_c[4] = {N, hw, hw, cout};
-    uint32_t W, B, c, p = -1;
-    s = xconst(S, b, 4, gw, ohwi, cin * 9, &W);
-    if (s == PTE_OK) s = xconst(S, b, 1, gb, NULL, cin * 9, &B);
-    if (s == PTE_OK) s = xval(S, b, 4, d_c, -1, false, &c);
-    if (s != PTE_OK) break;
-    memset(&nd, 0, sizeof nd);
-    nd.type = PTE_XNN_NODE_CONV2D;
-    nd.inputs[0] = x;
-    nd.inputs[1] = W;
-    nd.inputs[2] = B;
-    nd.output = c;
-    nd.padding[0] = nd.padding[1] = nd.padding[2] = nd.padding[3] = 1;
-    nd.kernel[0] = nd.kernel[1] = 3;
-    nd.stride[0] = nd.stride[1] = 1;
-    nd.dilation[0] = nd.dilation[1] = 1;
-    nd.groups = 1;
-    nd.group_input_channels = cin;
-    nd.group_output_channels = cout;
-    nd.has_min_max = true;
-    nd.out_min = 0.0f;
-    nd.out_max = INFINITY;
-    s = xnode(S, b, &nd);
-    hw /= 2;
-    uint32_t d_p[4] = {N, hw, hw, cout};
-    if (s == PTE_OK) s = xval(S, b, 4, d_p, -1, false, &p);
-    memset(&nd, 0, sizeof nd);
-    nd.type = PTE_XNN_NODE_MAX_POOLING_2D;
-    nd.inputs[0] = c;
-    nd.output = p;
-    nd.kernel[0] = nd.kernel[1] = 2;
-    nd.stride[0] = nd.stride[1] = 2;
-    nd.dilation[0] = nd.dilation[1] = 1;
-    if (s == PTE_OK) s = xnode(S, b, &nd);
-    x = p;
-  }
-  const uint32_t cl = (uint32_t)ch[n - 1], flat = cl * hw * hw;
-  uint32_t d_back[4] = {N, cl, hw, hw}, d_flat[2] = {N, flat}, back = -1, v = -1, y;
-  if (s == PTE_OK) s = xval(S, b, 4, d_back, -1, false, &back);
-  memset(&nd, 0, sizeof nd);
-  nd.type = PTE_XNN_NODE_STATIC_TRANSPOSE;
-  nd.inputs[0] = x;
-  nd.output = back;
-  nd.num_dims = 4;
-  nd.a = to_nchw;
-  if (s == PTE_OK) s = xnode(S, b, &nd);
-  if (s == PTE_OK) s = xval(S, b, 2, d_flat, -1, false, &v);
-  memset(&nd, 0, sizeof nd);
-  nd.type = PTE_XNN_NODE_STATIC_RESHAPE;
-  nd.inputs[0] = back;
-  nd.output = v;
-  nd.num_dims = 2;
-  nd.a = d_flat;
-  if (s == PTE_OK) s = xnode(S, b, &nd);
-  if (s == PTE_OK) s = xlinear(S, b, v, N, flat, (uint32_t)classes, false, 1, &y);
-  return s;
-}
-
-/* Finishes the graph into S->blob and adds it as a lowered module of the program. */
-static pte_status xnn_module(synth *S, pte_xnn_builder *b, bool share, uint32_t *module) {
-  pte_status s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_NAMED, &S->blob, &S->err);
-  if (s != PTE_OK) return s;
-  uint32_t blob;
-  pte_source src = pte_source_memory(S->blob.data, S->blob.size);
-  s = pte_writer_add_blob(S->w, &src, &blob, &S->err);
-  if (s != PTE_OK) return s;
-  pte_wr_delegate d;
-  memset(&d, 0, sizeof d);
-  d.id = PTE_XNNPACK_BACKEND_ID;
-  d.blob = blob;
-  d.share_handle = share;
-  return pte_writer_add_lowered_module(S->w, &d, module, &S->err);
-}
-
-/* A model lowered whole into one delegate: method = one DelegateCall(input, output), both
- * memory planned as the exporter plans them. */
-static pte_status build_delegated(synth *S, pte_xnn_builder *b, const int32_t *in_sz, size_t in_dim,
-                                  const int32_t *out_sz, size_t out_dim) {
-  uint32_t module;
-  int32_t x = -1, y = -1;
-  pte_status s = xnn_module(S, b, false, &module);
-  if (s == PTE_OK) s = act(S, in_sz, in_dim, &x);
-  if (s == PTE_OK) s = act(S, out_sz, out_dim, &y);
-  int32_t args[2] = {x, y};
-  if (s == PTE_OK) s = pte_writer_call_module(S->w, S->m, S->chain, module, args, 2, NULL, &S->err);
-  if (s == PTE_OK) s = pte_writer_set_inputs(S->w, S->m, &x, 1, &S->err);
-  if (s == PTE_OK) s = pte_writer_set_outputs(S->w, S->m, &y, 1, &S->err);
-  S->n_calls = 1;
-  return s;
-}
-
-/* denoise: x_{t+1} = x_t - block(x_t) for `steps` steps, block = Linear(w, w) + ReLU + Linear(w, w)
- * lowered into ONE XNNPACK module called at every step (share: one BackendDelegate for all the
- * calls; otherwise one per call, all referencing the one stored blob); the subtraction is the
- * portable aten::sub.out. */
-static pte_status build_denoise(synth *S, pte_xnn_builder *b, int32_t width, int32_t batch, uint32_t steps,
-                                bool share) {
-  const int32_t widths[3] = {width, width, width};
-  uint32_t module, op_sub;
-  pte_status s = xnn_mlp_graph(S, b, widths, 3, batch);
-  if (s == PTE_OK) s = xnn_module(S, b, share, &module);
-  if (s == PTE_OK) s = pte_writer_add_operator(S->w, S->m, "aten::sub", "out", &op_sub, &S->err);
-  int32_t sz[2] = {batch, width}, x = -1, in, one;
-  if (s == PTE_OK) s = int_value(S, 1, &one);
-  if (s == PTE_OK) s = act(S, sz, 2, &x);
-  in = x;
-  for (uint32_t t = 0; t < steps && s == PTE_OK; t++) {
-    int32_t eps, nx = -1;
-    s = act(S, sz, 2, &eps);
-    if (s == PTE_OK) s = act(S, sz, 2, &nx);
-    int32_t dargs[2] = {x, eps};
-    if (s == PTE_OK) s = pte_writer_call_module(S->w, S->m, S->chain, module, dargs, 2, NULL, &S->err);
-    int32_t sargs[5] = {x, eps, one, nx, nx};
-    if (s == PTE_OK) s = pte_writer_add_kernel_call(S->w, S->m, S->chain, op_sub, sargs, 5, NULL, &S->err);
-    x = nx;
-  }
-  if (s == PTE_OK) s = pte_writer_set_inputs(S->w, S->m, &in, 1, &S->err);
-  if (s == PTE_OK) s = pte_writer_set_outputs(S->w, S->m, &x, 1, &S->err);
-  S->n_calls = steps;
-  S->n_delegates = share ? 1 : steps;
   return s;
 }
 
@@ -791,7 +375,7 @@ static int run_synth(int argc, char **argv) {
   S.seed = seed;
   /* generator contexts must not move once handed out: reserve them all now */
   S.cap_gens = 2 * (n_widths + n_chans + layers) + 8;
-  S.gens = (gen_ctx *)calloc(S.cap_gens, sizeof *S.gens);
+  S.gens = (pte_cli_gen *)calloc(S.cap_gens, sizeof *S.gens);
   pte_xnn_builder *xb = NULL;
   if (xnn) {
     S.cap_xgens = S.cap_gens;
@@ -824,12 +408,12 @@ static int run_synth(int argc, char **argv) {
   if (s == PTE_OK) {
     const int32_t B = (int32_t)batch;
     if (denoise) {
-      s = build_denoise(&S, xb, (int32_t)width, B, (uint32_t)steps, !no_share);
+      s = synth_build_denoise(&S, xb, (int32_t)width, B, (uint32_t)steps, !no_share);
     } else if (!strcmp(kind, "cnn")) {
       if (xnn) {
         int32_t isz[4] = {B, chans[0], (int32_t)image, (int32_t)image}, osz[2] = {B, (int32_t)classes};
-        s = xnn_cnn_graph(&S, xb, chans, n_chans, (int32_t)image, (int32_t)classes, B);
-        if (s == PTE_OK) s = build_delegated(&S, xb, isz, 4, osz, 2);
+        s = synth_xnn_cnn_graph(&S, xb, chans, n_chans, (int32_t)image, (int32_t)classes, B);
+        if (s == PTE_OK) s = synth_build_delegated(&S, xb, isz, 4, osz, 2);
       } else {
         s = build_cnn(&S, chans, n_chans, (int32_t)image, (int32_t)classes, B);
       }
@@ -838,8 +422,8 @@ static int run_synth(int argc, char **argv) {
       size_t nw = !strcmp(kind, "large") ? (size_t)layers + 1 : n_widths;
       if (xnn) {
         int32_t isz[2] = {B, wv[0]}, osz[2] = {B, wv[nw - 1]};
-        s = xnn_mlp_graph(&S, xb, wv, nw, B);
-        if (s == PTE_OK) s = build_delegated(&S, xb, isz, 2, osz, 2);
+        s = synth_xnn_mlp_graph(&S, xb, wv, nw, B);
+        if (s == PTE_OK) s = synth_build_delegated(&S, xb, isz, 2, osz, 2);
       } else {
         s = build_mlp(&S, wv, nw, B);
       }

@@ -46,6 +46,7 @@
 #include "cli.h"
 #include "jsonw.h"
 #include "progress.h"
+#include "synth_llama.h"
 #include "pte/backend_xnnpack.h"
 #include "pte/data_writer.h"
 #include "pte/tensor.h"
@@ -53,110 +54,13 @@
 
 int pte_cli_synth_llama(int argc, char **argv);
 
-/* ------------------------------------------------------------------ generator */
-typedef struct sl_gen {
-  uint32_t seed32;
-  float scale, bias;
-} sl_gen;
-
-static uint32_t sl_seed32(uint64_t seed, uint32_t tensor_id) {
-  return (uint32_t)((seed * 0x9E3779B97F4A7C15ull) >> 32) ^ (tensor_id * 0x85EBCA6Bu);
-}
-
-static void sl_block(const sl_gen *g, uint32_t first, float *out, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    uint32_t r = (first + (uint32_t)k) ^ g->seed32;
-    r ^= r << 13;
-    r ^= r >> 17;
-    r ^= r << 5;
-    r += 0x9E3779B9u;
-    r ^= r << 13;
-    r ^= r >> 17;
-    r ^= r << 5;
-    union {
-      uint32_t u;
-      float f;
-    } v;
-    v.u = 0x3F800000u | (r >> 9);
-    out[k] = g->bias + (v.f - 1.5f) * 2.0f * g->scale;
-  }
-}
-
-static pte_status sl_gen_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
-  const sl_gen *g = (const sl_gen *)ctx;
-  (void)err;
-  uint8_t *out = (uint8_t *)dst;
-  float tmp[1024];
-  uint64_t e = offset / 4, end = offset + size;
-  for (uint64_t pos = offset; pos < end;) {
-    uint64_t lo = e * 4;
-    size_t n = (size_t)((end - lo + 3) / 4);
-    if (n > 1024) n = 1024;
-    sl_block(g, (uint32_t)e, tmp, n);
-    uint64_t skip = pos - lo;
-    uint64_t avail = n * 4 - skip;
-    size_t k = (size_t)(avail < end - pos ? avail : end - pos);
-    memcpy(out, (const uint8_t *)tmp + skip, k);
-    out += k;
-    pos += k;
-    e += n;
-  }
-  return PTE_OK;
-}
-
-static pte_status sl_zero_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
-  (void)ctx, (void)offset, (void)err;
-  memset(dst, 0, size);
-  return PTE_OK;
-}
-
 /* ------------------------------------------------------------------ builder state */
-typedef struct sl_cfg {
-  int32_t dim, layers, heads, kv_heads, vocab, seq, hidden, hd;
-  uint64_t seed;
-  bool dynamic, cache_init;
-  bool fused;    /* llama::sdpa_with_kv_cache instead of update_cache + custom_sdpa */
-  int quant;     /* 0 none (fp32 linears), 1 8da4w */
-  int32_t group; /* 8da4w group size */
-  double eps, theta;
-  int32_t bos, eos;
-} sl_cfg;
+/* sl_cfg, sl: synth_llama.h */
 
-#define SL_HASH_BUF ((size_t)1 << 20)
-
-typedef struct sl {
-  sl_cfg c;
-  pte_writer *w;
-  uint32_t m, chain;
-  pte_error_info err;
-  sl_gen *gens;
-  size_t n_gens, cap_gens;
-  pte_xnn_blob *blobs;
-  size_t n_blobs, cap_blobs;
-  uint8_t *hash_buf;
-  float *freqs; /* cos table then sin table, [S, hd/2] each */
-  uint64_t named_bytes, weight_params, cache_off;
-  float *row;            /* 8da4w: one generated weight row (K floats) */
-  uint8_t *qrow;         /* 8da4w: its nibbles (K / 2 bytes) */
-  uint16_t *qscales;     /* 8da4w: its scales (K / G) when the caller does not want them */
-  struct sl_q4 *q4s;     /* 8da4w weight sources (one per quantized weight) */
-  size_t n_q4s;
-  char (*keys)[65];      /* named-data keys added (scales returned by the blob builder) */
-  size_t n_keys, cap_keys;
-  size_t n_named;
-  pte_cli_progress *progress;
-  uint64_t hashed, to_hash;
-  /* operators */
-  uint32_t op_emb, op_mul, op_mean, op_adds, op_rsqrt, op_add, op_sub, op_silu, op_sel, op_slice, op_stack, op_view,
-      op_symsize, op_item, op_padd, op_upd, op_sdpa;
-  /* common values */
-  int32_t v_seq, v_pos, v_end, v_none, v_false, v_true, v_zero_d, v_one, v_alpha, v_eps, v_m1;
-} sl;
-
-static sl_gen *sl_new_gen(sl *S, uint32_t tid, float scale, float bias) {
+pte_cli_gen *sl_new_gen(sl *S, uint32_t tid, float scale, float bias) {
   if (S->n_gens == S->cap_gens) return NULL;
-  sl_gen *g = &S->gens[S->n_gens++];
-  g->seed32 = sl_seed32(S->c.seed, tid);
+  pte_cli_gen *g = &S->gens[S->n_gens++];
+  g->seed32 = pte_cli_gen_seed32(S->c.seed, tid);
   g->scale = scale;
   g->bias = bias;
   return g;
@@ -174,7 +78,7 @@ static pte_status sl_tensor(sl *S, int dtype, const int32_t *sizes, size_t dim, 
 }
 
 /* An fp32 activation whose dim 1 is the sequence (dyn) or not. */
-static pte_status sl_act(sl *S, const int32_t *sizes, size_t dim, bool dyn, int32_t *v) {
+pte_status sl_act(sl *S, const int32_t *sizes, size_t dim, bool dyn, int32_t *v) {
   return sl_tensor(S, PTE_DTYPE_FLOAT, sizes, dim, dyn, v);
 }
 
@@ -186,12 +90,12 @@ static pte_status sl_call(sl *S, uint32_t op, const int32_t *args, size_t n) {
 
 /* A generated fp32 constant of the program (portable kernels read it). */
 static pte_status sl_const(sl *S, const int32_t *sizes, size_t dim, uint32_t tid, float scale, float bias, int32_t *v) {
-  sl_gen *g = sl_new_gen(S, tid, scale, bias);
+  pte_cli_gen *g = sl_new_gen(S, tid, scale, bias);
   if (!g) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "llama: too many generated tensors");
   uint64_t numel = 1;
   for (size_t i = 0; i < dim; i++) numel *= (uint64_t)sizes[i];
   S->weight_params += numel;
-  pte_source src = pte_source_callback(sl_gen_read, g, numel * 4);
+  pte_source src = pte_source_callback(pte_cli_gen_read, g, numel * 4);
   pte_wr_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = PTE_DTYPE_FLOAT;
@@ -265,232 +169,6 @@ static pte_status sl_rmsnorm(sl *S, int32_t x, uint32_t tid, int32_t *y) {
   if (s == PTE_OK) s = sl_const(S, wsz, 1, tid, 0.25f, 1.0f, &w);
   if (s == PTE_OK) s = sl_binary(S, S->op_mul, xn, w, full, 3, true, &o);
   *y = o;
-  return s;
-}
-
-/* ------------------------------------------------------------------ 8da4w weights */
-/* 8da4w (8-bit dynamic activations, 4-bit grouped weights), as the exporter's quantizer defines
- * it (torchao's recipe, pte_xnn_quantize_qb4w): each group of G consecutive inputs of an output
- * row gets a symmetric fp32 scale s = max(max |w| / 7.5, FLT_EPSILON), q = clamp(
- * round_half_even(w / s), -8, 7), and the scale is stored rounded to bf16 (nearest even), so the
- * weight the runtime uses is q * bf16(s); stored as the XNNPACK qbint4 filter (nibble
- * q + 8, two per byte, low nibble first, row-major [N, K]) with the [N, K / G] bf16 scales.
- * Activations are quantized per token at run time (a Convert to qdint8 in every delegate). */
-typedef struct sl_q4 {
-  sl *S;
-  sl_gen g;
-  uint32_t n, k;
-} sl_q4;
-
-/* Quantizes row `o` with the writer's 8da4w recipe (pte_xnn_quantize_qb4w): nibbles into q
- * (k / 2 bytes), bf16 scales into sc (k / G entries) when not NULL. */
-static void sl_q4_row(sl_q4 *Q, uint32_t o, uint8_t *q, uint16_t *sc) {
-  const uint32_t K = Q->k, G = (uint32_t)Q->S->c.group;
-  sl_block(&Q->g, o * K, Q->S->row, K);
-  (void)pte_xnn_quantize_qb4w(Q->S->row, 1, K, G, q, sc ? sc : Q->S->qscales); /* finite, G | K: cannot fail */
-}
-
-static pte_status sl_q4_read(void *ctx, uint64_t offset, void *dst, size_t size, pte_error_info *err) {
-  sl_q4 *Q = (sl_q4 *)ctx;
-  (void)err;
-  const uint64_t rb = Q->k / 2;
-  uint8_t *out = (uint8_t *)dst;
-  while (size) {
-    uint32_t o = (uint32_t)(offset / rb);
-    uint64_t in_row = offset % rb;
-    sl_q4_row(Q, o, Q->S->qrow, NULL);
-    size_t k = (size_t)(rb - in_row < size ? rb - in_row : size);
-    memcpy(out, Q->S->qrow + in_row, k);
-    out += k, offset += k, size -= k;
-  }
-  return PTE_OK;
-}
-
-static pte_status sl_named_once(sl *S, const char *key, const void *data, uint64_t nbytes) {
-  for (size_t i = 0; i < S->n_keys; i++)
-    if (!strcmp(S->keys[i], key)) return PTE_OK;
-  if (S->n_keys == S->cap_keys) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "llama: too many named constants");
-  uint32_t blob;
-  pte_source src = pte_source_memory(data, nbytes);
-  pte_status s = pte_writer_add_blob(S->w, &src, &blob, &S->err);
-  if (s == PTE_OK) s = pte_writer_add_named_data(S->w, key, blob, 16, &S->err);
-  if (s != PTE_OK) return s;
-  memcpy(S->keys[S->n_keys++], key, 65);
-  S->named_bytes += nbytes;
-  S->n_named++;
-  return PTE_OK;
-}
-
-/* ------------------------------------------------------------------ XNNPACK linears */
-static pte_status sl_xerr(sl *S, pte_status s, const char *what) {
-  return pte_error_set(&S->err, s, "llama: xnnpack graph: cannot add %s (%s)", what, pte_status_name(s));
-}
-
-/* A generated weight [out, in] stored as named data under the sha256 of its bytes: fp32, or for
- * 8da4w the qbint4 nibbles (the bf16 scales go into the blob builder, which returns them as named
- * data of their own). */
-static pte_status sl_xweight(sl *S, pte_xnn_builder *b, uint32_t tid, uint32_t out, uint32_t in, uint32_t *id) {
-  sl_gen *g = sl_new_gen(S, tid, 1.0f / sqrtf((float)in), 0.0f);
-  if (!g) return pte_error_set(&S->err, PTE_ERR_INTERNAL, "llama: too many generated tensors");
-  const bool q4 = S->c.quant == 1;
-  const uint64_t nbytes = q4 ? (uint64_t)out * in / 2 : (uint64_t)out * in * 4;
-  S->weight_params += (uint64_t)out * in;
-  sl_q4 *Q = NULL;
-  uint16_t *scales = NULL;
-  size_t n_scales = 0;
-  pte_source_read_fn rd = sl_gen_read;
-  void *ctx = g;
-  if (q4) {
-    if (in % (uint32_t)S->c.group)
-      return pte_error_set(&S->err, PTE_ERR_INVALID_ARGUMENT, "llama: 8da4w group size %d does not divide %u inputs",
-                           (int)S->c.group, in);
-    Q = &S->q4s[S->n_q4s++];
-    Q->S = S, Q->g = *g, Q->n = out, Q->k = in;
-    rd = sl_q4_read, ctx = Q;
-    n_scales = (size_t)out * (in / (uint32_t)S->c.group);
-    scales = (uint16_t *)malloc(n_scales * sizeof *scales);
-    if (!scales) return pte_error_set(&S->err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "llama: out of memory");
-  }
-  pte_sha256_ctx h;
-  pte_sha256_init(&h);
-  if (q4) { /* row by row: nibbles hashed, scales collected */
-    for (uint32_t o = 0; o < out; o++) {
-      sl_q4_row(Q, o, S->qrow, scales + (size_t)o * (in / (uint32_t)S->c.group));
-      pte_sha256_update(&h, S->qrow, in / 2);
-    }
-    S->hashed += (uint64_t)out * in * 4;
-    if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
-  }
-  for (uint64_t off = 0; !q4 && off < nbytes;) {
-    size_t k = nbytes - off < SL_HASH_BUF ? (size_t)(nbytes - off) : SL_HASH_BUF;
-    pte_status s = sl_gen_read(g, off, S->hash_buf, k, &S->err);
-    if (s != PTE_OK) return s;
-    pte_sha256_update(&h, S->hash_buf, k);
-    off += k;
-    S->hashed += k;
-    if (S->progress && S->to_hash) pte_cli_progress_update(S->progress, S->hashed, S->to_hash);
-  }
-  uint8_t dig[32];
-  pte_sha256_final(&h, dig);
-  char key[65];
-  for (int i = 0; i < 32; i++) snprintf(key + 2 * i, 3, "%02x", dig[i]);
-  uint32_t blob;
-  pte_source src = pte_source_callback(rd, ctx, nbytes);
-  pte_status s = pte_writer_add_blob(S->w, &src, &blob, &S->err);
-  if (s == PTE_OK) s = pte_writer_add_named_data(S->w, key, blob, 16, &S->err);
-  if (s != PTE_OK) {
-    free(scales);
-    return s;
-  }
-  S->named_bytes += nbytes;
-  S->n_named++;
-  uint32_t dims[2] = {out, in};
-  pte_xnn_tensor_desc t;
-  memset(&t, 0, sizeof t);
-  t.dtype = q4 ? PTE_XNN_DT_QBINT4 : PTE_XNN_DT_FP32;
-  t.rank = 2;
-  t.dims = dims;
-  t.nbytes = (size_t)nbytes;
-  t.named_key = key;
-  if (q4) {
-    t.quant = PTE_XNN_QUANT_PER_CHANNEL_GROUP;
-    t.block_size = (uint32_t)S->c.group;
-    t.block_scales_bf16 = scales;
-    t.n_block_scales = n_scales;
-  }
-  s = pte_xnn_builder_add_tensor(b, &t, id);
-  free(scales);
-  return s == PTE_OK ? PTE_OK : sl_xerr(S, s, "a weight");
-}
-
-/* One delegate: y_j = x W_j^T for the n weights (tensor ids tids[j], W_j [outs[j], in]); x is
- * [1, T, in] (rank 3) or [1, in] (rank 2). outputs[j] receives the program values. */
-static pte_status sl_xlinears(sl *S, int32_t x, uint32_t rank, uint32_t in, size_t n, const uint32_t *tids,
-                              const uint32_t *outs, int32_t *outputs) {
-  pte_xnn_builder *b = pte_xnn_builder_new();
-  if (!b) return pte_error_set(&S->err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "llama: out of memory");
-  const uint32_t TB = S->c.dynamic ? (uint32_t)S->c.seq : 1;
-  uint32_t xd[3] = {1, TB, in};
-  if (rank == 2) xd[1] = in;
-  pte_xnn_tensor_desc t;
-  memset(&t, 0, sizeof t);
-  t.dtype = PTE_XNN_DT_FP32;
-  t.rank = rank;
-  t.dims = xd;
-  t.flags = PTE_XNN_VALUE_EXTERNAL_INPUT;
-  t.external_id = 0;
-  uint32_t xin;
-  pte_status s = pte_xnn_builder_add_tensor(b, &t, &xin);
-  if (s != PTE_OK) s = sl_xerr(S, s, "the input");
-  if (s == PTE_OK && S->c.quant == 1) { /* per-token dynamic int8 activations */
-    uint32_t xq;
-    memset(&t, 0, sizeof t);
-    t.dtype = PTE_XNN_DT_QDINT8;
-    t.rank = rank;
-    t.dims = xd;
-    t.quant = PTE_XNN_QUANT_PER_TOKEN;
-    t.num_nonbatch_dims = 1;
-    s = pte_xnn_builder_add_tensor(b, &t, &xq);
-    pte_xnn_node_desc nd;
-    memset(&nd, 0, sizeof nd);
-    nd.type = PTE_XNN_NODE_CONVERT;
-    nd.inputs[0] = xin;
-    nd.output = xq;
-    if (s == PTE_OK) s = pte_xnn_builder_add_node(b, &nd);
-    if (s != PTE_OK) s = sl_xerr(S, s, "the qdint8 Convert");
-    xin = xq;
-  }
-  for (size_t j = 0; j < n && s == PTE_OK; j++) {
-    uint32_t W, y;
-    s = sl_xweight(S, b, tids[j], outs[j], in, &W);
-    if (s != PTE_OK) break;
-    uint32_t yd[3] = {1, TB, outs[j]};
-    if (rank == 2) yd[1] = outs[j];
-    memset(&t, 0, sizeof t);
-    t.dtype = PTE_XNN_DT_FP32;
-    t.rank = rank;
-    t.dims = yd;
-    t.flags = PTE_XNN_VALUE_EXTERNAL_OUTPUT;
-    t.external_id = (uint32_t)j + 1;
-    s = pte_xnn_builder_add_tensor(b, &t, &y);
-    if (s != PTE_OK) {
-      s = sl_xerr(S, s, "an output");
-      break;
-    }
-    pte_xnn_node_desc nd;
-    memset(&nd, 0, sizeof nd);
-    nd.type = PTE_XNN_NODE_FULLY_CONNECTED;
-    nd.inputs[0] = xin;
-    nd.inputs[1] = W;
-    nd.inputs[2] = PTE_XNN_NO_VALUE;
-    nd.output = y;
-    s = pte_xnn_builder_add_node(b, &nd);
-    if (s != PTE_OK) s = sl_xerr(S, s, "a FullyConnected node");
-  }
-  if (s == PTE_OK && S->n_blobs == S->cap_blobs) s = pte_error_set(&S->err, PTE_ERR_INTERNAL, "llama: too many delegates");
-  pte_xnn_blob *blob = s == PTE_OK ? &S->blobs[S->n_blobs++] : NULL;
-  if (s == PTE_OK) s = pte_xnn_builder_finish(b, PTE_XNN_CONSTANTS_NAMED, blob, &S->err);
-  pte_xnn_builder_free(b);
-  for (size_t i = 0; s == PTE_OK && i < blob->n_named; i++) /* e.g. the 8da4w scales */
-    s = sl_named_once(S, blob->named[i].key, blob->named[i].data, blob->named[i].size);
-  if (s != PTE_OK) return s;
-  uint32_t bi, module;
-  pte_source src = pte_source_memory(blob->data, blob->size);
-  s = pte_writer_add_blob(S->w, &src, &bi, &S->err);
-  pte_wr_delegate d;
-  memset(&d, 0, sizeof d);
-  d.id = PTE_XNNPACK_BACKEND_ID;
-  d.blob = bi;
-  if (s == PTE_OK) s = pte_writer_add_lowered_module(S->w, &d, &module, &S->err);
-  int32_t args[8];
-  args[0] = x;
-  for (size_t j = 0; j < n && s == PTE_OK; j++) {
-    int32_t osz[3] = {1, (int32_t)TB, (int32_t)outs[j]};
-    if (rank == 2) osz[1] = (int32_t)outs[j];
-    s = sl_act(S, osz, rank, rank == 3, &outputs[j]);
-    args[j + 1] = outputs[j];
-  }
-  if (s == PTE_OK) s = pte_writer_call_module(S->w, S->m, S->chain, module, args, n + 1, NULL, &S->err);
   return s;
 }
 
@@ -961,7 +639,7 @@ int pte_cli_synth_llama(int argc, char **argv) {
   S.c = c;
   S.cap_gens = 9 * (size_t)c.layers + 8;
   S.cap_blobs = 4 * (size_t)c.layers + 2;
-  S.gens = (sl_gen *)calloc(S.cap_gens, sizeof *S.gens);
+  S.gens = (pte_cli_gen *)calloc(S.cap_gens, sizeof *S.gens);
   S.blobs = (pte_xnn_blob *)calloc(S.cap_blobs, sizeof *S.blobs);
   S.hash_buf = (uint8_t *)malloc(SL_HASH_BUF);
   const size_t kmax = (size_t)(c.hidden > c.dim ? c.hidden : c.dim) + (size_t)c.heads * (size_t)c.hd;
