@@ -194,8 +194,11 @@ static void conv_row(void *ctx, size_t item, int tid) {
   }
   const size_t krun = p->kw * j->Cin;
   if (nky > 0) {
-    for (size_t ox = lo; ox < hi; ox += mr) {
-      const size_t rows = hi - ox < mr ? hi - ox : mr;
+    /* balanced tiles (14 pixels: 7 + 7): the microkernels cost per row actually computed */
+    const size_t ntl = (hi - lo + mr - 1) / mr, rbase = ntl ? (hi - lo) / ntl : 0, rext = ntl ? (hi - lo) % ntl : 0;
+    size_t ox = lo;
+    for (size_t ti = 0; ti < ntl; ti++) {
+      const size_t rows = rbase + (ti < rext ? 1 : 0);
       for (size_t pi = 0; pi < panels; pi++) {
         const float *panel = (const float *)(base + pi * pstride);
         const size_t nc = j->Cout - pi * nr < nr ? j->Cout - pi * nr : nr;
@@ -209,6 +212,7 @@ static void conv_row(void *ctx, size_t item, int tid) {
         tile.igemm(rows, nc, nky, krun, as, p->sw * j->Cin, ws, panel, out_row + ox * j->Cout + pi * nr, j->Cout,
                    n->out_min, n->out_max);
       }
+      ox += rows;
     }
   } else {
     lo = hi = 0; /* no valid kernel row: everything through the generic path (bias only) */
@@ -464,6 +468,13 @@ pte_status pte_xnn_run_conv(pte_xnn_exec *x, const pte_xnn_node *n) {
     jb.tile = pte_xnn_conv_tile_rows(x->k, j.kdim, 4);
     if (jb.tile > 256) jb.tile = 256;
     jb.tiles = a->shape[0] * j.OH * (lo + (j.OW - hi)); /* border pixels (conv_borders) */
+    if (x->threads > 1 && jb.tiles > 0) {
+      /* a small image's borders fit one tile: split them so that every thread gets a share */
+      const size_t mr = x->k->f32n_mr > x->k->f32_mr ? x->k->f32n_mr : x->k->f32_mr;
+      size_t t = (jb.tiles + (size_t)x->threads - 1) / (size_t)x->threads;
+      t = (t + mr - 1) / mr * mr;
+      if (t < jb.tile) jb.tile = t;
+    }
     if (jb.tiles > 0 && jb.tile > 0)
       pte_xnn_parallel(x->threads > 1 ? x->pool : NULL, conv_borders, &jb, (jb.tiles + jb.tile - 1) / jb.tile);
     return PTE_OK;

@@ -155,6 +155,7 @@ typedef struct i8_job {
   int8_t *cq;
   int32_t out_zp, qmin, qmax;
   bool fused; /* AVX-512BW/VL tile with the epilogue (pte_xnn_qs8_gemm_8x8_avx512bw) */
+  bool vnni;  /* ... on AVX-512 VNNI (pte_xnn_qs8_gemm_8x8_vnni) */
   /* qd8 */
   const pte_xnn_qrow *rows;
   size_t row_off, row_div;
@@ -216,6 +217,17 @@ static void i8_rows(const i8_job *j, size_t m0, size_t m1) {
       const int32_t *bs[2] = {(const int32_t *)panel, (const int32_t *)p1};
       const float *ss[2] = {(const float *)(panel + nr * 4), (const float *)(p1 + nr * 4)};
       const float lo = (float)(j->qmin - j->out_zp), hi = (float)(j->qmax - j->out_zp);
+      if (j->vnni) {
+        int32_t corr[2][8];
+        const int32_t *cs[2] = {corr[0], corr[1]};
+        pte_xnn_qs8_vnni_corr(j->g.k, ws[0], corr[0]);
+        if (np > 1) pte_xnn_qs8_vnni_corr(j->g.k, ws[1], corr[1]);
+        for (size_t m = m0; m < m1; m += 8)
+          pte_xnn_qs8_gemm_8x8_vnni(m1 - m < 8 ? m1 - m : 8, np, ncs, j->g.k, j->a + m * j->lda, j->lda, ws, bs, cs,
+                                    ss, j->cq + m * j->ldc + n0, j->ldc, lo, hi, j->out_zp);
+        p += np - 1;
+        continue;
+      }
       for (size_t m = m0; m < m1; m += 8)
         pte_xnn_qs8_gemm_8x8_avx512bw(m1 - m < 8 ? m1 - m : 8, np, ncs, j->g.k, j->a + m * j->lda, j->lda, ws, bs, ss,
                                       j->cq + m * j->ldc + n0, j->ldc, lo, hi, j->out_zp);
@@ -299,6 +311,7 @@ void pte_xnn_qs8_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const in
   j.cq = c, j.ldc = ldc, j.out_zp = out_zp, j.qmin = qmin, j.qmax = qmax;
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
   j.fused = x->k->isa == PTE_XNN_KISA_AVX512 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  j.vnni = j.fused && pte_xnn_have_qs8_vnni();
 #endif
   i8_run(x, &j);
 }

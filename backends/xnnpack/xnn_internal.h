@@ -292,12 +292,19 @@ pte_xnn_kisa pte_xnn_cpu_best_isa(void);
 const pte_xnn_kernels *pte_xnn_kernels_for(pte_xnn_kisa isa);
 const pte_xnn_kernels *pte_xnn_kernels_scalar(void);
 void pte_xnn_i8_gemm_4x8(size_t mr, size_t kc, const int8_t *a, size_t a_stride, const int8_t *w, int32_t *acc);
-/* AVX2 version of the same kernel (also used by the AVX-512 table; x86 builds only) */
+/* AVX-512 VNNI+VBMI qs8 tile (xnn_qs8_vnni.c): as pte_xnn_qs8_gemm_8x8_avx512bw, corr[i] = 128 x the
+ * column sums of the first kc & ~7 k values of panel i (pte_xnn_qs8_vnni_corr) */
+bool pte_xnn_have_qs8_vnni(void);
+void pte_xnn_qs8_vnni_corr(size_t kc, const int8_t *w, int32_t *corr8);
+void pte_xnn_qs8_gemm_8x8_vnni(size_t rows, size_t np, const size_t *nc, size_t kc, const int8_t *a, size_t as,
+                               const int8_t *const *w, const int32_t *const *bias, const int32_t *const *corr,
+                               const float *const *scale, int8_t *out, size_t ldc, float lo, float hi, int32_t zp);
 /* qs8 GEMM tile + epilogue over np (1 or 2) adjacent NR-8 panels (xnn_kernels_avx512.c; needs
  * AVX-512BW/VL; see pte_xnn_qs8_gemm) */
 void pte_xnn_qs8_gemm_8x8_avx512bw(size_t rows, size_t np, const size_t *nc, size_t kc, const int8_t *a, size_t as,
                                    const int8_t *const *w, const int32_t *const *bias, const float *const *scale,
                                    int8_t *out, size_t ldc, float lo, float hi, int32_t zp);
+/* AVX2 version of the same kernel (also used by the AVX-512 table; x86 builds only) */
 void pte_xnn_i8_gemm_4x8_avx2(size_t mr, size_t kc, const int8_t *a, size_t a_stride, const int8_t *w, int32_t *acc);
 const pte_xnn_kernels *pte_xnn_kernels_avx2(void);   /* NULL if not compiled */
 const pte_xnn_kernels *pte_xnn_kernels_avx512(void); /* NULL if not compiled */

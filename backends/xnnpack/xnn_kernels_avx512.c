@@ -50,9 +50,9 @@ PTE_AVX512 static void f32_gemv_1x32(size_t nc, size_t kc, const float *a, const
   _mm512_mask_storeu_ps(c + 16, m1, p1);
 }
 
-/* fp32 GEMM 8x32 (16 accumulators) over nseg K segments: segment s reads rows a[s] + r * as and
+/* fp32 GEMM 8x32 with explicit accumulators (16) for full 8-row tiles, over nseg K segments: segment s reads rows a[s] + r * as and
  * the kc x 32 weights at w[s] (nseg 1 is a plain GEMM). */
-PTE_AVX512 static void f32_igemm_8x32(size_t mr, size_t nc, size_t nseg, size_t kc, const float *const *aseg, size_t as,
+PTE_AVX512 static void f32_igemm_8x32_all(size_t mr, size_t nc, size_t nseg, size_t kc, const float *const *aseg, size_t as,
                                       const float *const *wseg, const float *bias, float *c, size_t cs, float vmin,
                                       float vmax) {
   float *c0 = c, *c1 = mr > 1 ? c0 + cs : c0, *c2 = mr > 2 ? c1 + cs : c1, *c3 = mr > 3 ? c2 + cs : c2;
@@ -115,6 +115,74 @@ PTE_AVX512 static void f32_igemm_8x32(size_t mr, size_t nc, size_t nseg, size_t 
   ST(c1, v10, v11);
   ST(c0, v00, v01);
 #undef ST
+}
+
+/* fp32 GEMM MR x 32 (2 * MR accumulators, MR <= 8) over nseg K segments: segment s reads rows
+ * a[s] + r * as and the kc x 32 weights at w[s] (nseg 1 is a plain GEMM). MR is a compile-time
+ * constant in every instantiation below, so a tile of r < 8 rows costs r rows of FMAs (a 14-pixel
+ * row runs as 7 + 7, not 8 + 8 with two wasted rows). */
+#define F32R_ROW(r)                                                                        \
+  if (MR > r) {                                                                            \
+    const __m512 x = _mm512_set1_ps(a0[(r) * as + k]);                                    \
+    acc[r][0] = _mm512_fmadd_ps(x, w0, acc[r][0]), acc[r][1] = _mm512_fmadd_ps(x, w1, acc[r][1]); \
+  }
+__attribute__((always_inline)) PTE_AVX512 static inline void f32_igemm_rx32(const size_t MR, size_t nc, size_t nseg,
+                                                                          size_t kc, const float *const *aseg,
+                                                                          size_t as, const float *const *wseg,
+                                                                          const float *bias, float *c, size_t cs,
+                                                                          float vmin, float vmax) {
+  const __mmask16 m0 = mask16(nc), m1 = mask16(nc > 16 ? nc - 16 : 0);
+  __m512 acc[8][2];
+  for (size_t r = 0; r < MR; r++) {
+    acc[r][0] = bias ? _mm512_loadu_ps(bias) : _mm512_maskz_loadu_ps(m0, c + r * cs);
+    acc[r][1] = bias ? _mm512_loadu_ps(bias + 16) : _mm512_maskz_loadu_ps(m1, c + r * cs + 16);
+  }
+  for (size_t sgi = 0; sgi < nseg; sgi++) {
+    const float *a0 = aseg[sgi];
+    const float *w = wseg[sgi];
+    for (size_t k = 0; k < kc; k++) {
+      const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+      w += 32;
+      F32R_ROW(0) F32R_ROW(1) F32R_ROW(2) F32R_ROW(3) F32R_ROW(4) F32R_ROW(5) F32R_ROW(6) F32R_ROW(7)
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(vmin), hi = _mm512_set1_ps(vmax);
+#pragma GCC unroll 8
+  for (size_t r = 0; r < MR; r++) {
+    _mm512_mask_storeu_ps(c + r * cs, m0, _mm512_min_ps(_mm512_max_ps(acc[r][0], lo), hi));
+    _mm512_mask_storeu_ps(c + r * cs + 16, m1, _mm512_min_ps(_mm512_max_ps(acc[r][1], lo), hi));
+  }
+}
+#undef F32R_ROW
+
+#define F32R_INST(R)                                                                                              \
+  PTE_AVX512 static void f32_igemm_##R##x32(size_t nc, size_t nseg, size_t kc, const float *const *aseg, size_t as, \
+                                            const float *const *wseg, const float *bias, float *c, size_t cs,      \
+                                            float vmin, float vmax) {                                              \
+    f32_igemm_rx32(R, nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax);                                      \
+  }
+F32R_INST(1)
+F32R_INST(2)
+F32R_INST(3)
+F32R_INST(4)
+F32R_INST(5)
+F32R_INST(6)
+F32R_INST(7)
+#undef F32R_INST
+
+PTE_AVX512 static void f32_igemm_8x32(size_t mr, size_t nc, size_t nseg, size_t kc, const float *const *aseg, size_t as,
+                                      const float *const *wseg, const float *bias, float *c, size_t cs, float vmin,
+                                      float vmax) {
+  switch (mr) {
+    case 1: f32_igemm_1x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+    case 2: f32_igemm_2x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+    case 3: f32_igemm_3x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+    case 4: f32_igemm_4x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+    case 5: f32_igemm_5x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+    case 6: f32_igemm_6x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+    case 7: f32_igemm_7x32(nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+    default: f32_igemm_8x32_all(8, nc, nseg, kc, aseg, as, wseg, bias, c, cs, vmin, vmax); break;
+  }
 }
 
 PTE_AVX512 static void f32_gemm_8x32(size_t mr, size_t nc, size_t kc, const float *a, size_t as, const float *w,
@@ -219,8 +287,33 @@ PTE_AVX512 static void f32_igemm_16x16(size_t mr, size_t nc, size_t nseg, size_t
   _mm512_mask_storeu_ps(cp[0], m0, _mm512_min_ps(_mm512_max_ps(v0, lo), hi));
 }
 
+/* mr == 1 on the 16-column panel (a batch-1 classifier head): one row instead of the 16 the
+ * 16x16 tile would compute, four k streams hide the FMA latency. */
+PTE_AVX512 static void f32_gemv_1x16(size_t nc, size_t kc, const float *a, const float *w, const float *bias, float *c,
+                                     float vmin, float vmax) {
+  const __mmask16 m0 = mask16(nc);
+  __m512 p = bias ? _mm512_loadu_ps(bias) : _mm512_maskz_loadu_ps(m0, c);
+  __m512 q = _mm512_setzero_ps(), r = _mm512_setzero_ps(), s = _mm512_setzero_ps();
+  size_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    for (int j = 0; j < 4; j++) _mm_prefetch((const char *)(w + 1024 + 16 * j), _MM_HINT_T0);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(a[k]), _mm512_loadu_ps(w), p);
+    q = _mm512_fmadd_ps(_mm512_set1_ps(a[k + 1]), _mm512_loadu_ps(w + 16), q);
+    r = _mm512_fmadd_ps(_mm512_set1_ps(a[k + 2]), _mm512_loadu_ps(w + 32), r);
+    s = _mm512_fmadd_ps(_mm512_set1_ps(a[k + 3]), _mm512_loadu_ps(w + 48), s);
+    w += 64;
+  }
+  for (; k < kc; k++, w += 16) p = _mm512_fmadd_ps(_mm512_set1_ps(a[k]), _mm512_loadu_ps(w), p);
+  p = _mm512_add_ps(_mm512_add_ps(p, q), _mm512_add_ps(r, s));
+  _mm512_mask_storeu_ps(c, m0, _mm512_min_ps(_mm512_max_ps(p, _mm512_set1_ps(vmin)), _mm512_set1_ps(vmax)));
+}
+
 PTE_AVX512 static void f32_gemm_16x16(size_t mr, size_t nc, size_t kc, const float *a, size_t as, const float *w,
                                       const float *bias, float *c, size_t cs, float vmin, float vmax) {
+  if (mr == 1) {
+    f32_gemv_1x16(nc, kc, a, w, bias, c, vmin, vmax);
+    return;
+  }
   f32_igemm_16x16(mr, nc, 1, kc, &a, as, &w, bias, c, cs, vmin, vmax);
 }
 

@@ -30,11 +30,14 @@ static void pool_f32_rows(const pool_job *j, size_t r0, size_t r1) {
   const pte_xnn_f32_unary_fn clamp = x->vec->unary[PTE_XNN_U_CLAMP];
   const pte_xnn_uparams cp = {n->out_min, n->out_max, 0.0f};
   const float *in = (const float *)a->data;
+  /* no clamp pass when the bounds are infinite (the common unfused pool) */
+  const bool clamped = !(n->out_min == -INFINITY && n->out_max == INFINITY);
   for (size_t row = r0; row < r1; row++) {
     const size_t b = row / OH, oy = row % OH;
     for (size_t ox = 0; ox < OW; ox++) {
       float *dst = (float *)o->data + ((b * OH + oy) * OW + ox) * C;
       size_t valid = 0;
+      const float *first = NULL;
       for (size_t ky = 0; ky < p->ph; ky++) {
         const long iy = (long)(oy * sh + ky * dh) - (long)n->rt_pt;
         if (iy < 0 || iy >= (long)H) continue;
@@ -42,10 +45,14 @@ static void pool_f32_rows(const pool_job *j, size_t r0, size_t r1) {
           const long ix = (long)(ox * sw + kx * dw) - (long)n->rt_pl;
           if (ix < 0 || ix >= (long)W) continue;
           const float *src = in + ((b * H + (size_t)iy) * W + (size_t)ix) * C;
-          if (valid++ == 0) memcpy(dst, src, C * sizeof(float));
+          /* the first two taps combine straight into dst (no copy of the first) */
+          if (valid == 0) first = src;
+          else if (valid == 1) acc(C, first, src, dst, -INFINITY, INFINITY);
           else acc(C, dst, src, dst, -INFINITY, INFINITY);
+          valid++;
         }
       }
+      if (valid == 1) memcpy(dst, first, C * sizeof(float));
       if (valid == 0) {
         const float fill = mx ? -INFINITY : 0.0f;
         for (size_t c = 0; c < C; c++) dst[c] = fill;
@@ -53,7 +60,7 @@ static void pool_f32_rows(const pool_job *j, size_t r0, size_t r1) {
         const float inv = 1.0f / (float)valid;
         scale(C, dst, &inv, dst, -INFINITY, INFINITY);
       }
-      clamp(C, dst, dst, &cp);
+      if (clamped || valid == 0) clamp(C, dst, dst, &cp);
     }
   }
 }

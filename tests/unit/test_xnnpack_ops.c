@@ -200,6 +200,8 @@ TEST(fully_connected_f32) {
   CHECK(fc_case(3, 17, 40, true, false, false, 1));
   CHECK(fc_case(1, 700, 129, true, false, false, 0));
   CHECK(fc_case(130, 520, 33, true, false, true, 0)); /* several K blocks and M blocks */
+  CHECK(fc_case(1, 203, 10, true, false, true, 0)); /* one row on the 16-column panel: k tail */
+  CHECK(fc_case(1, 3, 16, false, false, false, 0));
 }
 
 /* fp32 -> qint8 -> FC (int8 weights, int32 bias) -> qint8 -> fp32 */
@@ -263,6 +265,10 @@ TEST(fully_connected_qs8) {
   CHECK(qs8_fc(false, 2, 8, 8, false));
   CHECK(qs8_fc(false, 7, 33, 21, true));
   CHECK(qs8_fc(true, 5, 40, 19, false));
+  /* AVX-512 VNNI tile: 8-k steps plus 2..7 k left over, rows past one 8-row tile */
+  CHECK(qs8_fc(false, 11, 15, 9, false));
+  CHECK(qs8_fc(true, 13, 62, 17, true));
+  CHECK(qs8_fc(true, 9, 4, 16, false));
 }
 
 /* fp32 -> qdint8 (per row) -> FC (qcint8 weights, fp32 bias) -> fp32 */
