@@ -63,7 +63,7 @@ done
 for s in "$root"/bench/*.sh; do
   [ -f "$s" ] || continue
   n=$(basename "$s" .sh)
-  [ "$n" = run ] && continue
+  case $n in run|highlights) continue ;; esac   # the driver and the README step, not benchmarks
   case "$known $others " in *" $n "*) continue ;; esac
   others="$others $n"
 done
