@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "xnn_internal.h"
+#include "xnn_qs8_tile.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #include <immintrin.h>
@@ -480,32 +481,8 @@ QT_FN void qs8_tile(const int np, size_t rows, const size_t *nc, size_t kc, cons
       acc[q][r] =
           _mm256_add_epi32(_mm256_add_epi32(_mm512_castsi512_si256(s[q][r]), _mm512_extracti64x4_epi64(s[q][r], 1)), vb);
   }
-  for (; k < kc; k += 2) { /* 1-3 left: one or two pairs, the last maybe half zero padding */
-    const bool two = k + 1 < kc;
-    const __m256i wa = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w0));
-    const __m256i wb = np > 1 ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w1)) : wa;
-    w0 += 16, w1 += 16;
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; r++) {
-      const int32_t pr = (int32_t)(uint16_t)(int16_t)ar[r][k] |
-                         (int32_t)((uint32_t)(uint16_t)(int16_t)(two ? ar[r][k + 1] : 0) << 16);
-      const __m256i x = _mm256_set1_epi32(pr);
-      acc[0][r] = _mm256_add_epi32(acc[0][r], _mm256_madd_epi16(x, wa));
-      if (np > 1) acc[1][r] = _mm256_add_epi32(acc[1][r], _mm256_madd_epi16(x, wb));
-    }
-  }
-  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-  const __m256i vzp = _mm256_set1_epi32(zp);
-  for (int q = 0; q < np; q++) {
-    const __m256 vs = _mm256_loadu_ps(scale[q]);
-    const __mmask16 m = (__mmask16)((1u << nc[q]) - 1u);
-    for (size_t r = 0; r < rows; r++) {
-      __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[q][r]), vs);
-      f = _mm256_min_ps(vhi, _mm256_max_ps(vlo, f));
-      const __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(f), vzp);
-      _mm_mask_storeu_epi8((void *)(out + r * ldc + (size_t)q * 8), m, _mm256_cvtsepi32_epi8(v));
-    }
-  }
+  pte_xnn_qs8_tile_k_tail(acc, np, ar, k, kc, w0, w1);
+  pte_xnn_qs8_tile_store(acc, np, rows, nc, scale, out, ldc, lo, hi, zp);
 }
 
 __attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) void pte_xnn_qs8_gemm_8x8_avx512bw(
