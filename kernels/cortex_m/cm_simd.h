@@ -23,6 +23,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The kernel taps [*k0, *k1) of a window that start inside the input along one axis: window
+ * origin i0 (may be negative: padding), dilation dil, k taps, input extent size. Shared by every
+ * ISA's depthwise loop (ptrdiff_t: 32-bit arithmetic on the Cortex-M, 64-bit on the host). */
+static inline void pte_cm_valid_taps(ptrdiff_t i0, ptrdiff_t dil, ptrdiff_t k, ptrdiff_t size, ptrdiff_t *k0,
+                                     ptrdiff_t *k1) {
+  ptrdiff_t a = 0, b = k;
+  while (a < b && i0 + a * dil < 0) a++;
+  while (b > a && i0 + (b - 1) * dil >= size) b--;
+  *k0 = a, *k1 = b;
+}
+
 typedef enum pte_cm_isa {
   PTE_CM_ISA_AUTO = -1,     /* pte_cm_simd_force(): back to the best available */
   PTE_CM_ISA_PORTABLE = 0,  /* the portable C loops of the op files */

@@ -177,14 +177,12 @@ void pte_cm_dw_arm(const pte_cm_dw *d) {
   const int16x2_t off2 = (int16x2_t)(((uint32_t)(uint16_t)ioff) | ((uint32_t)(uint16_t)ioff << 16));
   for (int oy = 0; oy < OH; oy++) {
     const int iy0 = oy * sh - ph;
-    int ky0 = 0, ky1 = KH;
-    while (ky0 < ky1 && iy0 + ky0 * dh < 0) ky0++;
-    while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= H) ky1--;
+    ptrdiff_t ky0, ky1;
+    pte_cm_valid_taps(iy0, dh, KH, H, &ky0, &ky1);
     for (int ox = 0; ox < OW; ox++) {
       const int ix0 = ox * sw - pw;
-      int kx0 = 0, kx1 = KW;
-      while (kx0 < kx1 && ix0 + kx0 * dw < 0) kx0++;
-      while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= W) kx1--;
+      ptrdiff_t kx0, kx1;
+      pte_cm_valid_taps(ix0, dw, KW, W, &kx0, &kx1);
       int8_t *yp = d->y + ((ptrdiff_t)oy * OW + ox) * C;
       for (int c = 0; c < C4; c += 4) {
         int32_t a0 = d->bias[c], a1 = d->bias[c + 1], a2 = d->bias[c + 2], a3 = d->bias[c + 3];

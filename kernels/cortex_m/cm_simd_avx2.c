@@ -205,14 +205,12 @@ CM256 void pte_cm_dw_avx2(const pte_cm_dw *d) {
                 hi = _mm256_set1_epi32(d->act_max), ioff = _mm256_set1_epi32(d->in_off);
   for (int64_t oy = 0; oy < d->OH; oy++) {
     const int64_t iy0 = oy * d->sh - d->ph;
-    int64_t ky0 = 0, ky1 = d->KH;
-    while (ky0 < ky1 && iy0 + ky0 * d->dh < 0) ky0++;
-    while (ky1 > ky0 && iy0 + (ky1 - 1) * d->dh >= d->H) ky1--;
+    ptrdiff_t ky0, ky1;
+    pte_cm_valid_taps(iy0, d->dh, d->KH, d->H, &ky0, &ky1);
     for (int64_t ox = 0; ox < d->OW; ox++) {
       const int64_t ix0 = ox * d->sw - d->pw;
-      int64_t kx0 = 0, kx1 = d->KW;
-      while (kx0 < kx1 && ix0 + kx0 * d->dw < 0) kx0++;
-      while (kx1 > kx0 && ix0 + (kx1 - 1) * d->dw >= d->W) kx1--;
+      ptrdiff_t kx0, kx1;
+      pte_cm_valid_taps(ix0, d->dw, d->KW, d->W, &kx0, &kx1);
       int8_t *yp = d->y + (oy * d->OW + ox) * C;
       for (int64_t c0 = 0; c0 < C; c0 += 32) {
         const int64_t nc = C - c0 < 32 ? C - c0 : 32;

@@ -114,14 +114,12 @@ void pte_cm_dw_mve(const pte_cm_dw *d) {
                   lo = vdupq_n_s32(d->act_min), hi = vdupq_n_s32(d->act_max);
   for (int oy = 0; oy < OH; oy++) {
     const int iy0 = oy * sh - ph;
-    int ky0 = 0, ky1 = KH;
-    while (ky0 < ky1 && iy0 + ky0 * dh < 0) ky0++;
-    while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= H) ky1--;
+    ptrdiff_t ky0, ky1;
+    pte_cm_valid_taps(iy0, dh, KH, H, &ky0, &ky1);
     for (int ox = 0; ox < OW; ox++) {
       const int ix0 = ox * sw - pw;
-      int kx0 = 0, kx1 = KW;
-      while (kx0 < kx1 && ix0 + kx0 * dw < 0) kx0++;
-      while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= W) kx1--;
+      ptrdiff_t kx0, kx1;
+      pte_cm_valid_taps(ix0, dw, KW, W, &kx0, &kx1);
       int8_t *yp = d->y + ((ptrdiff_t)oy * OW + ox) * C;
       for (int c = 0; c < C; c += 4) {
         const mve_pred16_t pr = vctp32q((uint32_t)(C - c));
