@@ -464,6 +464,27 @@ pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_
         return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): channel_dim %d out of range", vi, v->id, (int)cd);
       v->channel_dim = (uint32_t)cd;
       size_t nch = v->decl[cd];
+      /* the scales' source is resolved and its length checked before anything is allocated, so a
+       * declared channel count the blob does not back is refused without allocating for it */
+      uint32_t sbi = pte_xn_PerChannelQuant_scale_buffer_idx(qp);
+      const uint8_t *p = NULL;
+      pte_fb_vec sc = pte_xn_PerChannelQuant_scale(qp);
+      if (sbi) {
+        size_t psz;
+        int bi;
+        const cslot *sl;
+        v->scale_index = sbi;
+        if (nch > SIZE_MAX / sizeof(float))
+          return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %zu channels", vi, v->id, nch);
+        pte_status s = get_constant(c, sbi, nch * sizeof(float), "per-channel scales", &p, &psz, &bi, &sl);
+        if (s != PTE_OK) return s;
+        if (sl && sl->prepared)
+          return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): per-channel scales constant %u holds prepared (packed) data",
+                      vi, v->id, sbi);
+      } else if (!sc.present || sc.len != nch) {
+        return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u scales for %zu channels", vi, v->id,
+                    sc.present ? sc.len : 0u, nch);
+      }
       v->channel_scales = (float *)malloc((nch ? nch : 1) * sizeof(float));
       if (!v->channel_scales || !pte_xnn_cc_own(d, (uint8_t *)v->channel_scales)) {
         free(v->channel_scales);
@@ -471,24 +492,9 @@ pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_
         return CERR(c, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
       }
       v->n_channel_scales = (uint32_t)nch;
-      uint32_t sbi = pte_xn_PerChannelQuant_scale_buffer_idx(qp);
-      if (sbi) {
-        const uint8_t *p;
-        size_t psz;
-        int bi;
-        const cslot *sl;
-        v->scale_index = sbi;
-        pte_status s = get_constant(c, sbi, nch * sizeof(float), "per-channel scales", &p, &psz, &bi, &sl);
-        if (s != PTE_OK) return s;
-        if (sl && sl->prepared)
-          return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): per-channel scales constant %u holds prepared (packed) data",
-                      vi, v->id, sbi);
+      if (p) {
         memcpy(v->channel_scales, p, nch * sizeof(float));
       } else {
-        pte_fb_vec sc = pte_xn_PerChannelQuant_scale(qp);
-        if (!sc.present || sc.len != nch)
-          return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: value %u (id %u): %u scales for %zu channels", vi, v->id,
-                      sc.present ? sc.len : 0u, nch);
         for (size_t i = 0; i < nch; i++) {
           uint32_t bits = pte_fb_vec_u32(sc, (uint32_t)i);
           memcpy(&v->channel_scales[i], &bits, 4);

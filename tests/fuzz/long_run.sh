@@ -35,7 +35,7 @@ for name in $targets; do
     log="$out/$name/round$round.log"
     left=$(( secs - ($(date +%s) - start) ))
     [ "$left" -lt 60 ] && left=60
-    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=2048 UBSAN_OPTIONS=print_stacktrace=1 \
       nice -n 15 "$exe" -max_total_time="$left" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
       -print_final_stats=1 -dict="$root/tests/fuzz/pte.dict" -artifact_prefix="$out/$name/" "$work" \
       >"$log" 2>&1 || true

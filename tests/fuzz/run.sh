@@ -33,7 +33,10 @@ for name in $targets; do
   cp -n "$seeds"/* "$work"/ 2>/dev/null || true
   if [ -d "$root/tests/fuzz/seeds/$name" ]; then cp -n "$root/tests/fuzz/seeds/$name"/* "$work"/ 2>/dev/null || true; fi
   echo "fuzz: $name for ${secs}s"
-  if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  # A single allocation above 2 GiB fails (returns NULL) the way it does on a machine without that
+  # much memory, so a program declaring a huge tensor exercises the runtime's allocation-failure
+  # path (MemoryAllocationFailed) instead of tripping libFuzzer's malloc limit (= rss_limit_mb).
+  if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=2048 UBSAN_OPTIONS=print_stacktrace=1 \
       "$exe" $limit -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
       -dict="$root/tests/fuzz/pte.dict" -artifact_prefix="$bdir/crash-$name-" "$work" \
       >"$bdir/$name.log" 2>&1; then

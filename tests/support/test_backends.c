@@ -140,7 +140,7 @@ static pte_status counting_execute(pte_backend_execution_context *ctx, pte_deleg
   const counting_handle *h = (const counting_handle *)handle;
   test_counting_stats.executes++;
   test_counting_stats.last_handle = h;
-  pte_tensor *in, *out;
+  pte_tensor *in = NULL, *out = NULL;
   pte_status s = float_args(ctx, args, n, TEST_BACKEND_COUNTING, &in, &out);
   if (s != PTE_OK) return s;
   const float *x = (const float *)in->data;
@@ -194,7 +194,7 @@ static pte_status scratch_execute(pte_backend_execution_context *ctx, pte_delega
   st->last_handle = h;
   st->exec_n_scratch = ctx->n_scratch;
   for (size_t i = 0; i < ctx->n_scratch && i < 4; i++) st->exec_scratch[i] = ctx->scratch[i];
-  pte_tensor *in, *out;
+  pte_tensor *in = NULL, *out = NULL;
   pte_status s = float_args(ctx, args, n, TEST_BACKEND_SCRATCH, &in, &out);
   if (s != PTE_OK) return s;
   if (ctx->n_scratch < 1 || ctx->scratch[0].size < in->numel * sizeof(float) || !ctx->scratch[0].data)

@@ -272,7 +272,7 @@ pte_status pxm_build_kws(pte_xnn_blob *out, pte_error_info *err) {
   n.output = xq;
   pxm_node(&m, &n);
   /* conv 10x4 stride 2, padding (4, 2, 5, 1) -> [1, 25, 5, 64] */
-  uint32_t wd[4] = {C, 10, 4, 1}, B;
+  uint32_t wd[4] = {C, 10, 4, 1}, B = 0;
   uint32_t W = pxm_qc_filter(&m, 4, wd, 0, 1.7f / sqrtf(40.0f), s_in, &B);
   uint32_t h = 25, w = 5, d_a[4] = {1, h, w, C};
   uint32_t x = pxm_q8(&m, 4, d_a, s_act, -128);
@@ -407,7 +407,7 @@ pte_status pxm_build_kws_qd8(pte_xnn_blob *out, pte_error_info *err) {
   const uint32_t C = 64;
   uint32_t d_in[4] = {1, 49, 10, 1}, d_a[4] = {1, 25, 5, C};
   uint32_t xf = pxm_f32(&m, 4, d_in, 0, true);
-  uint32_t wd[4] = {C, 10, 4, 1}, B;
+  uint32_t wd[4] = {C, 10, 4, 1}, B = 0;
   uint32_t W = pxm_qc_filter_f32bias(&m, 4, wd, 0, 1.7f / sqrtf(40.0f), &B);
   uint32_t x = pxm_f32(&m, 4, d_a, -1, false);
   const uint32_t pad0[4] = {4, 2, 5, 1}, pad1[4] = {1, 1, 1, 1}, pad_none[4] = {0, 0, 0, 0};

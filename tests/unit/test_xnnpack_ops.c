@@ -854,6 +854,38 @@ TEST(bad_graphs) {
     CHECK_CONTAINS(err.msg, "differ");
     pte_xnn_blob_free(&blob);
   }
+  { /* per-channel weight whose channel dimension claims 2^31-1 channels but whose scales vector
+     * holds 37: refused by the count check (before the scale array for the claimed channels
+     * would be allocated: 8 GiB, the fuzz_xnn_blob finding of CI run 21) */
+    g_t g = g_new();
+    static int8_t w[37 * 53];
+    static float cs[37];
+    for (size_t i = 0; i < 37; i++) cs[i] = 0.01f;
+    uint32_t wd[2] = {37, 53}, x = IN(&g, 0, 2, 3, 53), wv;
+    pte_xnn_tensor_desc t;
+    memset(&t, 0, sizeof t);
+    t.dtype = PTE_XNN_DT_QCINT8, t.rank = 2, t.dims = wd, t.data = w, t.nbytes = sizeof w;
+    t.quant = PTE_XNN_QUANT_PER_CHANNEL, t.channel_scales = cs, t.n_channel_scales = 37, t.channel_dim = 0;
+    CHECK_OK(pte_xnn_builder_add_tensor(g.b, &t, &wv));
+    uint32_t xq = g_val(&g, PTE_XNN_DT_QDINT8, PTE_XNN_QUANT_PER_TOKEN, 0, 0, 2, (const uint32_t[]){3, 53}, NULL, 1, 0);
+    uint32_t y = OUT(&g, 1, 2, 3, 37);
+    pte_xnn_node_desc n = nd(PTE_XNN_NODE_CONVERT, x, 0, xq);
+    g_node(&g, &n);
+    n = nd(PTE_XNN_NODE_FULLY_CONNECTED, xq, wv, y);
+    g_node(&g, &n);
+    CHECK(g_blob(&g, &blob));
+    CHECK_OK(init_status(&blob, &err)); /* the unpatched graph is valid */
+    /* the weight's dims vector: length 2, then 37, 53 (little-endian uint32) */
+    static const uint8_t pat[12] = {2, 0, 0, 0, 37, 0, 0, 0, 53, 0, 0, 0};
+    size_t at = 0, hits = 0;
+    for (size_t i = 0; i + 12 <= blob.size; i++)
+      if (memcmp(blob.data + i, pat, 12) == 0) at = i, hits++;
+    CHECK_EQ_INT((int)hits, 1);
+    blob.data[at + 4] = 0xff, blob.data[at + 5] = 0xff, blob.data[at + 6] = 0xff, blob.data[at + 7] = 0x7f;
+    CHECK_STATUS(init_status(&blob, &err), PTE_ERR_INVALID_PROGRAM);
+    CHECK_CONTAINS(err.msg, "37 scales for 2147483647 channels");
+    pte_xnn_blob_free(&blob);
+  }
 }
 
 int main(void) {
