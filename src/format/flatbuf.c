@@ -13,237 +13,6 @@
 #include <limits.h>
 #include "base/vformat.h"
 
-/* Positions are u32: anything past 4 GiB is unreachable, so clamp the size we check against. */
-static inline uint64_t fb_clamp_size(size_t size) {
-#if SIZE_MAX > 0xFFFFFFFFu
-  return (uint64_t)size > 0xFFFFFFFFull ? 0xFFFFFFFFull : (uint64_t)size;
-#else
-  return (uint64_t)size; /* 32-bit size_t: never past 4 GiB */
-#endif
-}
-
-static inline pte_fb_table fb_absent_table(const uint8_t *buf, size_t size) {
-  pte_fb_table t;
-  t.buf = buf;
-  t.size = size;
-  t.pos = 0;
-  t.vt = 0;
-  t.vt_len = 0;
-  t.tbl_len = 0;
-  return t;
-}
-
-static inline pte_fb_vec fb_absent_vec(const uint8_t *buf, size_t size) {
-  pte_fb_vec v;
-  v.buf = buf;
-  v.size = size;
-  v.data = 0;
-  v.len = 0;
-  v.present = false;
-  return v;
-}
-
-static inline pte_fb_str fb_absent_str(void) {
-  pte_fb_str s;
-  s.ptr = NULL;
-  s.len = 0;
-  return s;
-}
-
-/* ================================================================== reader */
-
-pte_fb_table pte_fb_table_at(const uint8_t *buf, size_t size, uint32_t pos) {
-  uint64_t sz = fb_clamp_size(size);
-  if (!buf || pos == 0 || sz < 4 || (uint64_t)pos > sz - 4) return fb_absent_table(buf, size);
-  int64_t vt = (int64_t)pos - (int64_t)pte_fb_ld_i32(buf + pos);
-  if (vt < 0 || (uint64_t)vt > sz - 4) return fb_absent_table(buf, size);
-  uint16_t vt_len = pte_fb_ld_u16(buf + vt);
-  uint16_t tbl_len = pte_fb_ld_u16(buf + vt + 2);
-  if (vt_len < 4 || (uint64_t)vt_len > sz - (uint64_t)vt || tbl_len < 4 || (uint64_t)tbl_len > sz - pos)
-    return fb_absent_table(buf, size);
-  pte_fb_table t;
-  t.buf = buf;
-  t.size = (size_t)sz;
-  t.pos = pos;
-  t.vt = (uint32_t)vt;
-  t.vt_len = vt_len;
-  t.tbl_len = tbl_len;
-  return t;
-}
-
-pte_fb_table pte_fb_root(const uint8_t *buf, size_t size) {
-  if (!buf || size < 4) return fb_absent_table(buf, size);
-  return pte_fb_table_at(buf, size, pte_fb_ld_u32(buf));
-}
-
-bool pte_fb_has_identifier(const uint8_t *buf, size_t size, const char *ident) {
-  if (!buf || !ident || size < 8) return false;
-  return memcmp(buf + 4, ident, 4) == 0;
-}
-
-/* Position of `slot`'s inline bytes if the field is present and its n bytes lie inside the
- * table's inline region; 0 otherwise. An absent table has vt_len 0, so it never reads. */
-static inline uint32_t fb_fpos(const pte_fb_table *t, unsigned slot, uint32_t n) {
-  uint64_t vo = 4u + 2u * (uint64_t)slot;
-  if (vo + 2u > t->vt_len) return 0;
-  uint32_t fo = pte_fb_ld_u16(t->buf + t->vt + (uint32_t)vo);
-  /* Bound by the buffer, not by tbl_len: real upstream files (Python flatbuffers builder) declare
-   * inline sizes that stop short of their last 8-byte field (e.g. Int / DataSegment tables with
-   * inline size 8 and the u64 at table offset 4), and upstream's Verifier accepts that. */
-  if (fo == 0 || (uint64_t)t->pos + fo + n > (uint64_t)t->size) return 0;
-  return t->pos + fo;
-}
-
-/* Follows a uoffset stored at position p (p+4 <= size known). 0 when null / out of range. */
-static inline uint32_t fb_follow(const uint8_t *buf, uint64_t sz, uint32_t p) {
-  uint32_t u = pte_fb_ld_u32(buf + p);
-  uint64_t tgt = (uint64_t)p + u;
-  if (u == 0 || tgt >= sz) return 0;
-  return (uint32_t)tgt;
-}
-
-uint32_t pte_fb_field_pos(pte_fb_table t, unsigned slot) { return fb_fpos(&t, slot, 1); }
-
-uint8_t pte_fb_get_u8(pte_fb_table t, unsigned slot, uint8_t def) {
-  uint32_t p = fb_fpos(&t, slot, 1);
-  return p ? t.buf[p] : def;
-}
-int8_t pte_fb_get_i8(pte_fb_table t, unsigned slot, int8_t def) {
-  uint32_t p = fb_fpos(&t, slot, 1);
-  return p ? (int8_t)t.buf[p] : def;
-}
-uint16_t pte_fb_get_u16(pte_fb_table t, unsigned slot, uint16_t def) {
-  uint32_t p = fb_fpos(&t, slot, 2);
-  return p ? pte_fb_ld_u16(t.buf + p) : def;
-}
-int16_t pte_fb_get_i16(pte_fb_table t, unsigned slot, int16_t def) {
-  uint32_t p = fb_fpos(&t, slot, 2);
-  return p ? (int16_t)pte_fb_ld_u16(t.buf + p) : def;
-}
-uint32_t pte_fb_get_u32(pte_fb_table t, unsigned slot, uint32_t def) {
-  uint32_t p = fb_fpos(&t, slot, 4);
-  return p ? pte_fb_ld_u32(t.buf + p) : def;
-}
-int32_t pte_fb_get_i32(pte_fb_table t, unsigned slot, int32_t def) {
-  uint32_t p = fb_fpos(&t, slot, 4);
-  return p ? pte_fb_ld_i32(t.buf + p) : def;
-}
-uint64_t pte_fb_get_u64(pte_fb_table t, unsigned slot, uint64_t def) {
-  uint32_t p = fb_fpos(&t, slot, 8);
-  return p ? pte_fb_ld_u64(t.buf + p) : def;
-}
-int64_t pte_fb_get_i64(pte_fb_table t, unsigned slot, int64_t def) {
-  uint32_t p = fb_fpos(&t, slot, 8);
-  return p ? (int64_t)pte_fb_ld_u64(t.buf + p) : def;
-}
-float pte_fb_get_f32(pte_fb_table t, unsigned slot, float def) {
-  uint32_t p = fb_fpos(&t, slot, 4);
-  return p ? pte_fb_ld_f32(t.buf + p) : def;
-}
-double pte_fb_get_f64(pte_fb_table t, unsigned slot, double def) {
-  uint32_t p = fb_fpos(&t, slot, 8);
-  return p ? pte_fb_ld_f64(t.buf + p) : def;
-}
-bool pte_fb_get_bool(pte_fb_table t, unsigned slot, bool def) {
-  uint32_t p = fb_fpos(&t, slot, 1);
-  return p ? t.buf[p] != 0 : def;
-}
-
-pte_fb_table pte_fb_get_table(pte_fb_table t, unsigned slot) {
-  uint32_t p = fb_fpos(&t, slot, 4);
-  uint32_t tgt = p ? fb_follow(t.buf, t.size, p) : 0;
-  return tgt ? pte_fb_table_at(t.buf, t.size, tgt) : fb_absent_table(t.buf, t.size);
-}
-
-/* Vector header at tgt: count fits and at least one byte per element lies inside the buffer
- * (element accessors re-check with the real element size). */
-static inline pte_fb_vec fb_vec_at(const uint8_t *buf, uint64_t sz, uint32_t tgt) {
-  if ((uint64_t)tgt + 4 > sz) return fb_absent_vec(buf, (size_t)sz);
-  uint32_t len = pte_fb_ld_u32(buf + tgt);
-  if ((uint64_t)len > sz - ((uint64_t)tgt + 4)) return fb_absent_vec(buf, (size_t)sz);
-  pte_fb_vec v;
-  v.buf = buf;
-  v.size = (size_t)sz;
-  v.data = tgt + 4;
-  v.len = len;
-  v.present = true;
-  return v;
-}
-
-/* String at tgt: length, bytes and the NUL terminator inside the buffer, and the NUL present. */
-static inline pte_fb_str fb_str_at(const uint8_t *buf, uint64_t sz, uint32_t tgt) {
-  if ((uint64_t)tgt + 4 > sz) return fb_absent_str();
-  uint32_t len = pte_fb_ld_u32(buf + tgt);
-  uint64_t end = (uint64_t)tgt + 4 + len; /* position of the NUL */
-  if (end >= sz || buf[end] != 0) return fb_absent_str();
-  pte_fb_str s;
-  s.ptr = (const char *)(buf + tgt + 4);
-  s.len = len;
-  return s;
-}
-
-pte_fb_vec pte_fb_get_vec(pte_fb_table t, unsigned slot) {
-  uint32_t p = fb_fpos(&t, slot, 4);
-  uint32_t tgt = p ? fb_follow(t.buf, t.size, p) : 0;
-  return tgt ? fb_vec_at(t.buf, t.size, tgt) : fb_absent_vec(t.buf, t.size);
-}
-
-pte_fb_str pte_fb_get_str(pte_fb_table t, unsigned slot) {
-  uint32_t p = fb_fpos(&t, slot, 4);
-  uint32_t tgt = p ? fb_follow(t.buf, t.size, p) : 0;
-  return tgt ? fb_str_at(t.buf, t.size, tgt) : fb_absent_str();
-}
-
-const uint8_t *pte_fb_get_struct(pte_fb_table t, unsigned slot, size_t struct_size) {
-  if (struct_size > 0xFFFF) return NULL;
-  uint32_t p = fb_fpos(&t, slot, (uint32_t)(struct_size ? struct_size : 1));
-  return p ? t.buf + p : NULL;
-}
-
-const uint8_t *pte_fb_vec_elem(pte_fb_vec v, uint32_t i, size_t elem_size) {
-  if (!v.present || i >= v.len || elem_size > v.size) return NULL;
-  uint64_t off = (uint64_t)v.data + (uint64_t)i * elem_size;
-  if (off + elem_size > v.size) return NULL;
-  return v.buf + off;
-}
-
-uint8_t pte_fb_vec_u8(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 1);
-  return p ? *p : 0;
-}
-int32_t pte_fb_vec_i32(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
-  return p ? pte_fb_ld_i32(p) : 0;
-}
-uint32_t pte_fb_vec_u32(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
-  return p ? pte_fb_ld_u32(p) : 0;
-}
-int64_t pte_fb_vec_i64(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
-  return p ? (int64_t)pte_fb_ld_u64(p) : 0;
-}
-uint64_t pte_fb_vec_u64(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
-  return p ? pte_fb_ld_u64(p) : 0;
-}
-double pte_fb_vec_f64(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
-  return p ? pte_fb_ld_f64(p) : 0.0;
-}
-
-pte_fb_table pte_fb_vec_table(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
-  uint32_t tgt = p ? fb_follow(v.buf, v.size, (uint32_t)(p - v.buf)) : 0;
-  return tgt ? pte_fb_table_at(v.buf, v.size, tgt) : fb_absent_table(v.buf, v.size);
-}
-
-pte_fb_str pte_fb_vec_str(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
-  uint32_t tgt = p ? fb_follow(v.buf, v.size, (uint32_t)(p - v.buf)) : 0;
-  return tgt ? fb_str_at(v.buf, v.size, tgt) : fb_absent_str();
-}
-
 /* ================================================================== verifier */
 
 #define FB_BAD PTE_ERR_INVALID_PROGRAM
@@ -302,7 +71,7 @@ void pte_fb_verifier_init(pte_fb_verifier *v, const uint8_t *buf, size_t size, p
 
 pte_status pte_fb_verify_root(pte_fb_verifier *v, const char *ident, uint32_t *root_pos) {
   fb_where w = {"buffer", FB_NO_SLOT, "", FB_NO_ELEM};
-  uint64_t sz = fb_clamp_size(v->size);
+  uint64_t sz = pte_fb_clamp_size(v->size);
   uint64_t hdr = ident ? 8 : 4;
   if (root_pos) *root_pos = 0;
   if (!v->buf || sz < hdr + 4)
@@ -329,9 +98,9 @@ pte_status pte_fb_verify_root(pte_fb_verifier *v, const char *ident, uint32_t *r
 
 pte_status pte_fb_verify_table_begin(pte_fb_verifier *v, uint32_t pos, const char *name, pte_fb_table *t) {
   fb_where w = {name, FB_NO_SLOT, "", FB_NO_ELEM};
-  uint64_t sz = fb_clamp_size(v->size);
+  uint64_t sz = pte_fb_clamp_size(v->size);
   v->ctx = name;
-  if (t) *t = fb_absent_table(v->buf, v->size);
+  if (t) *t = pte_fb_absent_table(v->buf, v->size);
   if (v->depth >= v->max_depth) FB_FAIL(v, &w, "table nesting depth exceeds the limit of %u", v->max_depth);
   if (v->tables >= v->max_tables) FB_FAIL(v, &w, "more than %u tables in the buffer", v->max_tables);
   if (!v->buf || pos == 0 || sz < 4 || (uint64_t)pos > sz - 4)
@@ -390,8 +159,8 @@ static pte_status fb_check_inline(pte_fb_verifier *v, const pte_fb_table *t, con
   uint32_t fo = fb_field_off(t, w->slot);
   if (fo == 0) return PTE_OK;
   if (fo < 4) FB_FAIL(v, w, "at table offset %u overlaps the vtable offset", (unsigned)fo);
-  /* Only the buffer bounds the field (as upstream's Verifier): see fb_fpos for why tbl_len cannot. */
-  if ((uint64_t)t->pos + fo + size > fb_clamp_size(v->size))
+  /* Only the buffer bounds the field (as upstream's Verifier): see pte_fb_fpos for why tbl_len cannot. */
+  if ((uint64_t)t->pos + fo + size > pte_fb_clamp_size(v->size))
     FB_FAIL(v, w, "at table offset %u (%llu bytes) past end of buffer (size 0x%llx)", (unsigned)fo, fb_ull(size),
             fb_ull(v->size));
   uint32_t p = t->pos + fo;
@@ -420,7 +189,7 @@ pte_status pte_fb_verify_enum_u8(pte_fb_verifier *v, pte_fb_table t, unsigned sl
 /* Follows the uoffset at ref_pos (already known to be 4 in-range bytes, 4-aligned for table
  * fields). Checks: non-zero, < 2^31, target 4-aligned with 4 bytes in the buffer. */
 static pte_status fb_check_ref(pte_fb_verifier *v, const fb_where *w, uint32_t ref_pos, uint32_t *target) {
-  uint64_t sz = fb_clamp_size(v->size);
+  uint64_t sz = pte_fb_clamp_size(v->size);
   uint32_t u = pte_fb_ld_u32(v->buf + ref_pos);
   if (u == 0) FB_FAIL(v, w, "offset at 0x%x is zero", (unsigned)ref_pos);
   if (u >= 0x80000000u) FB_FAIL(v, w, "offset 0x%x at 0x%x too large", (unsigned)u, (unsigned)ref_pos);
@@ -446,7 +215,7 @@ static pte_status fb_check_ref_field(pte_fb_verifier *v, const pte_fb_table *t, 
 }
 
 static pte_status fb_check_string(pte_fb_verifier *v, const fb_where *w, uint32_t tgt) {
-  uint64_t sz = fb_clamp_size(v->size);
+  uint64_t sz = pte_fb_clamp_size(v->size);
   uint32_t len = pte_fb_ld_u32(v->buf + tgt);
   uint64_t end = (uint64_t)tgt + 4 + len;
   if (end >= sz)
@@ -458,7 +227,7 @@ static pte_status fb_check_string(pte_fb_verifier *v, const fb_where *w, uint32_
 
 static pte_status fb_check_vec_body(pte_fb_verifier *v, const fb_where *w, uint32_t tgt, size_t elem_size,
                                     size_t align, pte_fb_vec *out) {
-  uint64_t sz = fb_clamp_size(v->size);
+  uint64_t sz = pte_fb_clamp_size(v->size);
   uint32_t len = pte_fb_ld_u32(v->buf + tgt);
   uint64_t data = (uint64_t)tgt + 4;
   uint64_t room = sz - data;
@@ -491,7 +260,7 @@ pte_status pte_fb_verify_vec(pte_fb_verifier *v, pte_fb_table t, unsigned slot, 
                              bool required, pte_fb_vec *out) {
   fb_where w = {v->ctx, slot, "vector", FB_NO_ELEM};
   uint32_t tgt = 0;
-  if (out) *out = fb_absent_vec(v->buf, v->size);
+  if (out) *out = pte_fb_absent_vec(v->buf, v->size);
   pte_status s = fb_check_ref_field(v, &t, &w, required, &tgt);
   if (s != PTE_OK || !tgt) return s;
   return fb_check_vec_body(v, &w, tgt, elem_size, align, out);

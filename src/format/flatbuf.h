@@ -73,12 +73,6 @@ typedef struct pte_fb_str {
  * terminator lie inside the buffer and the terminator is 0 (so ptr[len] == 0 always holds).
  * Positions are 32-bit: bytes past 4 GiB are unreachable. */
 
-/* Root table of a buffer (absent if the root offset or vtable is out of range). */
-pte_fb_table pte_fb_root(const uint8_t *buf, size_t size);
-/* Table at absolute position pos (absent if out of range). */
-pte_fb_table pte_fb_table_at(const uint8_t *buf, size_t size, uint32_t pos);
-static inline bool pte_fb_table_present(pte_fb_table t) { return t.pos != 0; }
-
 /* ------------------------------------------------------------------ unchecked reads (verified buffers)
  * For passes that run only after a verifier accepted the buffer, on the same paths: positions are
  * absolute uint32 offsets into b, 0 = absent; nothing is bounds-checked. The generated
@@ -138,44 +132,246 @@ static inline uint64_t pte_fb_raw_vec_u64(const uint8_t *b, pte_fb_raw_vec v, ui
   return pte_fb_ld_u64(b + v.data + 8u * i);
 }
 
-/* Absolute position of field `slot`'s inline data, or 0 when absent. */
-uint32_t pte_fb_field_pos(pte_fb_table t, unsigned slot);
+/* Reader API (static inline: the load paths call these per field). Root table of a buffer
+ * (absent if the root offset or vtable is out of range); table at absolute position pos; field
+ * position (0 when absent); scalars with defaults (absent or out of range -> def); reference
+ * fields; inline struct fields (NULL when absent / out of range); vector elements (index out of
+ * range -> default / absent; pte_fb_vec_elem: NULL). */
+/* Positions are u32: anything past 4 GiB is unreachable, so clamp the size we check against. */
+static inline uint64_t pte_fb_clamp_size(size_t size) {
+#if SIZE_MAX > 0xFFFFFFFFu
+  return (uint64_t)size > 0xFFFFFFFFull ? 0xFFFFFFFFull : (uint64_t)size;
+#else
+  return (uint64_t)size; /* 32-bit size_t: never past 4 GiB */
+#endif
+}
 
-/* Scalars with defaults (absent or out of range -> def). */
-uint8_t pte_fb_get_u8(pte_fb_table t, unsigned slot, uint8_t def);
-int8_t pte_fb_get_i8(pte_fb_table t, unsigned slot, int8_t def);
-uint16_t pte_fb_get_u16(pte_fb_table t, unsigned slot, uint16_t def);
-int16_t pte_fb_get_i16(pte_fb_table t, unsigned slot, int16_t def);
-uint32_t pte_fb_get_u32(pte_fb_table t, unsigned slot, uint32_t def);
-int32_t pte_fb_get_i32(pte_fb_table t, unsigned slot, int32_t def);
-uint64_t pte_fb_get_u64(pte_fb_table t, unsigned slot, uint64_t def);
-int64_t pte_fb_get_i64(pte_fb_table t, unsigned slot, int64_t def);
-float pte_fb_get_f32(pte_fb_table t, unsigned slot, float def);
-double pte_fb_get_f64(pte_fb_table t, unsigned slot, double def);
-bool pte_fb_get_bool(pte_fb_table t, unsigned slot, bool def);
+static inline pte_fb_table pte_fb_absent_table(const uint8_t *buf, size_t size) {
+  pte_fb_table t;
+  t.buf = buf;
+  t.size = size;
+  t.pos = 0;
+  t.vt = 0;
+  t.vt_len = 0;
+  t.tbl_len = 0;
+  return t;
+}
 
-/* Reference fields. */
-pte_fb_table pte_fb_get_table(pte_fb_table t, unsigned slot);
-pte_fb_vec pte_fb_get_vec(pte_fb_table t, unsigned slot);
-pte_fb_str pte_fb_get_str(pte_fb_table t, unsigned slot);
-/* Inline struct field: pointer to its bytes, or NULL when absent / out of range. */
-const uint8_t *pte_fb_get_struct(pte_fb_table t, unsigned slot, size_t struct_size);
+static inline pte_fb_vec pte_fb_absent_vec(const uint8_t *buf, size_t size) {
+  pte_fb_vec v;
+  v.buf = buf;
+  v.size = size;
+  v.data = 0;
+  v.len = 0;
+  v.present = false;
+  return v;
+}
 
-/* Vector elements (index out of range -> default / absent). */
-const uint8_t *pte_fb_vec_elem(pte_fb_vec v, uint32_t i, size_t elem_size); /* NULL if out of range */
-uint8_t pte_fb_vec_u8(pte_fb_vec v, uint32_t i);
-int32_t pte_fb_vec_i32(pte_fb_vec v, uint32_t i);
-uint32_t pte_fb_vec_u32(pte_fb_vec v, uint32_t i);
-int64_t pte_fb_vec_i64(pte_fb_vec v, uint32_t i);
-uint64_t pte_fb_vec_u64(pte_fb_vec v, uint32_t i);
-double pte_fb_vec_f64(pte_fb_vec v, uint32_t i);
-pte_fb_table pte_fb_vec_table(pte_fb_vec v, uint32_t i);
-pte_fb_str pte_fb_vec_str(pte_fb_vec v, uint32_t i);
+static inline pte_fb_str pte_fb_absent_str(void) {
+  pte_fb_str s;
+  s.ptr = NULL;
+  s.len = 0;
+  return s;
+}
+
+static inline pte_fb_table pte_fb_table_at(const uint8_t *buf, size_t size, uint32_t pos) {
+  uint64_t sz = pte_fb_clamp_size(size);
+  if (!buf || pos == 0 || sz < 4 || (uint64_t)pos > sz - 4) return pte_fb_absent_table(buf, size);
+  int64_t vt = (int64_t)pos - (int64_t)pte_fb_ld_i32(buf + pos);
+  if (vt < 0 || (uint64_t)vt > sz - 4) return pte_fb_absent_table(buf, size);
+  uint16_t vt_len = pte_fb_ld_u16(buf + vt);
+  uint16_t tbl_len = pte_fb_ld_u16(buf + vt + 2);
+  if (vt_len < 4 || (uint64_t)vt_len > sz - (uint64_t)vt || tbl_len < 4 || (uint64_t)tbl_len > sz - pos)
+    return pte_fb_absent_table(buf, size);
+  pte_fb_table t;
+  t.buf = buf;
+  t.size = (size_t)sz;
+  t.pos = pos;
+  t.vt = (uint32_t)vt;
+  t.vt_len = vt_len;
+  t.tbl_len = tbl_len;
+  return t;
+}
+
+static inline pte_fb_table pte_fb_root(const uint8_t *buf, size_t size) {
+  if (!buf || size < 4) return pte_fb_absent_table(buf, size);
+  return pte_fb_table_at(buf, size, pte_fb_ld_u32(buf));
+}
+
+/* File identifier at bytes 4..7 matches `ident` (4 chars). */
+static inline bool pte_fb_has_identifier(const uint8_t *buf, size_t size, const char *ident) {
+  if (!buf || !ident || size < 8) return false;
+  return memcmp(buf + 4, ident, 4) == 0;
+}
+
+/* Position of `slot`'s inline bytes if the field is present and its n bytes lie inside the
+ * table's inline region; 0 otherwise. An absent table has vt_len 0, so it never reads. */
+static inline uint32_t pte_fb_fpos(const pte_fb_table *t, unsigned slot, uint32_t n) {
+  uint64_t vo = 4u + 2u * (uint64_t)slot;
+  if (vo + 2u > t->vt_len) return 0;
+  uint32_t fo = pte_fb_ld_u16(t->buf + t->vt + (uint32_t)vo);
+  /* Bound by the buffer, not by tbl_len: real upstream files (Python flatbuffers builder) declare
+   * inline sizes that stop short of their last 8-byte field (e.g. Int / DataSegment tables with
+   * inline size 8 and the u64 at table offset 4), and upstream's Verifier accepts that. */
+  if (fo == 0 || (uint64_t)t->pos + fo + n > (uint64_t)t->size) return 0;
+  return t->pos + fo;
+}
+
+/* Follows a uoffset stored at position p (p+4 <= size known). 0 when null / out of range. */
+static inline uint32_t pte_fb_follow(const uint8_t *buf, uint64_t sz, uint32_t p) {
+  uint32_t u = pte_fb_ld_u32(buf + p);
+  uint64_t tgt = (uint64_t)p + u;
+  if (u == 0 || tgt >= sz) return 0;
+  return (uint32_t)tgt;
+}
+
+static inline uint32_t pte_fb_field_pos(pte_fb_table t, unsigned slot) { return pte_fb_fpos(&t, slot, 1); }
+
+static inline uint8_t pte_fb_get_u8(pte_fb_table t, unsigned slot, uint8_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 1);
+  return p ? t.buf[p] : def;
+}
+static inline int8_t pte_fb_get_i8(pte_fb_table t, unsigned slot, int8_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 1);
+  return p ? (int8_t)t.buf[p] : def;
+}
+static inline uint16_t pte_fb_get_u16(pte_fb_table t, unsigned slot, uint16_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 2);
+  return p ? pte_fb_ld_u16(t.buf + p) : def;
+}
+static inline int16_t pte_fb_get_i16(pte_fb_table t, unsigned slot, int16_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 2);
+  return p ? (int16_t)pte_fb_ld_u16(t.buf + p) : def;
+}
+static inline uint32_t pte_fb_get_u32(pte_fb_table t, unsigned slot, uint32_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  return p ? pte_fb_ld_u32(t.buf + p) : def;
+}
+static inline int32_t pte_fb_get_i32(pte_fb_table t, unsigned slot, int32_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  return p ? pte_fb_ld_i32(t.buf + p) : def;
+}
+static inline uint64_t pte_fb_get_u64(pte_fb_table t, unsigned slot, uint64_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 8);
+  return p ? pte_fb_ld_u64(t.buf + p) : def;
+}
+static inline int64_t pte_fb_get_i64(pte_fb_table t, unsigned slot, int64_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 8);
+  return p ? (int64_t)pte_fb_ld_u64(t.buf + p) : def;
+}
+static inline float pte_fb_get_f32(pte_fb_table t, unsigned slot, float def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  return p ? pte_fb_ld_f32(t.buf + p) : def;
+}
+static inline double pte_fb_get_f64(pte_fb_table t, unsigned slot, double def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 8);
+  return p ? pte_fb_ld_f64(t.buf + p) : def;
+}
+static inline bool pte_fb_get_bool(pte_fb_table t, unsigned slot, bool def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 1);
+  return p ? t.buf[p] != 0 : def;
+}
+
+static inline pte_fb_table pte_fb_get_table(pte_fb_table t, unsigned slot) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
+  return tgt ? pte_fb_table_at(t.buf, t.size, tgt) : pte_fb_absent_table(t.buf, t.size);
+}
+
+/* Vector header at tgt: count fits and at least one byte per element lies inside the buffer
+ * (element accessors re-check with the real element size). */
+static inline pte_fb_vec pte_fb_vec_at(const uint8_t *buf, uint64_t sz, uint32_t tgt) {
+  if ((uint64_t)tgt + 4 > sz) return pte_fb_absent_vec(buf, (size_t)sz);
+  uint32_t len = pte_fb_ld_u32(buf + tgt);
+  if ((uint64_t)len > sz - ((uint64_t)tgt + 4)) return pte_fb_absent_vec(buf, (size_t)sz);
+  pte_fb_vec v;
+  v.buf = buf;
+  v.size = (size_t)sz;
+  v.data = tgt + 4;
+  v.len = len;
+  v.present = true;
+  return v;
+}
+
+/* String at tgt: length, bytes and the NUL terminator inside the buffer, and the NUL present. */
+static inline pte_fb_str pte_fb_str_at(const uint8_t *buf, uint64_t sz, uint32_t tgt) {
+  if ((uint64_t)tgt + 4 > sz) return pte_fb_absent_str();
+  uint32_t len = pte_fb_ld_u32(buf + tgt);
+  uint64_t end = (uint64_t)tgt + 4 + len; /* position of the NUL */
+  if (end >= sz || buf[end] != 0) return pte_fb_absent_str();
+  pte_fb_str s;
+  s.ptr = (const char *)(buf + tgt + 4);
+  s.len = len;
+  return s;
+}
+
+static inline pte_fb_vec pte_fb_get_vec(pte_fb_table t, unsigned slot) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
+  return tgt ? pte_fb_vec_at(t.buf, t.size, tgt) : pte_fb_absent_vec(t.buf, t.size);
+}
+
+static inline pte_fb_str pte_fb_get_str(pte_fb_table t, unsigned slot) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
+  return tgt ? pte_fb_str_at(t.buf, t.size, tgt) : pte_fb_absent_str();
+}
+
+static inline const uint8_t *pte_fb_get_struct(pte_fb_table t, unsigned slot, size_t struct_size) {
+  if (struct_size > 0xFFFF) return NULL;
+  uint32_t p = pte_fb_fpos(&t, slot, (uint32_t)(struct_size ? struct_size : 1));
+  return p ? t.buf + p : NULL;
+}
+
+static inline const uint8_t *pte_fb_vec_elem(pte_fb_vec v, uint32_t i, size_t elem_size) {
+  if (!v.present || i >= v.len || elem_size > v.size) return NULL;
+  uint64_t off = (uint64_t)v.data + (uint64_t)i * elem_size;
+  if (off + elem_size > v.size) return NULL;
+  return v.buf + off;
+}
+
+static inline uint8_t pte_fb_vec_u8(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 1);
+  return p ? *p : 0;
+}
+static inline int32_t pte_fb_vec_i32(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+  return p ? pte_fb_ld_i32(p) : 0;
+}
+static inline uint32_t pte_fb_vec_u32(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+  return p ? pte_fb_ld_u32(p) : 0;
+}
+static inline int64_t pte_fb_vec_i64(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+  return p ? (int64_t)pte_fb_ld_u64(p) : 0;
+}
+static inline uint64_t pte_fb_vec_u64(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+  return p ? pte_fb_ld_u64(p) : 0;
+}
+static inline double pte_fb_vec_f64(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+  return p ? pte_fb_ld_f64(p) : 0.0;
+}
+
+static inline pte_fb_table pte_fb_vec_table(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+  uint32_t tgt = p ? pte_fb_follow(v.buf, v.size, (uint32_t)(p - v.buf)) : 0;
+  return tgt ? pte_fb_table_at(v.buf, v.size, tgt) : pte_fb_absent_table(v.buf, v.size);
+}
+
+static inline pte_fb_str pte_fb_vec_str(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+  uint32_t tgt = p ? pte_fb_follow(v.buf, v.size, (uint32_t)(p - v.buf)) : 0;
+  return tgt ? pte_fb_str_at(v.buf, v.size, tgt) : pte_fb_absent_str();
+}
+
+static inline bool pte_fb_table_present(pte_fb_table t) { return t.pos != 0; }
+
 /* Pointer to element 0 (NULL when absent); elements are little-endian. */
 static inline const uint8_t *pte_fb_vec_data(pte_fb_vec v) { return v.present ? v.buf + v.data : NULL; }
 
-/* File identifier at bytes 4..7 matches `ident` (4 chars). */
-bool pte_fb_has_identifier(const uint8_t *buf, size_t size, const char *ident);
 
 /* ------------------------------------------------------------------ verifier */
 typedef struct pte_fb_verifier {

@@ -14,14 +14,48 @@
 static pte_kernel g_kernels[PTE_MAX_KERNELS];
 static size_t g_num_kernels;
 
+/* Name index: open addressing (linear probing) over the registered kernels, at most half full;
+ * a slot holds a kernel's index + 1 (0: empty). All kernels of one name share a probe run, so a
+ * lookup compares names only along that run instead of scanning the whole registry. */
+#define KHASH_SIZE_MIN (2u * (unsigned long)PTE_MAX_KERNELS)
+/* the smallest power of two >= KHASH_SIZE_MIN (at most 2^20) */
+#define KHASH_SIZE \
+  (KHASH_SIZE_MIN <= 16u ? 16u : KHASH_SIZE_MIN <= 32u ? 32u : KHASH_SIZE_MIN <= 64u ? 64u : \
+   KHASH_SIZE_MIN <= 128u ? 128u : KHASH_SIZE_MIN <= 256u ? 256u : KHASH_SIZE_MIN <= 512u ? 512u : \
+   KHASH_SIZE_MIN <= 1024u ? 1024u : KHASH_SIZE_MIN <= 2048u ? 2048u : KHASH_SIZE_MIN <= 4096u ? 4096u : \
+   KHASH_SIZE_MIN <= 8192u ? 8192u : KHASH_SIZE_MIN <= 16384u ? 16384u : KHASH_SIZE_MIN <= 32768u ? 32768u : \
+   KHASH_SIZE_MIN <= 65536u ? 65536u : KHASH_SIZE_MIN <= 131072u ? 131072u : \
+   KHASH_SIZE_MIN <= 262144u ? 262144u : KHASH_SIZE_MIN <= 524288u ? 524288u : 1048576u)
+_Static_assert(KHASH_SIZE >= KHASH_SIZE_MIN, "PTE_MAX_KERNELS too large for the kernel name index");
+#if PTE_MAX_KERNELS < 65535
+typedef uint16_t khash_slot;
+#else
+typedef uint32_t khash_slot;
+#endif
+static khash_slot g_khash[KHASH_SIZE];
+
+static uint32_t khash_name(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  while (*s) h = (h ^ (uint8_t)*s++) * 16777619u;
+  return h;
+}
+
+static void khash_insert(size_t idx) {
+  uint32_t i = khash_name(g_kernels[idx].name) & (KHASH_SIZE - 1u);
+  while (g_khash[i]) i = (i + 1u) & (KHASH_SIZE - 1u);
+  g_khash[i] = (khash_slot)(idx + 1);
+}
+
 static bool key_eq(const char *a, const char *b) {
   if (!a || !b) return a == b;
   return strcmp(a, b) == 0;
 }
 
 static bool registered(const pte_kernel *k, size_t upto_extra, const pte_kernel *extra) {
-  for (size_t i = 0; i < g_num_kernels; i++)
-    if (strcmp(g_kernels[i].name, k->name) == 0 && key_eq(g_kernels[i].key, k->key)) return true;
+  for (uint32_t i = khash_name(k->name) & (KHASH_SIZE - 1u); g_khash[i]; i = (i + 1u) & (KHASH_SIZE - 1u)) {
+    const pte_kernel *r = &g_kernels[g_khash[i] - 1];
+    if (strcmp(r->name, k->name) == 0 && key_eq(r->key, k->key)) return true;
+  }
   for (size_t i = 0; i < upto_extra; i++)
     if (strcmp(extra[i].name, k->name) == 0 && key_eq(extra[i].key, k->key)) return true;
   return false;
@@ -41,7 +75,10 @@ pte_status pte_register_kernels_ex(const pte_kernel *kernels, size_t n, pte_erro
       return pte_error_set(err, PTE_ERR_REGISTRATION_ALREADY_REGISTERED, "kernel '%s' (key %s) is already registered",
                            kernels[i].name, kernels[i].key ? kernels[i].key : "none");
   }
-  for (size_t i = 0; i < n; i++) g_kernels[g_num_kernels++] = kernels[i];
+  for (size_t i = 0; i < n; i++) {
+    g_kernels[g_num_kernels] = kernels[i];
+    khash_insert(g_num_kernels++);
+  }
   return PTE_OK;
 }
 
@@ -67,8 +104,14 @@ pte_op_fn pte_kernel_lookup(const char *name, const char *key, const pte_kernel 
   pte_op_fn fn = NULL;
   if (method_kernels) fn = lookup_in(method_kernels, n_method_kernels, name, key, &found);
   if (fn) return fn;
-  fn = lookup_in(g_kernels, g_num_kernels, name, key, &found);
-  if (fn) return fn;
+  pte_op_fn fallback = NULL; /* the registry: as lookup_in, along the name's probe run */
+  for (uint32_t i = khash_name(name) & (KHASH_SIZE - 1u); g_khash[i]; i = (i + 1u) & (KHASH_SIZE - 1u)) {
+    const pte_kernel *r = &g_kernels[g_khash[i] - 1];
+    if (strcmp(r->name, name) != 0) continue;
+    if (r->key == NULL) fallback = r->fn;
+    else if (key && strcmp(r->key, key) == 0) return r->fn;
+  }
+  if (fallback) return fallback;
 #if PTE_PRIM_OPS_BUILTIN
   return pte_prim_lookup(name); /* always available, after everything registered */
 #else
@@ -80,7 +123,10 @@ size_t pte_num_registered_kernels(void) { return g_num_kernels; }
 
 const pte_kernel *pte_registered_kernel(size_t i) { return i < g_num_kernels ? &g_kernels[i] : NULL; }
 
-void pte_kernel_registry_reset(void) { g_num_kernels = 0; }
+void pte_kernel_registry_reset(void) {
+  g_num_kernels = 0;
+  memset(g_khash, 0, sizeof g_khash);
+}
 
 static bool put_num(char *buf, size_t cap, size_t *len, unsigned v) {
   if (v >= 100) return false; /* upstream: numbers must be < 100 */

@@ -78,6 +78,59 @@ TEST(ex_messages_name_the_kernel) {
   pte_kernel_registry_reset();
 }
 
+/* three kernels with different bodies (distinct addresses even with identical-code folding) */
+static int g_which;
+static void k_a(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  k_nop(ctx, args, nargs);
+  g_which = 1;
+}
+static void k_b(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  k_nop(ctx, args, nargs);
+  g_which = 2;
+}
+static void k_c(pte_kernel_context *ctx, pte_evalue **args, size_t nargs) {
+  k_nop(ctx, args, nargs);
+  g_which = 3;
+}
+
+/* Lookup (an index over the registry's names): an exact key wins over the name's NULL-key
+ * fallback in whatever order they were registered; an unknown key takes the fallback, or nothing
+ * when the name has none; every one of a full registry's kernels is found, and a name that is not
+ * registered is not (the expected values are the registrations themselves). */
+TEST(lookup_exact_key_then_fallback) {
+  pte_kernel_registry_reset();
+  fill_many();
+  /* the keyed and fallback kernels registered among many others, fallback in the middle */
+  CHECK_OK(pte_register_kernels(g_many, 100));
+  pte_kernel first[2] = {{"t::op", "v1/6;0", k_a}, {"t::keyed_only", "v1/6;0", k_a}};
+  CHECK_OK(pte_register_kernels(first, 2));
+  CHECK_OK(pte_register_kernels(g_many + 100, 100));
+  pte_kernel fb = {"t::op", NULL, k_b};
+  CHECK_OK(pte_register_kernels(&fb, 1));
+  pte_kernel last = {"t::op", "v1/7;0", k_c};
+  CHECK_OK(pte_register_kernels(&last, 1));
+  CHECK(pte_kernel_lookup("t::op", "v1/6;0", NULL, 0) == k_a);
+  CHECK(pte_kernel_lookup("t::op", "v1/7;0", NULL, 0) == k_c);
+  CHECK(pte_kernel_lookup("t::op", "v1/4;0", NULL, 0) == k_b);
+  CHECK(pte_kernel_lookup("t::op", NULL, NULL, 0) == k_b);
+  CHECK(pte_kernel_lookup("t::keyed_only", "v1/6;0", NULL, 0) == k_a);
+  CHECK(pte_kernel_lookup("t::keyed_only", "v1/4;0", NULL, 0) == NULL);
+  CHECK(pte_kernel_lookup("t::missing", NULL, NULL, 0) == NULL);
+  /* method kernels first: their fallback wins over the registry's exact key */
+  pte_kernel mk = {"t::op", NULL, k_nop};
+  CHECK(pte_kernel_lookup("t::op", "v1/6;0", &mk, 1) == k_nop);
+  /* the name index after a reset: the old kernels are gone */
+  pte_kernel_registry_reset();
+  CHECK(pte_kernel_lookup("t::op", "v1/6;0", NULL, 0) == NULL);
+  /* a full registry: every name found, an unregistered one not */
+  CHECK_OK(pte_register_kernels(g_many, PTE_MAX_KERNELS));
+  size_t found = 0;
+  for (size_t i = 0; i < PTE_MAX_KERNELS; i++) found += pte_kernel_lookup(g_names[i], "v1/6;0", NULL, 0) == k_nop;
+  CHECK_EQ_INT(found, PTE_MAX_KERNELS);
+  CHECK(pte_kernel_lookup(g_names[PTE_MAX_KERNELS], NULL, NULL, 0) == NULL);
+  pte_kernel_registry_reset();
+}
+
 TEST(register_prim_ops_adds_the_28) {
   pte_kernel_registry_reset();
   CHECK_OK(pte_register_prim_ops());
@@ -107,5 +160,6 @@ int main(void) {
   RUN(exactly_capacity_fits_one_more_fails);
   RUN(ex_messages_name_the_kernel);
   RUN(register_prim_ops_adds_the_28);
+  RUN(lookup_exact_key_then_fallback);
   return test_summary();
 }
