@@ -263,6 +263,11 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
 
   pte_fb_vec xvalues = pte_xn_XNNGraph_xvalues(c.root), xnodes = pte_xn_XNNGraph_xnodes(c.root);
   uint32_t n_legacy = 0;
+  /* one allocation each for the values and nodes the graph declares (a few more may be added) */
+  if ((xvalues.present && !pte_xnn_reserve((void **)&d->values, &d->cap_values, (size_t)xvalues.len + 4,
+                                        sizeof(pte_xnn_value))) ||
+      (xnodes.present && !pte_xnn_reserve((void **)&d->nodes, &d->cap_nodes, (size_t)xnodes.len + 4, sizeof(pte_xnn_node))))
+    s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
   for (uint32_t i = 0; s == PTE_OK && xvalues.present && i < xvalues.len; i++)
     s = pte_xnn_cc_parse_value(&c, i, pte_fb_vec_table(xvalues, i), &n_legacy);
   if (s == PTE_OK && n_legacy) s = pte_xnn_cc_expand_legacy_dq(&c, xvalues);

@@ -44,6 +44,9 @@ typedef struct cctx {
 
 /* grows *arr (elements of `elem` bytes, new ones zeroed) to hold `need`; false when out of memory */
 bool pte_xnn_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* pte_xnn_grow without clearing the new capacity (for arrays whose elements are initialised as
+ * they are added: values, nodes). */
+bool pte_xnn_reserve(void **arr, size_t *cap, size_t need, size_t elem);
 void pte_xnn_cc_release(cctx *c);
 bool pte_xnn_cc_own(pte_xnn_delegate *d, uint8_t *p);
 bool pte_xnn_cc_lookup_id(const cctx *c, uint32_t id, uint32_t *idx);

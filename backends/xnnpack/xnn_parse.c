@@ -9,17 +9,20 @@
 
 /* ============================================================================ small helpers */
 
-bool pte_xnn_grow(void **arr, size_t *cap, size_t need, size_t elem) {
+static bool grow_ex(void **arr, size_t *cap, size_t need, size_t elem, bool clear) {
   if (need <= *cap) return true;
   size_t nc = *cap ? *cap * 2 : 16;
   while (nc < need) nc *= 2;
   void *p = realloc(*arr, nc * elem);
   if (!p) return false;
-  memset((uint8_t *)p + *cap * elem, 0, (nc - *cap) * elem);
+  if (clear) memset((uint8_t *)p + *cap * elem, 0, (nc - *cap) * elem);
   *arr = p;
   *cap = nc;
   return true;
 }
+
+bool pte_xnn_grow(void **arr, size_t *cap, size_t need, size_t elem) { return grow_ex(arr, cap, need, elem, true); }
+bool pte_xnn_reserve(void **arr, size_t *cap, size_t need, size_t elem) { return grow_ex(arr, cap, need, elem, false); }
 
 static inline uint32_t ld32le(const uint8_t *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
@@ -266,7 +269,7 @@ bool pte_xnn_cc_lookup_id(const cctx *c, uint32_t id, uint32_t *idx) {
 }
 
 static pte_xnn_value *new_value(pte_xnn_delegate *d) {
-  if (!pte_xnn_grow((void **)&d->values, &d->cap_values, d->n_values + 1, sizeof(pte_xnn_value))) return NULL;
+  if (!pte_xnn_reserve((void **)&d->values, &d->cap_values, d->n_values + 1, sizeof(pte_xnn_value))) return NULL;
   pte_xnn_value *v = &d->values[d->n_values++];
   memset(v, 0, sizeof *v);
   v->def_node = -1;
@@ -276,7 +279,7 @@ static pte_xnn_value *new_value(pte_xnn_delegate *d) {
 }
 
 pte_xnn_node *pte_xnn_cc_new_node(pte_xnn_delegate *d) {
-  if (!pte_xnn_grow((void **)&d->nodes, &d->cap_nodes, d->n_nodes + 1, sizeof(pte_xnn_node))) return NULL;
+  if (!pte_xnn_reserve((void **)&d->nodes, &d->cap_nodes, d->n_nodes + 1, sizeof(pte_xnn_node))) return NULL;
   pte_xnn_node *n = &d->nodes[d->n_nodes++];
   memset(n, 0, sizeof *n);
   for (int i = 0; i < 5; i++) n->in[i] = PTE_XNN_INVALID_ID;
