@@ -13,9 +13,163 @@
 #include <limits.h>
 #include "base/vformat.h"
 
+/* ================================================================== reader (out of line)
+ * The API's functions (size-optimised builds call these; other builds inline the pte_fb_i_*
+ * bodies of flatbuf.h through its macros, hence the parenthesised names). Same checks. */
+
+pte_fb_table (pte_fb_table_at)(const uint8_t *buf, size_t size, uint32_t pos) {
+  uint64_t sz = pte_fb_clamp_size(size);
+  if (!buf || pos == 0 || sz < 4 || (uint64_t)pos > sz - 4) return pte_fb_absent_table(buf, size);
+  int64_t vt = (int64_t)pos - (int64_t)pte_fb_ld_i32(buf + pos);
+  if (vt < 0 || (uint64_t)vt > sz - 4) return pte_fb_absent_table(buf, size);
+  uint16_t vt_len = pte_fb_ld_u16(buf + vt);
+  uint16_t tbl_len = pte_fb_ld_u16(buf + vt + 2);
+  if (vt_len < 4 || (uint64_t)vt_len > sz - (uint64_t)vt || tbl_len < 4 || (uint64_t)tbl_len > sz - pos)
+    return pte_fb_absent_table(buf, size);
+  pte_fb_table t;
+  t.buf = buf;
+  t.size = (size_t)sz;
+  t.pos = pos;
+  t.vt = (uint32_t)vt;
+  t.vt_len = vt_len;
+  t.tbl_len = tbl_len;
+  return t;
+}
+
+pte_fb_table (pte_fb_root)(const uint8_t *buf, size_t size) {
+  if (!buf || size < 4) return pte_fb_absent_table(buf, size);
+  return pte_fb_table_at(buf, size, pte_fb_ld_u32(buf));
+}
+
+bool (pte_fb_has_identifier)(const uint8_t *buf, size_t size, const char *ident) {
+  if (!buf || !ident || size < 8) return false;
+  return memcmp(buf + 4, ident, 4) == 0;
+}
+
+uint32_t (pte_fb_field_pos)(pte_fb_table t, unsigned slot) { return pte_fb_fpos(&t, slot, 1); }
+
+uint8_t (pte_fb_get_u8)(pte_fb_table t, unsigned slot, uint8_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 1);
+  return p ? t.buf[p] : def;
+}
+int8_t (pte_fb_get_i8)(pte_fb_table t, unsigned slot, int8_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 1);
+  return p ? (int8_t)t.buf[p] : def;
+}
+uint16_t (pte_fb_get_u16)(pte_fb_table t, unsigned slot, uint16_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 2);
+  return p ? pte_fb_ld_u16(t.buf + p) : def;
+}
+int16_t (pte_fb_get_i16)(pte_fb_table t, unsigned slot, int16_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 2);
+  return p ? (int16_t)pte_fb_ld_u16(t.buf + p) : def;
+}
+uint32_t (pte_fb_get_u32)(pte_fb_table t, unsigned slot, uint32_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  return p ? pte_fb_ld_u32(t.buf + p) : def;
+}
+int32_t (pte_fb_get_i32)(pte_fb_table t, unsigned slot, int32_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  return p ? pte_fb_ld_i32(t.buf + p) : def;
+}
+uint64_t (pte_fb_get_u64)(pte_fb_table t, unsigned slot, uint64_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 8);
+  return p ? pte_fb_ld_u64(t.buf + p) : def;
+}
+int64_t (pte_fb_get_i64)(pte_fb_table t, unsigned slot, int64_t def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 8);
+  return p ? (int64_t)pte_fb_ld_u64(t.buf + p) : def;
+}
+float (pte_fb_get_f32)(pte_fb_table t, unsigned slot, float def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  return p ? pte_fb_ld_f32(t.buf + p) : def;
+}
+double (pte_fb_get_f64)(pte_fb_table t, unsigned slot, double def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 8);
+  return p ? pte_fb_ld_f64(t.buf + p) : def;
+}
+bool (pte_fb_get_bool)(pte_fb_table t, unsigned slot, bool def) {
+  uint32_t p = pte_fb_fpos(&t, slot, 1);
+  return p ? t.buf[p] != 0 : def;
+}
+
+pte_fb_table (pte_fb_get_table)(pte_fb_table t, unsigned slot) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
+  return tgt ? pte_fb_table_at(t.buf, t.size, tgt) : pte_fb_absent_table(t.buf, t.size);
+}
+
+pte_fb_vec (pte_fb_get_vec)(pte_fb_table t, unsigned slot) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
+  return tgt ? pte_fb_vec_at(t.buf, t.size, tgt) : pte_fb_absent_vec(t.buf, t.size);
+}
+
+pte_fb_str (pte_fb_get_str)(pte_fb_table t, unsigned slot) {
+  uint32_t p = pte_fb_fpos(&t, slot, 4);
+  uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
+  return tgt ? pte_fb_str_at(t.buf, t.size, tgt) : pte_fb_absent_str();
+}
+
+const uint8_t *(pte_fb_get_struct)(pte_fb_table t, unsigned slot, size_t struct_size) {
+  if (struct_size > 0xFFFF) return NULL;
+  uint32_t p = pte_fb_fpos(&t, slot, (uint32_t)(struct_size ? struct_size : 1));
+  return p ? t.buf + p : NULL;
+}
+
+const uint8_t *(pte_fb_vec_elem)(pte_fb_vec v, uint32_t i, size_t elem_size) {
+  if (!v.present || i >= v.len || elem_size > v.size) return NULL;
+  uint64_t off = (uint64_t)v.data + (uint64_t)i * elem_size;
+  if (off + elem_size > v.size) return NULL;
+  return v.buf + off;
+}
+
+uint8_t (pte_fb_vec_u8)(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 1);
+  return p ? *p : 0;
+}
+int32_t (pte_fb_vec_i32)(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+  return p ? pte_fb_ld_i32(p) : 0;
+}
+uint32_t (pte_fb_vec_u32)(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+  return p ? pte_fb_ld_u32(p) : 0;
+}
+int64_t (pte_fb_vec_i64)(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+  return p ? (int64_t)pte_fb_ld_u64(p) : 0;
+}
+uint64_t (pte_fb_vec_u64)(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+  return p ? pte_fb_ld_u64(p) : 0;
+}
+double (pte_fb_vec_f64)(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+  return p ? pte_fb_ld_f64(p) : 0.0;
+}
+
+pte_fb_table (pte_fb_vec_table)(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+  uint32_t tgt = p ? pte_fb_follow(v.buf, v.size, (uint32_t)(p - v.buf)) : 0;
+  return tgt ? pte_fb_table_at(v.buf, v.size, tgt) : pte_fb_absent_table(v.buf, v.size);
+}
+
+pte_fb_str (pte_fb_vec_str)(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+  uint32_t tgt = p ? pte_fb_follow(v.buf, v.size, (uint32_t)(p - v.buf)) : 0;
+  return tgt ? pte_fb_str_at(v.buf, v.size, tgt) : pte_fb_absent_str();
+}
+
 /* ================================================================== verifier */
 
 #define FB_BAD PTE_ERR_INVALID_PROGRAM
+/* the per-field checks: inlined into their callers except in size-optimised builds */
+#if defined(__OPTIMIZE_SIZE__)
+#define FB_HOT
+#else
+#define FB_HOT inline
+#endif
 #define FB_NO_SLOT UINT_MAX
 #define FB_NO_ELEM UINT32_MAX
 
@@ -153,7 +307,7 @@ static inline uint32_t fb_field_off(const pte_fb_table *t, unsigned slot) {
 }
 
 /* Checks an inline field; *pos = its absolute position or 0 when absent. */
-static pte_status fb_check_inline(pte_fb_verifier *v, const pte_fb_table *t, const fb_where *w, size_t size,
+static FB_HOT pte_status fb_check_inline(pte_fb_verifier *v, const pte_fb_table *t, const fb_where *w, size_t size,
                                   size_t align, uint32_t *pos) {
   *pos = 0;
   uint32_t fo = fb_field_off(t, w->slot);
@@ -188,7 +342,7 @@ pte_status pte_fb_verify_enum_u8(pte_fb_verifier *v, pte_fb_table t, unsigned sl
 
 /* Follows the uoffset at ref_pos (already known to be 4 in-range bytes, 4-aligned for table
  * fields). Checks: non-zero, < 2^31, target 4-aligned with 4 bytes in the buffer. */
-static pte_status fb_check_ref(pte_fb_verifier *v, const fb_where *w, uint32_t ref_pos, uint32_t *target) {
+static FB_HOT pte_status fb_check_ref(pte_fb_verifier *v, const fb_where *w, uint32_t ref_pos, uint32_t *target) {
   uint64_t sz = pte_fb_clamp_size(v->size);
   uint32_t u = pte_fb_ld_u32(v->buf + ref_pos);
   if (u == 0) FB_FAIL(v, w, "offset at 0x%x is zero", (unsigned)ref_pos);
@@ -201,7 +355,7 @@ static pte_status fb_check_ref(pte_fb_verifier *v, const fb_where *w, uint32_t r
 }
 
 /* Reference field: *target = 0 when absent (error if required). */
-static pte_status fb_check_ref_field(pte_fb_verifier *v, const pte_fb_table *t, const fb_where *w, bool required,
+static FB_HOT pte_status fb_check_ref_field(pte_fb_verifier *v, const pte_fb_table *t, const fb_where *w, bool required,
                                      uint32_t *target) {
   uint32_t p = 0;
   *target = 0;
@@ -225,7 +379,7 @@ static pte_status fb_check_string(pte_fb_verifier *v, const fb_where *w, uint32_
   return PTE_OK;
 }
 
-static pte_status fb_check_vec_body(pte_fb_verifier *v, const fb_where *w, uint32_t tgt, size_t elem_size,
+static FB_HOT pte_status fb_check_vec_body(pte_fb_verifier *v, const fb_where *w, uint32_t tgt, size_t elem_size,
                                     size_t align, pte_fb_vec *out) {
   uint64_t sz = pte_fb_clamp_size(v->size);
   uint32_t len = pte_fb_ld_u32(v->buf + tgt);
@@ -269,7 +423,7 @@ pte_status pte_fb_verify_vec(pte_fb_verifier *v, pte_fb_table t, unsigned slot, 
 pte_status pte_fb_verify_vec_str(pte_fb_verifier *v, pte_fb_table t, unsigned slot, bool required) {
   fb_where w = {v->ctx, slot, "vector of strings", FB_NO_ELEM};
   uint32_t tgt = 0;
-  pte_fb_vec vec;
+  pte_fb_vec vec = pte_fb_absent_vec(v->buf, v->size);
   pte_status s = fb_check_ref_field(v, &t, &w, required, &tgt);
   if (s != PTE_OK || !tgt) return s;
   s = fb_check_vec_body(v, &w, tgt, 4, 4, &vec);
@@ -307,7 +461,7 @@ pte_status pte_fb_verify_vec_table(pte_fb_verifier *v, pte_fb_table t, unsigned 
                                    bool required) {
   fb_where w = {v->ctx, slot, "vector of tables", FB_NO_ELEM};
   uint32_t tgt = 0;
-  pte_fb_vec vec;
+  pte_fb_vec vec = pte_fb_absent_vec(v->buf, v->size);
   pte_status s = fb_check_ref_field(v, &t, &w, required, &tgt);
   if (s != PTE_OK || !tgt) return s;
   s = fb_check_vec_body(v, &w, tgt, 4, 4, &vec);

@@ -132,11 +132,10 @@ static inline uint64_t pte_fb_raw_vec_u64(const uint8_t *b, pte_fb_raw_vec v, ui
   return pte_fb_ld_u64(b + v.data + 8u * i);
 }
 
-/* Reader API (static inline: the load paths call these per field). Root table of a buffer
- * (absent if the root offset or vtable is out of range); table at absolute position pos; field
- * position (0 when absent); scalars with defaults (absent or out of range -> def); reference
- * fields; inline struct fields (NULL when absent / out of range); vector elements (index out of
- * range -> default / absent; pte_fb_vec_elem: NULL). */
+/* The reader's bodies (pte_fb_i_*: static inline). The API below is these, called through
+ * out-of-line functions in flatbuf.c (size-optimised builds: one copy of each) or, in other
+ * builds, inlined at every call site by the macros after the prototypes (the load paths read
+ * thousands of fields per method). */
 /* Positions are u32: anything past 4 GiB is unreachable, so clamp the size we check against. */
 static inline uint64_t pte_fb_clamp_size(size_t size) {
 #if SIZE_MAX > 0xFFFFFFFFu
@@ -174,7 +173,7 @@ static inline pte_fb_str pte_fb_absent_str(void) {
   return s;
 }
 
-static inline pte_fb_table pte_fb_table_at(const uint8_t *buf, size_t size, uint32_t pos) {
+static inline pte_fb_table pte_fb_i_table_at(const uint8_t *buf, size_t size, uint32_t pos) {
   uint64_t sz = pte_fb_clamp_size(size);
   if (!buf || pos == 0 || sz < 4 || (uint64_t)pos > sz - 4) return pte_fb_absent_table(buf, size);
   int64_t vt = (int64_t)pos - (int64_t)pte_fb_ld_i32(buf + pos);
@@ -193,13 +192,13 @@ static inline pte_fb_table pte_fb_table_at(const uint8_t *buf, size_t size, uint
   return t;
 }
 
-static inline pte_fb_table pte_fb_root(const uint8_t *buf, size_t size) {
+static inline pte_fb_table pte_fb_i_root(const uint8_t *buf, size_t size) {
   if (!buf || size < 4) return pte_fb_absent_table(buf, size);
-  return pte_fb_table_at(buf, size, pte_fb_ld_u32(buf));
+  return pte_fb_i_table_at(buf, size, pte_fb_ld_u32(buf));
 }
 
 /* File identifier at bytes 4..7 matches `ident` (4 chars). */
-static inline bool pte_fb_has_identifier(const uint8_t *buf, size_t size, const char *ident) {
+static inline bool pte_fb_i_has_identifier(const uint8_t *buf, size_t size, const char *ident) {
   if (!buf || !ident || size < 8) return false;
   return memcmp(buf + 4, ident, 4) == 0;
 }
@@ -225,57 +224,57 @@ static inline uint32_t pte_fb_follow(const uint8_t *buf, uint64_t sz, uint32_t p
   return (uint32_t)tgt;
 }
 
-static inline uint32_t pte_fb_field_pos(pte_fb_table t, unsigned slot) { return pte_fb_fpos(&t, slot, 1); }
+static inline uint32_t pte_fb_i_field_pos(pte_fb_table t, unsigned slot) { return pte_fb_fpos(&t, slot, 1); }
 
-static inline uint8_t pte_fb_get_u8(pte_fb_table t, unsigned slot, uint8_t def) {
+static inline uint8_t pte_fb_i_get_u8(pte_fb_table t, unsigned slot, uint8_t def) {
   uint32_t p = pte_fb_fpos(&t, slot, 1);
   return p ? t.buf[p] : def;
 }
-static inline int8_t pte_fb_get_i8(pte_fb_table t, unsigned slot, int8_t def) {
+static inline int8_t pte_fb_i_get_i8(pte_fb_table t, unsigned slot, int8_t def) {
   uint32_t p = pte_fb_fpos(&t, slot, 1);
   return p ? (int8_t)t.buf[p] : def;
 }
-static inline uint16_t pte_fb_get_u16(pte_fb_table t, unsigned slot, uint16_t def) {
+static inline uint16_t pte_fb_i_get_u16(pte_fb_table t, unsigned slot, uint16_t def) {
   uint32_t p = pte_fb_fpos(&t, slot, 2);
   return p ? pte_fb_ld_u16(t.buf + p) : def;
 }
-static inline int16_t pte_fb_get_i16(pte_fb_table t, unsigned slot, int16_t def) {
+static inline int16_t pte_fb_i_get_i16(pte_fb_table t, unsigned slot, int16_t def) {
   uint32_t p = pte_fb_fpos(&t, slot, 2);
   return p ? (int16_t)pte_fb_ld_u16(t.buf + p) : def;
 }
-static inline uint32_t pte_fb_get_u32(pte_fb_table t, unsigned slot, uint32_t def) {
+static inline uint32_t pte_fb_i_get_u32(pte_fb_table t, unsigned slot, uint32_t def) {
   uint32_t p = pte_fb_fpos(&t, slot, 4);
   return p ? pte_fb_ld_u32(t.buf + p) : def;
 }
-static inline int32_t pte_fb_get_i32(pte_fb_table t, unsigned slot, int32_t def) {
+static inline int32_t pte_fb_i_get_i32(pte_fb_table t, unsigned slot, int32_t def) {
   uint32_t p = pte_fb_fpos(&t, slot, 4);
   return p ? pte_fb_ld_i32(t.buf + p) : def;
 }
-static inline uint64_t pte_fb_get_u64(pte_fb_table t, unsigned slot, uint64_t def) {
+static inline uint64_t pte_fb_i_get_u64(pte_fb_table t, unsigned slot, uint64_t def) {
   uint32_t p = pte_fb_fpos(&t, slot, 8);
   return p ? pte_fb_ld_u64(t.buf + p) : def;
 }
-static inline int64_t pte_fb_get_i64(pte_fb_table t, unsigned slot, int64_t def) {
+static inline int64_t pte_fb_i_get_i64(pte_fb_table t, unsigned slot, int64_t def) {
   uint32_t p = pte_fb_fpos(&t, slot, 8);
   return p ? (int64_t)pte_fb_ld_u64(t.buf + p) : def;
 }
-static inline float pte_fb_get_f32(pte_fb_table t, unsigned slot, float def) {
+static inline float pte_fb_i_get_f32(pte_fb_table t, unsigned slot, float def) {
   uint32_t p = pte_fb_fpos(&t, slot, 4);
   return p ? pte_fb_ld_f32(t.buf + p) : def;
 }
-static inline double pte_fb_get_f64(pte_fb_table t, unsigned slot, double def) {
+static inline double pte_fb_i_get_f64(pte_fb_table t, unsigned slot, double def) {
   uint32_t p = pte_fb_fpos(&t, slot, 8);
   return p ? pte_fb_ld_f64(t.buf + p) : def;
 }
-static inline bool pte_fb_get_bool(pte_fb_table t, unsigned slot, bool def) {
+static inline bool pte_fb_i_get_bool(pte_fb_table t, unsigned slot, bool def) {
   uint32_t p = pte_fb_fpos(&t, slot, 1);
   return p ? t.buf[p] != 0 : def;
 }
 
-static inline pte_fb_table pte_fb_get_table(pte_fb_table t, unsigned slot) {
+static inline pte_fb_table pte_fb_i_get_table(pte_fb_table t, unsigned slot) {
   uint32_t p = pte_fb_fpos(&t, slot, 4);
   uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
-  return tgt ? pte_fb_table_at(t.buf, t.size, tgt) : pte_fb_absent_table(t.buf, t.size);
+  return tgt ? pte_fb_i_table_at(t.buf, t.size, tgt) : pte_fb_absent_table(t.buf, t.size);
 }
 
 /* Vector header at tgt: count fits and at least one byte per element lies inside the buffer
@@ -305,67 +304,133 @@ static inline pte_fb_str pte_fb_str_at(const uint8_t *buf, uint64_t sz, uint32_t
   return s;
 }
 
-static inline pte_fb_vec pte_fb_get_vec(pte_fb_table t, unsigned slot) {
+static inline pte_fb_vec pte_fb_i_get_vec(pte_fb_table t, unsigned slot) {
   uint32_t p = pte_fb_fpos(&t, slot, 4);
   uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
   return tgt ? pte_fb_vec_at(t.buf, t.size, tgt) : pte_fb_absent_vec(t.buf, t.size);
 }
 
-static inline pte_fb_str pte_fb_get_str(pte_fb_table t, unsigned slot) {
+static inline pte_fb_str pte_fb_i_get_str(pte_fb_table t, unsigned slot) {
   uint32_t p = pte_fb_fpos(&t, slot, 4);
   uint32_t tgt = p ? pte_fb_follow(t.buf, t.size, p) : 0;
   return tgt ? pte_fb_str_at(t.buf, t.size, tgt) : pte_fb_absent_str();
 }
 
-static inline const uint8_t *pte_fb_get_struct(pte_fb_table t, unsigned slot, size_t struct_size) {
+static inline const uint8_t *pte_fb_i_get_struct(pte_fb_table t, unsigned slot, size_t struct_size) {
   if (struct_size > 0xFFFF) return NULL;
   uint32_t p = pte_fb_fpos(&t, slot, (uint32_t)(struct_size ? struct_size : 1));
   return p ? t.buf + p : NULL;
 }
 
-static inline const uint8_t *pte_fb_vec_elem(pte_fb_vec v, uint32_t i, size_t elem_size) {
+static inline const uint8_t *pte_fb_i_vec_elem(pte_fb_vec v, uint32_t i, size_t elem_size) {
   if (!v.present || i >= v.len || elem_size > v.size) return NULL;
   uint64_t off = (uint64_t)v.data + (uint64_t)i * elem_size;
   if (off + elem_size > v.size) return NULL;
   return v.buf + off;
 }
 
-static inline uint8_t pte_fb_vec_u8(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 1);
+static inline uint8_t pte_fb_i_vec_u8(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_i_vec_elem(v, i, 1);
   return p ? *p : 0;
 }
-static inline int32_t pte_fb_vec_i32(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+static inline int32_t pte_fb_i_vec_i32(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_i_vec_elem(v, i, 4);
   return p ? pte_fb_ld_i32(p) : 0;
 }
-static inline uint32_t pte_fb_vec_u32(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+static inline uint32_t pte_fb_i_vec_u32(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_i_vec_elem(v, i, 4);
   return p ? pte_fb_ld_u32(p) : 0;
 }
-static inline int64_t pte_fb_vec_i64(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+static inline int64_t pte_fb_i_vec_i64(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_i_vec_elem(v, i, 8);
   return p ? (int64_t)pte_fb_ld_u64(p) : 0;
 }
-static inline uint64_t pte_fb_vec_u64(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+static inline uint64_t pte_fb_i_vec_u64(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_i_vec_elem(v, i, 8);
   return p ? pte_fb_ld_u64(p) : 0;
 }
-static inline double pte_fb_vec_f64(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 8);
+static inline double pte_fb_i_vec_f64(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_i_vec_elem(v, i, 8);
   return p ? pte_fb_ld_f64(p) : 0.0;
 }
 
-static inline pte_fb_table pte_fb_vec_table(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+static inline pte_fb_table pte_fb_i_vec_table(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_i_vec_elem(v, i, 4);
   uint32_t tgt = p ? pte_fb_follow(v.buf, v.size, (uint32_t)(p - v.buf)) : 0;
-  return tgt ? pte_fb_table_at(v.buf, v.size, tgt) : pte_fb_absent_table(v.buf, v.size);
+  return tgt ? pte_fb_i_table_at(v.buf, v.size, tgt) : pte_fb_absent_table(v.buf, v.size);
 }
 
-static inline pte_fb_str pte_fb_vec_str(pte_fb_vec v, uint32_t i) {
-  const uint8_t *p = pte_fb_vec_elem(v, i, 4);
+static inline pte_fb_str pte_fb_i_vec_str(pte_fb_vec v, uint32_t i) {
+  const uint8_t *p = pte_fb_i_vec_elem(v, i, 4);
   uint32_t tgt = p ? pte_fb_follow(v.buf, v.size, (uint32_t)(p - v.buf)) : 0;
   return tgt ? pte_fb_str_at(v.buf, v.size, tgt) : pte_fb_absent_str();
 }
+
+/* ---- the reader API (both forms: see above) ----
+ * Root table of a buffer (absent if the root offset or vtable is out of range); table at absolute
+ * position pos (absent if out of range); field position (0 when absent); scalars with defaults
+ * (absent or out of range -> def); reference fields; inline struct fields (NULL when absent / out
+ * of range); vector elements (index out of range -> default / absent; pte_fb_vec_elem: NULL);
+ * pte_fb_has_identifier: the file identifier at bytes 4..7 matches `ident` (4 chars). */
+pte_fb_table pte_fb_table_at(const uint8_t *buf, size_t size, uint32_t pos);
+pte_fb_table pte_fb_root(const uint8_t *buf, size_t size);
+bool pte_fb_has_identifier(const uint8_t *buf, size_t size, const char *ident);
+uint32_t pte_fb_field_pos(pte_fb_table t, unsigned slot);
+uint8_t pte_fb_get_u8(pte_fb_table t, unsigned slot, uint8_t def);
+int8_t pte_fb_get_i8(pte_fb_table t, unsigned slot, int8_t def);
+uint16_t pte_fb_get_u16(pte_fb_table t, unsigned slot, uint16_t def);
+int16_t pte_fb_get_i16(pte_fb_table t, unsigned slot, int16_t def);
+uint32_t pte_fb_get_u32(pte_fb_table t, unsigned slot, uint32_t def);
+int32_t pte_fb_get_i32(pte_fb_table t, unsigned slot, int32_t def);
+uint64_t pte_fb_get_u64(pte_fb_table t, unsigned slot, uint64_t def);
+int64_t pte_fb_get_i64(pte_fb_table t, unsigned slot, int64_t def);
+float pte_fb_get_f32(pte_fb_table t, unsigned slot, float def);
+double pte_fb_get_f64(pte_fb_table t, unsigned slot, double def);
+bool pte_fb_get_bool(pte_fb_table t, unsigned slot, bool def);
+pte_fb_table pte_fb_get_table(pte_fb_table t, unsigned slot);
+pte_fb_vec pte_fb_get_vec(pte_fb_table t, unsigned slot);
+pte_fb_str pte_fb_get_str(pte_fb_table t, unsigned slot);
+const uint8_t *pte_fb_get_struct(pte_fb_table t, unsigned slot, size_t struct_size);
+const uint8_t *pte_fb_vec_elem(pte_fb_vec v, uint32_t i, size_t elem_size);
+uint8_t pte_fb_vec_u8(pte_fb_vec v, uint32_t i);
+int32_t pte_fb_vec_i32(pte_fb_vec v, uint32_t i);
+uint32_t pte_fb_vec_u32(pte_fb_vec v, uint32_t i);
+int64_t pte_fb_vec_i64(pte_fb_vec v, uint32_t i);
+uint64_t pte_fb_vec_u64(pte_fb_vec v, uint32_t i);
+double pte_fb_vec_f64(pte_fb_vec v, uint32_t i);
+pte_fb_table pte_fb_vec_table(pte_fb_vec v, uint32_t i);
+pte_fb_str pte_fb_vec_str(pte_fb_vec v, uint32_t i);
+
+#if !defined(__OPTIMIZE_SIZE__)
+#define pte_fb_table_at(buf, size, pos) pte_fb_i_table_at(buf, size, pos)
+#define pte_fb_root(buf, size) pte_fb_i_root(buf, size)
+#define pte_fb_has_identifier(buf, size, ident) pte_fb_i_has_identifier(buf, size, ident)
+#define pte_fb_field_pos(t, slot) pte_fb_i_field_pos(t, slot)
+#define pte_fb_get_u8(t, slot, def) pte_fb_i_get_u8(t, slot, def)
+#define pte_fb_get_i8(t, slot, def) pte_fb_i_get_i8(t, slot, def)
+#define pte_fb_get_u16(t, slot, def) pte_fb_i_get_u16(t, slot, def)
+#define pte_fb_get_i16(t, slot, def) pte_fb_i_get_i16(t, slot, def)
+#define pte_fb_get_u32(t, slot, def) pte_fb_i_get_u32(t, slot, def)
+#define pte_fb_get_i32(t, slot, def) pte_fb_i_get_i32(t, slot, def)
+#define pte_fb_get_u64(t, slot, def) pte_fb_i_get_u64(t, slot, def)
+#define pte_fb_get_i64(t, slot, def) pte_fb_i_get_i64(t, slot, def)
+#define pte_fb_get_f32(t, slot, def) pte_fb_i_get_f32(t, slot, def)
+#define pte_fb_get_f64(t, slot, def) pte_fb_i_get_f64(t, slot, def)
+#define pte_fb_get_bool(t, slot, def) pte_fb_i_get_bool(t, slot, def)
+#define pte_fb_get_table(t, slot) pte_fb_i_get_table(t, slot)
+#define pte_fb_get_vec(t, slot) pte_fb_i_get_vec(t, slot)
+#define pte_fb_get_str(t, slot) pte_fb_i_get_str(t, slot)
+#define pte_fb_get_struct(t, slot, struct_size) pte_fb_i_get_struct(t, slot, struct_size)
+#define pte_fb_vec_elem(v, i, elem_size) pte_fb_i_vec_elem(v, i, elem_size)
+#define pte_fb_vec_u8(v, i) pte_fb_i_vec_u8(v, i)
+#define pte_fb_vec_i32(v, i) pte_fb_i_vec_i32(v, i)
+#define pte_fb_vec_u32(v, i) pte_fb_i_vec_u32(v, i)
+#define pte_fb_vec_i64(v, i) pte_fb_i_vec_i64(v, i)
+#define pte_fb_vec_u64(v, i) pte_fb_i_vec_u64(v, i)
+#define pte_fb_vec_f64(v, i) pte_fb_i_vec_f64(v, i)
+#define pte_fb_vec_table(v, i) pte_fb_i_vec_table(v, i)
+#define pte_fb_vec_str(v, i) pte_fb_i_vec_str(v, i)
+#endif
 
 static inline bool pte_fb_table_present(pte_fb_table t) { return t.pos != 0; }
 
