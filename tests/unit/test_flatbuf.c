@@ -145,6 +145,85 @@ TEST(builder_full_roundtrip_and_alignment) {
   CHECK_EQ_INT(fbt_live_allocs, 0);
 }
 
+/* The reader exists twice (format/flatbuf.h): the pte_fb_i_* bodies the macros inline, and the
+ * out-of-line functions of flatbuf.c that size-optimised builds call (a parenthesised name calls
+ * them here). Both must return the same thing for every table position, slot, element and
+ * default, on the full test buffer intact and after every single-byte corruption. */
+static bool same_table(pte_fb_table a, pte_fb_table b) {
+  return a.buf == b.buf && a.size == b.size && a.pos == b.pos && a.vt == b.vt && a.vt_len == b.vt_len &&
+         a.tbl_len == b.tbl_len;
+}
+static bool same_vec(pte_fb_vec a, pte_fb_vec b) {
+  return a.present == b.present && a.len == b.len && (!a.present || (a.buf == b.buf && a.size == b.size && a.data == b.data));
+}
+static bool same_str(pte_fb_str a, pte_fb_str b) { return a.ptr == b.ptr && a.len == b.len; }
+
+static size_t readers_disagree(const uint8_t *buf, size_t n) {
+  size_t bad = 0;
+  bad += !same_table(pte_fb_root(buf, n), (pte_fb_root)(buf, n));
+  bad += pte_fb_has_identifier(buf, n, "PTET") != (pte_fb_has_identifier)(buf, n, "PTET");
+  for (uint32_t pos = 0; pos <= n; pos++) {
+    pte_fb_table t = pte_fb_table_at(buf, n, pos);
+    bad += !same_table(t, (pte_fb_table_at)(buf, n, pos));
+    if (!pte_fb_table_present(t)) continue;
+    for (unsigned k = 0; k < 24; k++) {
+      bad += pte_fb_field_pos(t, k) != (pte_fb_field_pos)(t, k);
+      bad += pte_fb_get_u8(t, k, 7) != (pte_fb_get_u8)(t, k, 7);
+      bad += pte_fb_get_i8(t, k, -7) != (pte_fb_get_i8)(t, k, -7);
+      bad += pte_fb_get_u16(t, k, 7) != (pte_fb_get_u16)(t, k, 7);
+      bad += pte_fb_get_i16(t, k, -7) != (pte_fb_get_i16)(t, k, -7);
+      bad += pte_fb_get_u32(t, k, 7) != (pte_fb_get_u32)(t, k, 7);
+      bad += pte_fb_get_i32(t, k, -7) != (pte_fb_get_i32)(t, k, -7);
+      bad += pte_fb_get_u64(t, k, 7) != (pte_fb_get_u64)(t, k, 7);
+      bad += pte_fb_get_i64(t, k, -7) != (pte_fb_get_i64)(t, k, -7);
+      float f0 = pte_fb_get_f32(t, k, 1.5f), f1 = (pte_fb_get_f32)(t, k, 1.5f);
+      double d0 = pte_fb_get_f64(t, k, 2.5), d1 = (pte_fb_get_f64)(t, k, 2.5);
+      bad += memcmp(&f0, &f1, sizeof f0) != 0;
+      bad += memcmp(&d0, &d1, sizeof d0) != 0;
+      bad += pte_fb_get_bool(t, k, true) != (pte_fb_get_bool)(t, k, true);
+      bad += !same_table(pte_fb_get_table(t, k), (pte_fb_get_table)(t, k));
+      bad += !same_str(pte_fb_get_str(t, k), (pte_fb_get_str)(t, k));
+      bad += pte_fb_get_struct(t, k, 12) != (pte_fb_get_struct)(t, k, 12);
+      pte_fb_vec v = pte_fb_get_vec(t, k);
+      bad += !same_vec(v, (pte_fb_get_vec)(t, k));
+      for (uint32_t i = 0; v.present && i <= v.len && i < 64; i++) {
+        bad += pte_fb_vec_elem(v, i, 4) != (pte_fb_vec_elem)(v, i, 4);
+        bad += pte_fb_vec_u8(v, i) != (pte_fb_vec_u8)(v, i);
+        bad += pte_fb_vec_i32(v, i) != (pte_fb_vec_i32)(v, i);
+        bad += pte_fb_vec_u32(v, i) != (pte_fb_vec_u32)(v, i);
+        bad += pte_fb_vec_i64(v, i) != (pte_fb_vec_i64)(v, i);
+        bad += pte_fb_vec_u64(v, i) != (pte_fb_vec_u64)(v, i);
+        double e0 = pte_fb_vec_f64(v, i), e1 = (pte_fb_vec_f64)(v, i);
+        bad += memcmp(&e0, &e1, sizeof e0) != 0;
+        bad += !same_table(pte_fb_vec_table(v, i), (pte_fb_vec_table)(v, i));
+        bad += !same_str(pte_fb_vec_str(v, i), (pte_fb_vec_str)(v, i));
+      }
+    }
+  }
+  return bad;
+}
+
+TEST(inline_and_out_of_line_readers_agree) {
+  size_t n = 0;
+  uint8_t *buf = fbt_full_copy(&n);
+  CHECK(buf != NULL);
+  if (!buf) return;
+  /* the intact buffer: the reader finds real tables and values (so the comparison compares
+   * something), and both forms agree */
+  CHECK(pte_fb_table_present(pte_fb_root(buf, n)));
+  CHECK_EQ_INT(readers_disagree(buf, n), 0);
+  size_t bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t keep = buf[i];
+    buf[i] = (uint8_t)(keep ^ 0xA5);
+    bad += readers_disagree(buf, n);
+    buf[i] = keep;
+  }
+  CHECK_EQ_INT(bad, 0);
+  free(buf);
+  CHECK_EQ_INT(fbt_live_allocs, 0);
+}
+
 TEST(builder_min_align_and_force_align) {
   pte_fb_builder b;
   const uint8_t *out;
@@ -450,6 +529,7 @@ TEST(builder_high_slot_and_wide_table) {
 }
 
 int main(void) {
+  RUN(inline_and_out_of_line_readers_agree);
   RUN(reader_defaults_on_empty_table);
   RUN(reader_absent_and_tiny_buffers);
   RUN(builder_golden_bytes);
