@@ -67,6 +67,11 @@ size_t pte_kernel_registry_capacity(void);
 pte_op_fn pte_kernel_lookup(const char *name, const char *key, const pte_kernel *method_kernels,
                             size_t n_method_kernels);
 
+/* True if a kernel named `name` in `method_kernels` or the registry has a non-NULL key: only then
+ * does pte_kernel_lookup's result depend on the key (method load builds a key per instruction
+ * only for such operators). */
+bool pte_kernel_name_keyed(const char *name, const pte_kernel *method_kernels, size_t n_method_kernels);
+
 /* The primitive operators (aten::sym_size.int, aten::sym_numel, aten::_local_scalar_dense,
  * executorch_prim::*: 28, as upstream's prim_ops registry). They are part of the runtime and, by
  * default, always available to pte_kernel_lookup() without registration (a registered kernel of

@@ -119,6 +119,17 @@ pte_op_fn pte_kernel_lookup(const char *name, const char *key, const pte_kernel 
 #endif
 }
 
+bool pte_kernel_name_keyed(const char *name, const pte_kernel *method_kernels, size_t n_method_kernels) {
+  if (!name) return false;
+  for (size_t i = 0; method_kernels && i < n_method_kernels; i++)
+    if (method_kernels[i].key && strcmp(method_kernels[i].name, name) == 0) return true;
+  for (uint32_t i = khash_name(name) & (KHASH_SIZE - 1u); g_khash[i]; i = (i + 1u) & (KHASH_SIZE - 1u)) {
+    const pte_kernel *r = &g_kernels[g_khash[i] - 1];
+    if (r->key && strcmp(r->name, name) == 0) return true;
+  }
+  return false;
+}
+
 size_t pte_num_registered_kernels(void) { return g_num_kernels; }
 
 const pte_kernel *pte_registered_kernel(size_t i) { return i < g_num_kernels ? &g_kernels[i] : NULL; }

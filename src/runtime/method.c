@@ -135,6 +135,23 @@ static pte_status load_chains(load_ctx *c) {
           in->a = (uint32_t)op;
           const char *name = NULL;
           if ((s = op_name(c, ops, (uint32_t)op, &name)) != PTE_OK) return s;
+#if !defined(__OPTIMIZE_SIZE__) /* one lookup per operator when no kernel of its name is keyed */
+          pte_operator_rt *o = &m->ops[op];
+          const pte_kernel *mk = c->opts->kernels;
+          const size_t n_mk = mk ? c->opts->n_kernels : 0;
+          if (!o->keyed) {
+            o->keyed = pte_kernel_name_keyed(name, mk, n_mk) ? 2 : 1;
+            if (o->keyed == 1) o->fn = pte_kernel_lookup(name, NULL, mk, n_mk); /* the same for any key */
+          }
+          if (o->keyed == 1) {
+            in->fn = o->fn;
+            if (!in->fn) {
+              o->missing = true;
+              n_missing++;
+            }
+            break;
+          }
+#endif
           const char *k = pte_kernel_key(in->args, in->nargs, key, sizeof key) == PTE_OK ? key : NULL;
           size_t slot = (size_t)op % 16, klen = k ? strlen(k) : 0;
           if (k && klen < sizeof cache[0].key && cache[slot].op == op && strcmp(cache[slot].key, k) == 0) {

@@ -46,6 +46,10 @@ typedef struct pte_external_const {
 typedef struct pte_operator_rt {
   const char *name; /* "name.overload", NUL-terminated, in the method allocator */
   bool missing;
+  uint8_t keyed;    /* load (not in size-optimised builds): 0 not asked yet, 1 no kernel of this
+                       name has a key (fn is the kernel of every instruction), 2 the lookup
+                       depends on the argument key */
+  pte_op_fn fn;
 } pte_operator_rt;
 
 struct pte_method {

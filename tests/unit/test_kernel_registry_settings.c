@@ -116,6 +116,13 @@ TEST(lookup_exact_key_then_fallback) {
   CHECK(pte_kernel_lookup("t::keyed_only", "v1/6;0", NULL, 0) == k_a);
   CHECK(pte_kernel_lookup("t::keyed_only", "v1/4;0", NULL, 0) == NULL);
   CHECK(pte_kernel_lookup("t::missing", NULL, NULL, 0) == NULL);
+  /* which names have a keyed kernel (method load builds keys only for those) */
+  CHECK(pte_kernel_name_keyed("t::op", NULL, 0));
+  CHECK(pte_kernel_name_keyed("t::keyed_only", NULL, 0));
+  CHECK(!pte_kernel_name_keyed(g_names[3], NULL, 0));
+  CHECK(!pte_kernel_name_keyed("t::missing", NULL, 0));
+  pte_kernel mkeyed = {g_names[3], "v1/6;0", k_a};
+  CHECK(pte_kernel_name_keyed(g_names[3], &mkeyed, 1));
   /* method kernels first: their fallback wins over the registry's exact key */
   pte_kernel mk = {"t::op", NULL, k_nop};
   CHECK(pte_kernel_lookup("t::op", "v1/6;0", &mk, 1) == k_nop);
