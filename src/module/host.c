@@ -13,6 +13,7 @@
 
 #define HOST_POOL_START (16u << 10)
 #define HOST_POOL_MAX ((size_t)1 << 30)
+#define HOST_POOL_GUESS_MAX ((size_t)64 << 20)
 #define HOST_TEMP_SIZE (16u << 20)
 /* planned buffers at least this large are anonymous mappings: zero pages on first touch, never
  * memset (calloc clears recycled heap chunks, which dominated repeated method loads) */
@@ -204,8 +205,16 @@ pte_status pte_host_memory_init(pte_host_memory *mem, const pte_method_meta *met
     mem->planned[i].data = mem->planned_mem[i];
     mem->planned[i].size = (size_t)sz;
   }
-  mem->pool_size = HOST_POOL_START;
+  /* The method allocator: a load that runs out of it starts over with twice the size (see
+   * pte_host_method_load), and every attempt repeats the whole load, delegates included. Start
+   * near what the method needs, about its share of the program flatbuffer (values, tensors,
+   * instructions): twice the flatbuffer, at most HOST_POOL_GUESS_MAX (a malloc this large is
+   * mapped lazily: pages the load does not use cost nothing). */
+  size_t guess = HOST_POOL_START;
+  while (guess < HOST_POOL_GUESS_MAX && guess / 2 < meta->fb_size) guess *= 2;
+  mem->pool_size = guess;
   mem->pool = malloc(mem->pool_size);
+  if (!mem->pool && guess > HOST_POOL_START) mem->pool = malloc(mem->pool_size = HOST_POOL_START);
   mem->temp_size = HOST_TEMP_SIZE;
   mem->temp_mem = malloc(mem->temp_size);
   if (!mem->pool || !mem->temp_mem) {

@@ -209,8 +209,8 @@ TEST(xor_all_methods_with_ptd_hand_checked) {
   double lse = mz + log(exp(z[0] - mz) + exp(z[1] - mz));
   double loss = lse - z[1];
   double dz[2] = {exp(z[0] - lse), exp(z[1] - lse) - 1.0};
-  /* (this method needs more than the CLI's initial 16 KiB method allocator: the load goes
-   * through grow-and-retry) */
+  /* (this method needs more than 16 KiB of method allocator; the host's grow-and-retry path is
+   * test_module's host_method_allocator_guess_then_retry) */
   run_result r = pte(false, "run '%s' --data '%s' --json", p, d);
   CHECK_EQ_INT(r.rc, 0);
   test_json *j = parse_json(r.out);

@@ -393,6 +393,44 @@ static void channels_last(bool planned) {
 TEST(channels_last_planned_input) { channels_last(true); }
 TEST(channels_last_unplanned_input) { channels_last(false); }
 
+/* The host's method allocator (module/host.c): it starts from a guess taken from the program's
+ * size, so a method loads in one attempt (every retry repeats the whole load, delegates
+ * included); started too small, the load still succeeds by growing and retrying. The model's
+ * method needs more than 16 KiB of method memory and its program is ~20 KB. */
+TEST(host_method_allocator_guess_then_retry) {
+  pte_error_info err;
+  pte_module *mod = NULL;
+  CHECK_OK(pte_module_open(test_corpus_path("dnf_test_dnf_executorch5.pte"), NULL, &mod, &err));
+  if (!mod) return;
+  const pte_program *p = pte_module_program(mod);
+  const char *name = pte_module_method_name(mod, 0);
+  pte_method_meta meta;
+  CHECK_OK(pte_method_meta_get(p, name, &meta, &err));
+  pte_method_options o;
+  memset(&o, 0, sizeof o);
+  for (int small = 0; small < 2; small++) {
+    pte_host_memory mem;
+    CHECK_OK(pte_host_memory_init(&mem, &meta, &err));
+    if (small) { /* the old fixed start: 16 KiB */
+      free(mem.pool);
+      mem.pool_size = 16u << 10;
+      mem.pool = (uint8_t *)malloc(mem.pool_size);
+      CHECK(mem.pool != NULL);
+      pte_allocator_init(&mem.ma, mem.pool, mem.pool_size);
+    }
+    const size_t start = mem.pool_size;
+    pte_method *m = NULL;
+    CHECK_MSG(pte_host_method_load(&mem, p, name, &o, &m, NULL, &err) == PTE_OK, "%s", err.msg);
+    CHECK(m != NULL);
+    CHECK(mem.ma.used > (16u << 10)); /* the method does need more than 16 KiB */
+    if (small) CHECK(mem.pool_size > start); /* grown and retried */
+    else CHECK_EQ_INT(mem.pool_size, start);  /* the guess held it: one attempt */
+    if (m) pte_method_destroy(m);
+    pte_host_memory_free(&mem);
+  }
+  pte_module_destroy(mod);
+}
+
 int main(void) {
   RUN(channels_last_planned_input);
   RUN(channels_last_unplanned_input);
@@ -411,5 +449,6 @@ int main(void) {
   RUN(missing_backend);
   RUN(register_all_idempotent);
   RUN(layout_conversion);
+  RUN(host_method_allocator_guess_then_retry);
   return test_summary();
 }
