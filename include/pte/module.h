@@ -16,8 +16,10 @@
  *     options), loads and verifies the program, opens an optional .ptd, and registers every kernel
  *     library and backend pte ships (pte_module_register_all) unless told not to;
  *   - a method is loaded on first use (or by pte_module_load_method): its planned buffers are
- *     allocated exactly as pte_method_meta sizes them, the method allocator grows until the load
- *     fits, kernels get a 16 MiB temp allocator, unplanned tensor outputs get heap buffers;
+ *     allocated exactly as pte_method_meta sizes them, the method allocator starts at twice the
+ *     program flatbuffer's size (a power of two, at most 64 MiB; usually one load attempt) and
+ *     grows until the load fits, kernels get a 16 MiB temp allocator, unplanned tensor outputs
+ *     get heap buffers;
  *   - inputs are given as C-order (row-major) data; the module checks dtype, rank, shape and byte
  *     size first (a message names the expected and the given dtype/shape), rearranges the data
  *     for a method that wants another dim order, and keeps its own copy of an input the program
