@@ -205,18 +205,19 @@ PTE_Q4_VNNI static void q4_tile_vnni(size_t mr, size_t nc, size_t kp, size_t nb,
  * chunks (32 k) per step, low and high nibbles in separate accumulators. */
 PTE_Q4_VNNI static void q4_gemv2_vnni(size_t nc0, size_t nc1, size_t nb, size_t bl, bool blockwise, const int8_t *a8,
                                       const int32_t *asum, float ascale, int32_t azp, const uint8_t *pa,
-                                      const uint8_t *pb, float *c, float vmin, float vmax, const uint8_t *na,
-                                      const uint8_t *nb2) {
+                                      const uint8_t *pb, float *c, float vmin, float vmax, const uint8_t *pf,
+                                      size_t pfn) {
   const uint8_t *a = (const uint8_t *)a8;
   const size_t sc = blockwise ? ((nb * 32 + 63) & ~(size_t)63) : 0;
   const uint16_t *s0p = (const uint16_t *)(const void *)(pa + 192), *s1p = (const uint16_t *)(const void *)(pb + 192);
   const uint8_t *ch0 = pa + 192 + sc, *ch1 = pb + 192 + sc;
   const __m512i mask = _mm512_set1_epi8(0x0F);
   __m512 f0 = _mm512_setzero_ps(), f1 = _mm512_setzero_ps();
-  /* the first 512 bytes of the next two panels (header, scales, first chunks) on their way to L2
-   * while these stream, so the next pass does not start on two cold misses */
-  for (size_t i = 0; na && i < 512; i += 64) _mm_prefetch((const char *)(na + i), _MM_HINT_T1);
-  for (size_t i = 0; nb2 && i < 512; i += 64) _mm_prefetch((const char *)(nb2 + i), _MM_HINT_T1);
+  /* the next pass's panels [pf, pf + pfn) into L2 while these stream, one line per 64 bytes: the
+   * headers' worth first, then 512 bytes per 32-k step, so they are all requested by the time this
+   * pass ends (the hardware prefetcher alone leaves short panels waiting on memory) */
+  size_t pfo = 0;
+  for (; pfo < pfn && pfo < 2 * (192 + sc); pfo += 64) _mm_prefetch((const char *)(pf + pfo), _MM_HINT_T1);
 #define PTE_Q4_STEP(q)                                                                                   \
   do {                                                                                                   \
     const __m512i xl = _mm512_set1_epi32((int32_t)q4_ld32(a + k + 8 * (q)));                             \
@@ -234,6 +235,10 @@ PTE_Q4_VNNI static void q4_gemv2_vnni(size_t nc0, size_t nc1, size_t nb, size_t 
     size_t k = b * bl;
     const size_t kend = k + bl;
     for (; k + 32 <= kend; k += 32, ch0 += 256, ch1 += 256) {
+      if (pfo < pfn) {
+        for (size_t i = 0; i < 512; i += 64) _mm_prefetch((const char *)(pf + pfo + i), _MM_HINT_T1);
+        pfo += 512;
+      }
       PTE_Q4_STEP(0);
       PTE_Q4_STEP(1);
       PTE_Q4_STEP(2);
@@ -324,11 +329,11 @@ static void q4_region(const q4_job *j, size_t m0, size_t m1, size_t p0, size_t p
     const pte_xnn_qrow q = j->rows[m0 / j->row_div];
     for (; p0 + 2 <= p1; p0 += 2) {
       const size_t n0 = p0 * PTE_XNN_Q4_NR, nc1 = j->n - n0 - PTE_XNN_Q4_NR;
-
+      const size_t next = p1 - p0 - 2 < 2 ? p1 - p0 - 2 : 2; /* panels of the next pass */
       j->gemv2(PTE_XNN_Q4_NR, nc1 < PTE_XNN_Q4_NR ? nc1 : PTE_XNN_Q4_NR, j->nb, j->bl, j->blockwise, j->a + m0 * j->lda,
                j->asum + m0 * j->nb, q.scale, q.zero_point, j->base + p0 * j->stride, j->base + (p0 + 1) * j->stride,
-               j->c + m0 * j->ldc + n0, j->vmin, j->vmax, p0 + 2 < p1 ? j->base + (p0 + 2) * j->stride : NULL,
-               p0 + 3 < p1 ? j->base + (p0 + 3) * j->stride : NULL);
+               j->c + m0 * j->ldc + n0, j->vmin, j->vmax, next ? j->base + (p0 + 2) * j->stride : NULL,
+               next * j->stride);
     }
   }
   for (size_t p = p0; p < p1; p++) {
