@@ -14,6 +14,7 @@ typedef struct cslot {
   bool prepared; /* p/size: packed weights from `pte prepare` (envelope payload or XPB1 entry) */
   bool foreign;  /* ... made for another ISA / tile (accepted with repack_prepared) */
   bool in_blob;  /* ... inside the processed blob */
+  bool deferred; /* ... a named envelope the XPB1 table vouches for, not read at init */
 } cslot;
 
 typedef struct idmap_entry {

@@ -83,6 +83,7 @@ pte_status pte_xnn_delegate_execute(pte_xnn_delegate *d, pte_evalue **args, size
                          d->num_externs);
   bool changed = false;
   pte_status s;
+  if (d->prep_checks_pending && (s = pte_xnn_check_deferred(d, err)) != PTE_OK) return s;
   for (size_t i = 0; i < d->n_inputs; i++) {
     s = bind_tensor(d, &d->values[d->inputs[i]], args, nargs, true, &changed, err);
     if (s != PTE_OK) return s;

@@ -93,6 +93,8 @@ typedef struct pte_xnn_value {
   size_t prep_size;
   bool prep_foreign; /* packed for another ISA / tile: re-laid out at init (repack_prepared) */
   bool prep_in_blob; /* the payload lies inside the processed blob (prepared inline constants) */
+  bool prep_deferred; /* its envelope and panel headers are checked at the first execute (the
+                         blob's XPB1 table named it: init does not touch its pages) */
   /* planning */
   int def_node;  /* producing node, -1 for inputs/constants */
   int last_use;  /* last consuming node, -1 if none */
@@ -174,6 +176,8 @@ typedef struct pte_xnn_node {
   /* prepared at init */
   pte_xnn_packed packed;
   bool packed_borrowed; /* packed.bytes points into prepared data (not owned, never written) */
+  bool prep_check;      /* prepared weights whose envelope and headers the first execute checks */
+  pte_xnn_packed_info prep_want; /* ... against this layout (prep_check) */
   bool weights_dynamic; /* FC/conv filter not constant: packed at execute into scratch */
   size_t scratch;       /* per-thread scratch bytes needed at the current shapes */
   size_t shared_scratch;/* scratch shared by all threads (e.g. run-time packed weights) */
@@ -411,6 +415,7 @@ struct pte_xnn_delegate {
   int threads;
   /* prepared data */
   bool repack_prepared; /* accept data prepared for another ISA / tile and re-lay it out */
+  bool prep_checks_pending; /* some node has prep_check set */
   bool blob_persistent; /* the processed blob outlives the delegate (method runtime) */
   bool borrows_blob;    /* some packed weights point into the processed blob: keep it */
   /* lazy packing (pte_xnn_init_cfg.lazy_pack; the prepare hook): fresh FC/conv weights are not
@@ -465,6 +470,11 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
 pte_status pte_xnn_parse_portable(const void *blob, size_t size, pte_xnn_header *h, const uint8_t **fb, size_t *fb_size,
                                   pte_error_info *err);
 
+/* The first execute's checks of prepared weights init used without reading (prep_check nodes):
+ * envelope (backend, format, this machine's fingerprint, payload where the blob says) and every
+ * group's panel header against the node; the errors of an eager init. */
+pte_status pte_xnn_check_deferred(pte_xnn_delegate *d, pte_error_info *err);
+
 /* ---- Prepared data (xnn_prepare.c) -------------------------------------------------------- */
 /* Envelope format version of prepared XnnpackBackend data (bump on any layout change of XPW1
  * panels or of the XPB1 container). */
@@ -489,7 +499,10 @@ pte_status pte_xnn_envelope_check(const void *data, size_t size, const pte_xnn_k
 #define PTE_XNN_XPB_MAGIC "XPB1"
 #define PTE_XNN_XPB_HEADER_SIZE 64u
 #define PTE_XNN_XPB_ENTRY_SIZE 24u
-enum { PTE_XNN_XPB_RAW = 0, PTE_XNN_XPB_PACKED = 1 };
+/* XPB1 entry kinds: RAW / PACKED constants are stored in the container; NAMED (offset 0) says
+ * that the constant's named-data value is an envelope of `size` packed payload bytes written by
+ * the same `pte prepare` (init uses it without reading it; the first execute checks it). */
+enum { PTE_XNN_XPB_RAW = 0, PTE_XNN_XPB_PACKED = 1, PTE_XNN_XPB_NAMED = 2 };
 typedef struct pte_xnn_xpb {
   const uint8_t *base;
   size_t size;

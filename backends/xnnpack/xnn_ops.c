@@ -146,6 +146,26 @@ static pte_status use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_x
   const char *name = pte_xnn_node_name(n->type);
   const uint8_t *src = w->prep;
   bool same = groups > 0 && one > 0 && w->prep_size / one == groups && w->prep_size % one == 0;
+  if (w->prep_deferred) {
+    /* not read at init: used in place as the sizes say; the first execute checks the envelope
+     * and every group's panel header against `want` (pte_xnn_check_deferred) before a kernel
+     * reads the bytes */
+    if (!same || ((uintptr_t)src & 63u) != 0)
+      return NERR(PTE_ERR_INVALID_PROGRAM,
+                  "xnnpack: node %zu (%s): the prepared weights of constant %u do not match this node "
+                  "(expected kind %u, NR %u, N %u, K %u, %zu group(s))",
+                  ni, name, w->const_index, want->kind, want->nr, want->n, want->k, groups);
+    n->group_stride = one;
+    n->n_groups = (uint32_t)groups;
+    n->packed.bytes = (uint8_t *)(uintptr_t)src; /* read only: never written */
+    n->packed.size = one * groups;
+    n->packed_borrowed = true;
+    n->prep_check = true;
+    n->prep_want = *want;
+    d->prep_checks_pending = true;
+    pte_xnn_stat_add(PTE_XNN_STAT_PREPARED, 1);
+    return PTE_OK;
+  }
   for (size_t g = 0; same && g < groups; g++) {
     pte_xnn_packed_info h;
     same = pte_xnn_packed_header_read(src + g * one, one, &h) && same_layout(&h, want);
@@ -195,6 +215,39 @@ static pte_status use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_x
   memset(n->packed.bytes, 0, n->packed.size);
   for (size_t g = 0; g < groups; g++) pte_xnn_packed_relayout(src + g * sone, &si, n->packed.bytes + g * one, want);
   pte_xnn_stat_add(PTE_XNN_STAT_REPACKS, 1);
+  return PTE_OK;
+}
+
+pte_status pte_xnn_check_deferred(pte_xnn_delegate *d, pte_error_info *err) {
+  for (size_t ni = 0; ni < d->n_nodes; ni++) {
+    pte_xnn_node *n = &d->nodes[ni];
+    if (!n->prep_check) continue;
+    const pte_xnn_value *w = &d->values[n->in[1]];
+    const char *name = pte_xnn_node_name(n->type);
+    const uint8_t *env = n->packed.bytes - PTE_PREPARED_HEADER_SIZE;
+    pte_prepared_info pi;
+    bool foreign = false;
+    pte_status s = pte_xnn_envelope_check(env, PTE_PREPARED_HEADER_SIZE + n->packed.size, d->k, false, &pi, &foreign, err);
+    if (s != PTE_OK) return s;
+    if (pi.payload != n->packed.bytes || pi.payload_size != n->packed.size)
+      return NERR(PTE_ERR_INVALID_PROGRAM,
+                  "xnnpack: node %zu (%s): the envelope of constant %u (payload %llu bytes at %llu) is not what its "
+                  "prepared blob records (%zu bytes at %u)",
+                  ni, name, w->const_index, (unsigned long long)pi.payload_size,
+                  (unsigned long long)pi.payload_offset, n->packed.size, PTE_PREPARED_HEADER_SIZE);
+    for (uint32_t g = 0; g < n->n_groups; g++) {
+      pte_xnn_packed_info h;
+      if (!pte_xnn_packed_header_read(n->packed.bytes + (size_t)g * n->group_stride, n->group_stride, &h) ||
+          !same_layout(&h, &n->prep_want))
+        return NERR(PTE_ERR_INVALID_PROGRAM,
+                    "xnnpack: node %zu (%s): the prepared weights of constant %u do not match this node "
+                    "(expected kind %u, NR %u, N %u, K %u, %u group(s))",
+                    ni, name, w->const_index, n->prep_want.kind, n->prep_want.nr, n->prep_want.n, n->prep_want.k,
+                    n->n_groups);
+    }
+    n->prep_check = false;
+  }
+  d->prep_checks_pending = false;
   return PTE_OK;
 }
 

@@ -183,7 +183,21 @@ static pte_status get_constant(cctx *c, uint32_t idx, size_t need, const char *w
         }
         c->tmp[c->n_tmp] = fbuf;
         sl->buf = (int)c->n_tmp++;
-        if (pte_prepared_is_envelope(fbuf.data, fbuf.size)) {
+        uint32_t xkind = 0;
+        const uint8_t *xp = NULL;
+        size_t xs = 0;
+        if (c->xpb && !c->d->repack_prepared && pte_xnn_xpb_find(c->xpb, idx, &xkind, &xp, &xs) &&
+            xkind == PTE_XNN_XPB_NAMED && fbuf.data && fbuf.size >= PTE_PREPARED_HEADER_SIZE &&
+            fbuf.size - PTE_PREPARED_HEADER_SIZE == xs) {
+          /* the container says `pte prepare` packed this value: its payload follows the
+           * 128-byte envelope header. Nothing is read here (the pages stay untouched until the
+           * first execute, which checks the envelope and the panel headers before any kernel
+           * reads them). */
+          sl->prepared = true;
+          sl->deferred = true;
+          sl->p = (const uint8_t *)fbuf.data + PTE_PREPARED_HEADER_SIZE;
+          sl->size = xs;
+        } else if (pte_prepared_is_envelope(fbuf.data, fbuf.size)) {
           /* packed by `pte prepare`: the payload is used in place (or re-laid out, see prep_*) */
           pte_prepared_info pi;
           bool foreign = false;
@@ -202,6 +216,9 @@ static pte_status get_constant(cctx *c, uint32_t idx, size_t need, const char *w
         uint32_t kind = 0;
         if (!pte_xnn_xpb_find(c->xpb, idx, &kind, &sl->p, &sl->size))
           return CERR(c, PTE_ERR_INVALID_PROGRAM, "xnnpack: %s: constant %u is missing from the prepared blob", what, idx);
+        if (kind == PTE_XNN_XPB_NAMED)
+          return CERR(c, PTE_ERR_INVALID_PROGRAM,
+                      "xnnpack: %s: constant %u has no named key but the prepared blob lists it as named data", what, idx);
         sl->prepared = kind == PTE_XNN_XPB_PACKED;
         sl->foreign = sl->prepared && c->xpb_foreign;
         sl->in_blob = sl->prepared;
@@ -576,6 +593,7 @@ pte_status pte_xnn_cc_parse_value(cctx *c, uint32_t vi, pte_fb_table xv, uint32_
       v->prep_size = psz;
       v->prep_foreign = sl->foreign;
       v->prep_in_blob = sl->in_blob;
+      v->prep_deferred = sl->deferred;
     } else {
       v->cdata = p;
       v->csize = cbytes;

@@ -176,8 +176,10 @@ pte_status pte_xnn_xpb_parse(const uint8_t *p, size_t size, pte_xnn_xpb *o, pte_
     const uint8_t *e = t + (size_t)i * PTE_XNN_XPB_ENTRY_SIZE;
     const uint32_t idx = ld32(e), kind = ld32(e + 4);
     const uint64_t off = ld64(e + 8), sz = ld64(e + 16);
-    if ((i > 0 && idx <= ld32(e - PTE_XNN_XPB_ENTRY_SIZE)) || idx == 0 || kind > PTE_XNN_XPB_PACKED || off % 64 ||
-        off < PTE_XNN_XPB_HEADER_SIZE || off > size || sz > size - off)
+    const bool named = kind == PTE_XNN_XPB_NAMED; /* no bytes in the container: offset 0 */
+    if ((i > 0 && idx <= ld32(e - PTE_XNN_XPB_ENTRY_SIZE)) || idx == 0 || kind > PTE_XNN_XPB_NAMED ||
+        (named ? off != 0 || sz == 0 || sz > ((uint64_t)1 << 48)
+               : off % 64 || off < PTE_XNN_XPB_HEADER_SIZE || off > size || sz > size - off))
       return pte_error_set(err, PTE_ERR_INVALID_PROGRAM, "xnnpack: prepared blob: entry %u (constant %u) is malformed", i,
                            idx);
   }
@@ -245,6 +247,12 @@ typedef struct pk_rec { /* a blob some of whose weights are written at the end (
   size_t size;
 } pk_rec;
 
+typedef struct pk_named { /* a portable blob whose constants are all named data */
+  uint32_t item;  /* its pte_backend_data.index */
+  uint8_t *fb;    /* verified copy of its flatbuffer (aligned) */
+  size_t fb_size;
+} pk_named;
+
 typedef struct pk_state {
   const pte_xnn_kernels *k;
   const pte_named_data_map *ndm;
@@ -253,6 +261,8 @@ typedef struct pk_state {
   size_t n_keys, cap_keys;
   pk_rec *recs;
   size_t n_recs, cap_recs;
+  pk_named *named;
+  size_t n_named, cap_named;
   uint8_t *buf; /* the packed weights of one key at a time (write_keys), reused */
   size_t buf_size;
 } pk_state;
@@ -585,6 +595,24 @@ static pte_status prepare_blob(pk_state *st, pte_backend_data_output *out, const
       if (k->h[0] != u[i].h[0] || k->h[1] != u[i].h[1]) k->portable = true;
     }
   }
+  /* a portable blob all of whose constants are named: its flatbuffer is kept, to be stored at
+   * the end as an XPB1 container listing the keys written packed (named_containers) */
+  bool all_named = s == PTE_OK && d && !is_xpb && n_slots > 1;
+  for (uint32_t i = 1; all_named && i < n_slots; i++) {
+    pte_fb_table e = pte_fb_vec_table(cd, i);
+    pte_fb_str key = pte_xn_ConstantDataOffset_named_key(e);
+    if (pte_fb_table_present(e) && (!key.ptr || !key.len)) all_named = false;
+  }
+  if (all_named) {
+    uint8_t *copy = (uint8_t *)pte_xnn_aligned_alloc(h.flatbuffer_size ? h.flatbuffer_size : 1);
+    if (!copy || !grow((void **)&st->named, &st->cap_named, st->n_named + 1, sizeof(pk_named))) {
+      pte_xnn_aligned_free(copy);
+      s = pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+    } else {
+      memcpy(copy, fbcopy, h.flatbuffer_size);
+      st->named[st->n_named++] = (pk_named){item->index, copy, h.flatbuffer_size};
+    }
+  }
   /* inline constants of a portable XH00 blob */
   bool inline_packable = false;
   for (uint32_t i = 1; s == PTE_OK && d && !is_xpb && i < n_slots; i++) {
@@ -649,6 +677,65 @@ static pte_status write_keys(pk_state *st, pte_backend_data_output *out) {
   return s;
 }
 
+/* Replaces each all-named portable blob by an XPB1 container: its flatbuffer and a NAMED entry
+ * (payload size) per constant whose value is now packed, so that init takes those values as
+ * prepared without reading them (their envelopes and panel headers are checked at the first
+ * execute). Blobs without such a constant stay as they are. */
+static pte_status named_containers(pk_state *st, pte_backend_data_output *out) {
+  pte_status s = PTE_OK;
+  for (size_t b = 0; s == PTE_OK && b < st->n_named; b++) {
+    const pk_named *nb = &st->named[b];
+    pte_fb_vec cd = pte_xn_XNNGraph_constant_data(pte_fb_root(nb->fb, nb->fb_size));
+    const uint32_t n_slots = cd.present ? cd.len : 0;
+    uint8_t *p = (uint8_t *)pte_xnn_aligned_alloc(align64(PTE_XNN_XPB_HEADER_SIZE + (size_t)n_slots * PTE_XNN_XPB_ENTRY_SIZE) +
+                                                  align64(nb->fb_size));
+    if (!p) return pte_error_set(st->err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
+    uint32_t n = 0;
+    for (uint32_t i = 1; s == PTE_OK && i < n_slots; i++) {
+      pte_fb_str key = pte_xn_ConstantDataOffset_named_key(pte_fb_vec_table(cd, i));
+      const pk_key *k = key.ptr ? find_key(st, key.ptr) : NULL;
+      if (!k || k->portable || (!k->prepared && !k->size)) continue;
+      uint64_t payload = k->size;
+      if (k->prepared) { /* packed by an earlier prepare: its envelope says how much */
+        pte_freeable_buffer w;
+        pte_prepared_info pi;
+        bool foreign;
+        memset(&w, 0, sizeof w);
+        if (pte_named_data_map_get_data(st->ndm, key.ptr, &w) != PTE_OK) continue;
+        bool ok = pte_xnn_envelope_check(w.data, w.size, st->k, false, &pi, &foreign, NULL) == PTE_OK &&
+                  pi.payload_offset == PTE_PREPARED_HEADER_SIZE;
+        payload = pi.payload_size;
+        pte_freeable_buffer_free(&w);
+        if (!ok) continue;
+      }
+      uint8_t *e = p + PTE_XNN_XPB_HEADER_SIZE + (size_t)n++ * PTE_XNN_XPB_ENTRY_SIZE;
+      st32(e, i);
+      st32(e + 4, PTE_XNN_XPB_NAMED);
+      st64(e + 8, 0);
+      st64(e + 16, payload);
+    }
+    const size_t fbo = align64(PTE_XNN_XPB_HEADER_SIZE + (size_t)n * PTE_XNN_XPB_ENTRY_SIZE);
+    const size_t total = align64(fbo + nb->fb_size);
+    if (n) {
+      memset(p, 0, PTE_XNN_XPB_HEADER_SIZE);
+      memcpy(p, PTE_XNN_XPB_MAGIC, 4);
+      st32(p + 4, 1);
+      st32(p + 8, PTE_XNN_XPB_HEADER_SIZE);
+      st32(p + 12, n);
+      st64(p + 16, fbo);
+      st64(p + 24, nb->fb_size);
+      st64(p + 32, PTE_XNN_XPB_HEADER_SIZE);
+      const size_t te = PTE_XNN_XPB_HEADER_SIZE + (size_t)n * PTE_XNN_XPB_ENTRY_SIZE;
+      memset(p + te, 0, fbo - te);
+      memcpy(p + fbo, nb->fb, nb->fb_size);
+      memset(p + fbo + nb->fb_size, 0, total - fbo - nb->fb_size);
+      s = pte_replace_backend_data(out, nb->item, p, total);
+    }
+    pte_xnn_aligned_free(p);
+  }
+  return s;
+}
+
 pte_status pte_xnn_initialize_backend_data(pte_backend_data_context *ctx, pte_backend_data_output *out) {
   if (!ctx || !out) return PTE_ERR_INVALID_ARGUMENT;
   pte_xnnpack_options o;
@@ -664,6 +751,9 @@ pte_status pte_xnn_initialize_backend_data(pte_backend_data_context *ctx, pte_ba
   pte_backend_data item;
   while (s == PTE_OK && (s = pte_next_backend_data(ctx, &item)) == PTE_OK) s = prepare_blob(&st, out, &item);
   if (s == PTE_PREPARE_END_OF_INPUT) s = write_keys(&st, out);
+  if (s == PTE_OK) s = named_containers(&st, out);
+  for (size_t i = 0; i < st.n_named; i++) pte_xnn_aligned_free(st.named[i].fb);
+  free(st.named);
   for (size_t i = 0; i < st.n_keys; i++) free(st.keys[i].key);
   for (size_t i = 0; i < st.n_recs; i++) pte_xnn_aligned_free(st.recs[i].blob);
   pte_xnn_aligned_free(st.buf);

@@ -55,28 +55,36 @@ TEST(named_weights_packed_in_place) {
   CHECK_EQ_INT(rep.backends[0].state, PTE_PREPARE_PREPARED);
   CHECK_EQ_INT(rep.backends[0].n_blobs, 2);
   CHECK_EQ_INT(rep.backends[0].named_replaced, 4); /* the 4 weights; biases stay portable */
-  CHECK_EQ_INT(rep.backends[0].blobs_replaced, 0);
+  /* both blobs replaced by XPB1 containers: the graph and a NAMED entry per packed weight (3 in
+   * the MLP's blob, 1 in the linear's), so that init uses them without reading them */
+  CHECK_EQ_INT(rep.backends[0].blobs_replaced, 2);
   const pte_xnn_isa isa = pte_xnnpack_detect_isa();
   size_t packed_total = 0, orig_total = 0;
   for (int i = 0; i < 4; i++) {
     packed_total += PTE_PREPARED_HEADER_SIZE + f32_packed_size(isa, k_mlp_n[i], k_mlp_k[i]);
     orig_total += k_mlp_n[i] * k_mlp_k[i] * 4;
   }
-  /* both blobs sealed: their stored bytes again, each behind a 128-byte envelope header */
-  CHECK_EQ_INT(rep.backends[0].blobs_sealed, 2);
+  CHECK_EQ_INT(rep.backends[0].blobs_sealed, 0);
   size_t sealed = 0;
-  check_sealed(f.in_path, f.out_path, &sealed);
+  check_sealed(f.in_path, f.out_path, &sealed); /* enveloped, payload an XPB1 container */
   CHECK_EQ_INT(sealed, 2);
+  /* container = 64-byte header + 24-byte entries (to a multiple of 64) + the flatbuffer (same) */
+  pte_xnn_header hm, hl;
+  CHECK_OK(pte_xnn_parse_header(f.mlp.data, f.mlp.size, &hm, &err));
+  CHECK_OK(pte_xnn_parse_header(f.lin.data, f.lin.size, &hl, &err));
+  const uint64_t xpb_mlp = ((64 + 3 * 24 + 63) / 64) * 64 + ((hm.flatbuffer_size + 63) / 64) * 64;
+  const uint64_t xpb_lin = ((64 + 1 * 24 + 63) / 64) * 64 + ((hl.flatbuffer_size + 63) / 64) * 64;
   const uint64_t blob_bytes = f.mlp.size + f.lin.size;
   CHECK_EQ_INT(rep.backends[0].bytes_before, orig_total + blob_bytes);
-  CHECK_EQ_INT(rep.backends[0].bytes_after, packed_total + blob_bytes + 2 * PTE_PREPARED_HEADER_SIZE);
+  CHECK_EQ_INT(rep.backends[0].bytes_after, packed_total + xpb_mlp + xpb_lin + 2 * PTE_PREPARED_HEADER_SIZE);
   /* the file holds the packed weights instead of (not next to) the portable ones: it grows by
    * the packing overhead (panel padding + envelopes) plus segment alignment at most */
   const off_t s0 = file_size(f.in_path), s1 = file_size(f.out_path);
   CHECK_EQ_INT(rep.size_before, s0);
   CHECK_EQ_INT(rep.size_after, s1);
-  CHECK_MSG(s1 <= s0 + (off_t)(packed_total - orig_total) + 4 * 128, "prepared %lld bytes, portable %lld, delta %zu",
-            (long long)s1, (long long)s0, packed_total - orig_total);
+  const off_t grown = (off_t)(xpb_mlp + xpb_lin + 2 * PTE_PREPARED_HEADER_SIZE) - (off_t)blob_bytes;
+  CHECK_MSG(s1 <= s0 + (off_t)(packed_total - orig_total) + (grown > 0 ? grown : 0) + 4 * 128,
+            "prepared %lld bytes, portable %lld, delta %zu", (long long)s1, (long long)s0, packed_total - orig_total);
   /* stored values: weights in the envelope with this machine's fingerprint, biases unchanged */
   char fp[33];
   this_fp(fp);
@@ -307,17 +315,29 @@ TEST(corrupted_prepared_values) {
   char bad[300];
   snprintf(bad, sizeof bad, "%s.bad", f.out_path);
   xp_result r;
+  /* The weights' blobs list them in their XPB1 containers, so the load does not read them: the
+   * checks below run at the first execute, before any kernel reads the bytes (r.loaded). */
   /* the packed header disagrees with the node (NR + 1) */
   bytes[env + 128 + 16]++;
   CHECK_OK(test_write_file(bad, bytes, size) == 0 ? PTE_OK : PTE_ERR_ACCESS_FAILED);
   CHECK_STATUS(xp_run(bad, NULL, 0, 1, NULL, &r, &err), PTE_ERR_INVALID_PROGRAM);
   CHECK_CONTAINS(err.msg, "prepared weights of constant");
+  CHECK(r.loaded);
   bytes[env + 128 + 16]--;
   /* the envelope's fingerprint length is out of range */
   bytes[env + 44] = 40;
   CHECK_OK(test_write_file(bad, bytes, size) == 0 ? PTE_OK : PTE_ERR_ACCESS_FAILED);
   CHECK_STATUS(xp_run(bad, NULL, 0, 1, NULL, &r, &err), PTE_ERR_INVALID_PROGRAM);
   CHECK_CONTAINS(err.msg, "fingerprint length");
+  CHECK(r.loaded);
+  bytes[env + 44] = (uint8_t)strlen(this_fp((char[33]){0}));
+  /* the envelope's payload is 64 bytes shorter than the container records (a valid envelope) */
+  bytes[env + 88] = (uint8_t)(bytes[env + 88] - 64);
+  CHECK_OK(test_write_file(bad, bytes, size) == 0 ? PTE_OK : PTE_ERR_ACCESS_FAILED);
+  CHECK_STATUS(xp_run(bad, NULL, 0, 1, NULL, &r, &err), PTE_ERR_INVALID_PROGRAM);
+  CHECK_CONTAINS(err.msg, "is not what its prepared blob records");
+  CHECK(r.loaded);
+  bytes[env + 88] = (uint8_t)(bytes[env + 88] + 64);
   /* prepared for another data-format version: 0x30 even with repack_prepared */
   bytes[env + 44] = (uint8_t)strlen(this_fp((char[33]){0}));
   bytes[env + 40] = 7;
@@ -326,6 +346,11 @@ TEST(corrupted_prepared_values) {
   pte_backend_load_options bo = {PTE_XNNPACK_BACKEND_ID, &o, 1};
   CHECK_STATUS(xp_run(bad, &bo, 1, 1, NULL, &r, &err), PTE_ERR_DELEGATE_INVALID_COMPATIBILITY);
   CHECK_CONTAINS(err.msg, "format 7");
+  CHECK(!r.loaded); /* repack_prepared reads every prepared value at init */
+  /* without the option the first execute finds it */
+  CHECK_STATUS(xp_run(bad, NULL, 0, 1, NULL, &r, &err), PTE_ERR_DELEGATE_INVALID_COMPATIBILITY);
+  CHECK_CONTAINS(err.msg, "format 7");
+  CHECK(r.loaded);
   bytes[env + 40] = 1;
   CHECK_OK(test_write_file(bad, bytes, size) == 0 ? PTE_OK : PTE_ERR_ACCESS_FAILED);
   CHECK_OK(xp_run(bad, NULL, 0, 1, NULL, &r, &err));

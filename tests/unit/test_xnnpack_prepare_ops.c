@@ -52,7 +52,8 @@ static void conv_case(pte_xnn_constants_mode mode, const char *name) {
         test_fail(__FILE__, __LINE__, "%s: packs %llu -> %llu, prepared %llu", name,
                   (unsigned long long)before.load_stats.packs, (unsigned long long)after.load_stats.packs,
                   (unsigned long long)after.load_stats.prepared);
-      const unsigned want_named = mode == PTE_XNN_CONSTANTS_NAMED ? 4 : 0, want_blobs = mode == PTE_XNN_CONSTANTS_NAMED ? 0 : 4;
+      const unsigned want_named = mode == PTE_XNN_CONSTANTS_NAMED ? 4 : 0, want_blobs = 4; /* named: XPB1 containers listing
+                                                                             the packed keys; inline: with the constants */
       if (rep.backends[0].named_replaced != want_named || rep.backends[0].blobs_replaced != want_blobs)
         test_fail(__FILE__, __LINE__, "%s: replaced %u named, %u blobs", name, rep.backends[0].named_replaced,
                   rep.backends[0].blobs_replaced);

@@ -150,6 +150,7 @@ typedef struct xp_result {
   size_t count;
   pte_xnnpack_stats load_stats; /* what the method load did with weights */
   double load_ms;
+  bool loaded; /* the method load succeeded (a failure after it came from execute) */
 } xp_result;
 
 static inline void xp_result_free(xp_result *r) {
@@ -218,6 +219,7 @@ static inline pte_status xp_run(const char *path, const pte_backend_load_options
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->load_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     pte_xnnpack_stats_get(&res->load_stats);
+    res->loaded = s == PTE_OK;
   }
   if (s == PTE_OK) s = xt_fill_inputs(m, seed, shape0, inbuf, NULL, err);
   if (s == PTE_OK) s = pte_method_execute(m, err);
