@@ -136,6 +136,30 @@ static bool same_layout(const pte_xnn_packed_info *a, const pte_xnn_packed_info 
          a->n_panels == b->n_panels && a->panel_stride == b->panel_stride && a->total_size == b->total_size;
 }
 
+/* The envelope around prepared weights an XPB1 NAMED entry vouched for (w->prep_deferred): this
+ * backend, format and machine, and its payload exactly the bytes init took. */
+static pte_status deferred_envelope(pte_xnn_delegate *d, size_t ni, const pte_xnn_value *w, const uint8_t *payload,
+                                    size_t size, pte_error_info *err) {
+  const char *name = pte_xnn_node_name(d->nodes[ni].type);
+  pte_prepared_info pi;
+  bool foreign = false;
+  pte_status s = pte_xnn_envelope_check(payload - PTE_PREPARED_HEADER_SIZE, PTE_PREPARED_HEADER_SIZE + size, d->k, false,
+                                        &pi, &foreign, err);
+  if (s == PTE_ERR_NOT_FOUND)
+    return NERR(PTE_ERR_INVALID_PROGRAM,
+                "xnnpack: node %zu (%s): constant %u is listed as prepared by its blob but its value is not a "
+                "prepared-data envelope",
+                ni, name, w->const_index);
+  if (s != PTE_OK) return s;
+  if (pi.payload != payload || pi.payload_size != size)
+    return NERR(PTE_ERR_INVALID_PROGRAM,
+                "xnnpack: node %zu (%s): the envelope of constant %u (payload %llu bytes at %llu) is not what its "
+                "prepared blob records (%zu bytes at %u)",
+                ni, name, w->const_index, (unsigned long long)pi.payload_size, (unsigned long long)pi.payload_offset,
+                size, PTE_PREPARED_HEADER_SIZE);
+  return PTE_OK;
+}
+
 /* Packed weights stored by `pte prepare` (w->prep): `groups` XPW1 blobs, `one` bytes apart, for
  * the layout `want`. Used in place when they match exactly (the common case: no packing, no
  * copy); copied when misaligned or inside a processed blob that does not outlive the delegate;
@@ -146,11 +170,15 @@ static pte_status use_prepared(pte_xnn_delegate *d, pte_xnn_node *n, const pte_x
   const char *name = pte_xnn_node_name(n->type);
   const uint8_t *src = w->prep;
   bool same = groups > 0 && one > 0 && w->prep_size / one == groups && w->prep_size % one == 0;
-  if (w->prep_deferred) {
+  if (w->prep_deferred && ((uintptr_t)src & 63u) != 0) {
+    /* not usable in place (a loader's unaligned buffer): checked now, then copied below */
+    pte_status s = deferred_envelope(d, ni, w, src, w->prep_size, err);
+    if (s != PTE_OK) return s;
+  } else if (w->prep_deferred) {
     /* not read at init: used in place as the sizes say; the first execute checks the envelope
      * and every group's panel header against `want` (pte_xnn_check_deferred) before a kernel
      * reads the bytes */
-    if (!same || ((uintptr_t)src & 63u) != 0)
+    if (!same)
       return NERR(PTE_ERR_INVALID_PROGRAM,
                   "xnnpack: node %zu (%s): the prepared weights of constant %u do not match this node "
                   "(expected kind %u, NR %u, N %u, K %u, %zu group(s))",
@@ -224,17 +252,8 @@ pte_status pte_xnn_check_deferred(pte_xnn_delegate *d, pte_error_info *err) {
     if (!n->prep_check) continue;
     const pte_xnn_value *w = &d->values[n->in[1]];
     const char *name = pte_xnn_node_name(n->type);
-    const uint8_t *env = n->packed.bytes - PTE_PREPARED_HEADER_SIZE;
-    pte_prepared_info pi;
-    bool foreign = false;
-    pte_status s = pte_xnn_envelope_check(env, PTE_PREPARED_HEADER_SIZE + n->packed.size, d->k, false, &pi, &foreign, err);
+    pte_status s = deferred_envelope(d, ni, w, n->packed.bytes, n->packed.size, err);
     if (s != PTE_OK) return s;
-    if (pi.payload != n->packed.bytes || pi.payload_size != n->packed.size)
-      return NERR(PTE_ERR_INVALID_PROGRAM,
-                  "xnnpack: node %zu (%s): the envelope of constant %u (payload %llu bytes at %llu) is not what its "
-                  "prepared blob records (%zu bytes at %u)",
-                  ni, name, w->const_index, (unsigned long long)pi.payload_size,
-                  (unsigned long long)pi.payload_offset, n->packed.size, PTE_PREPARED_HEADER_SIZE);
     for (uint32_t g = 0; g < n->n_groups; g++) {
       pte_xnn_packed_info h;
       if (!pte_xnn_packed_header_read(n->packed.bytes + (size_t)g * n->group_stride, n->group_stride, &h) ||
