@@ -251,7 +251,10 @@ TEST(cli_generate) {
     int64_t peak = j ? test_json_int(test_json_get(j, "peak_rss_bytes"), -1) : -1;
     int64_t anon = j ? test_json_int(test_json_get(j, "peak_rss_anon_bytes"), -1) : -1;
     int64_t file = j ? test_json_int(test_json_get(j, "rss_file_bytes_at_peak_anon"), -1) : -1;
-    CHECK_MSG(anon > 0 && file > 0 && anon <= peak && anon + file <= peak + 4096 * 16, "peak %lld anon %lld file %lld",
+    /* the kernel's RSS counters are per-CPU approximations (off by up to a batch of pages per CPU
+     * and counter), so the sum of the two current counters is only checked against the peak
+     * within 4 MiB */
+    CHECK_MSG(anon > 0 && file > 0 && anon <= peak && anon + file <= peak + (4 << 20), "peak %lld anon %lld file %lld",
               (long long)peak, (long long)anon, (long long)file);
     test_json_free(j);
   }
