@@ -84,10 +84,10 @@ static float *ref_gen_q4(uint64_t seed, uint32_t tid, size_t rows, size_t cols, 
  * inv = 255 / (max - min) (1 if empty), the zero point nudged to an integer, q = clamp(rint(x * inv
  * + zp)) with an fp32 multiply and an fp32 add, scale 1 / inv in fp32; y = the dequantized values
  * (q - zp) * scale.
- * A rounding whose x * inv + zp lies within 2^-20 |x * inv| (8-16 fp32 ulps) of a tie is recorded (llama_ref_ties):
- * there the documented rule leaves the outcome to ulp-level differences of the fp32 activation
- * (whose operators do not fix their summation order), so the other rounding is as valid; the
- * roundings listed by llama_ref_set_flips go that other way. */
+ * A rounding whose x * inv + zp lies within 2^-12 of a tie (16 fp32 ulps of the row's extreme
+ * values) is recorded (llama_ref_ties): there the documented rule leaves the outcome to ulp-level
+ * differences of the fp32 activation (whose operators do not fix their summation order), so the
+ * other rounding is as valid; the roundings listed by llama_ref_set_flips go that other way. */
 static void ref_qd8(llama_ref *r, const double *x, size_t n, double *y) {
   float mn = 0.0f, mx = 0.0f;
   for (size_t i = 0; i < n; i++) {

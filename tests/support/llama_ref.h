@@ -19,9 +19,9 @@ typedef struct llama_ref_cfg {
 
 typedef struct llama_ref llama_ref;
 
-/* 8da4w: a per-token int8 rounding the reference made within 16 fp32 ulps of a tie (see ref_qd8 in
- * llama_ref.c): the call-th qd8 conversion since the reset, its element elem, the distance to the
- * tie in units of that bound (0 = an exact tie, 1 = the bound). */
+/* 8da4w: a per-token int8 rounding the reference made within 2^-12 of a tie (x * inv + zp within
+ * 2^-12 of k + 1/2; see ref_qd8 in llama_ref.c): the call-th qd8 conversion since the reset, its
+ * element elem, the distance to the tie in units of that bound (0 = an exact tie, 1 = the bound). */
 typedef struct llama_ref_tie {
   uint32_t call, elem;
   float margin;

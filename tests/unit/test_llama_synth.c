@@ -204,8 +204,8 @@ static int resolve_ties(steps_ctx *c, llama_ref_tie *chosen, size_t *n_flips) {
 
 /* Runs tokens[0..n0) as one call (chunk = n0) or one by one, then decodes the rest one by one,
  * 8 steps in all; compares each step's logits with the reference.
- * 8da4w: where the reference's per-token int8 rounding of an activation lies within 16 fp32 ulps
- * of a tie, the documented rule does not fix the outcome (the fp32 activation itself is only
+ * 8da4w: where the reference's per-token int8 rounding of an activation lies within 2^-12 of a
+ * tie (16 fp32 ulps of the row's extreme values), the documented rule does not fix the outcome (the fp32 activation itself is only
  * defined to a few ulps: its operators do not fix their summation order), and one rounding the
  * other way changes the logits of the 12-layer model by its int8 quantization noise (0.3-1%), so
  * such roundings may go the other way (resolve_ties). */
