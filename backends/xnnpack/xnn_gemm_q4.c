@@ -8,6 +8,14 @@ static inline uint32_t q4_ld32(const uint8_t *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
+/* Sum of n int8 values (an activation row's block sums). */
+typedef int32_t (*q4_sum_fn)(const int8_t *p, size_t n);
+static int32_t q4_sum_i8_scalar(const int8_t *p, size_t n) {
+  int32_t s = 0;
+  for (size_t k = 0; k < n; k++) s += p[k];
+  return s;
+}
+
 static inline float q4_epilogue(float f, float zp_ksum, float s, float bias, float vmin, float vmax) {
   return pte_xnn_clampf((f - zp_ksum) * s + bias, vmin, vmax);
 }
@@ -110,6 +118,20 @@ pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx2(void) {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? q4_tile_avx2 : NULL;
 }
 
+/* Sum of n int8 values: bytes biased to unsigned (x ^ 0x80 = x + 128) summed by vpsadbw 32 at a time. */
+__attribute__((target("avx2"))) static int32_t q4_sum_i8_avx2(const int8_t *p, size_t n) {
+  const __m256i bias = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256();
+  __m256i acc = zero;
+  size_t k = 0;
+  for (; k + 32 <= n; k += 32)
+    acc = _mm256_add_epi64(acc, _mm256_sad_epu8(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + k)), bias), zero));
+  const __m128i h = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  int64_t s = _mm_cvtsi128_si64(h) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(h, h)) - 128 * (int64_t)k;
+  for (; k < n; k++) s += p[k];
+  return (int32_t)s;
+}
+static q4_sum_fn q4_sum_avx2(void) { return __builtin_cpu_supports("avx2") ? q4_sum_i8_avx2 : NULL; }
+
 /* AVX-512 VNNI: up to 4 rows, 16 columns in one register; vpdpbusd multiplies the unsigned
  * nibbles by the signed activations 4 at a time; low and high nibbles in separate accumulators. */
 #define PTE_Q4_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
@@ -183,13 +205,19 @@ PTE_Q4_VNNI static void q4_tile_vnni(size_t mr, size_t nc, size_t kp, size_t nb,
  * chunks (32 k) per step, low and high nibbles in separate accumulators. */
 PTE_Q4_VNNI static void q4_gemv2_vnni(size_t nc0, size_t nc1, size_t nb, size_t bl, bool blockwise, const int8_t *a8,
                                       const int32_t *asum, float ascale, int32_t azp, const uint8_t *pa,
-                                      const uint8_t *pb, float *c, float vmin, float vmax) {
+                                      const uint8_t *pb, float *c, float vmin, float vmax, const uint8_t *pf,
+                                      size_t pfn) {
   const uint8_t *a = (const uint8_t *)a8;
   const size_t sc = blockwise ? ((nb * 32 + 63) & ~(size_t)63) : 0;
   const uint16_t *s0p = (const uint16_t *)(const void *)(pa + 192), *s1p = (const uint16_t *)(const void *)(pb + 192);
   const uint8_t *ch0 = pa + 192 + sc, *ch1 = pb + 192 + sc;
   const __m512i mask = _mm512_set1_epi8(0x0F);
   __m512 f0 = _mm512_setzero_ps(), f1 = _mm512_setzero_ps();
+  /* the next pass's panels [pf, pf + pfn) into L2 while these stream, one line per 64 bytes: the
+   * headers' worth first, then 512 bytes per 32-k step, so they are all requested by the time this
+   * pass ends (the hardware prefetcher alone leaves short panels waiting on memory) */
+  size_t pfo = 0;
+  for (; pfo < pfn && pfo < 2 * (192 + sc); pfo += 64) _mm_prefetch((const char *)(pf + pfo), _MM_HINT_T1);
 #define PTE_Q4_STEP(q)                                                                                   \
   do {                                                                                                   \
     const __m512i xl = _mm512_set1_epi32((int32_t)q4_ld32(a + k + 8 * (q)));                             \
@@ -207,6 +235,10 @@ PTE_Q4_VNNI static void q4_gemv2_vnni(size_t nc0, size_t nc1, size_t nb, size_t 
     size_t k = b * bl;
     const size_t kend = k + bl;
     for (; k + 32 <= kend; k += 32, ch0 += 256, ch1 += 256) {
+      if (pfo < pfn) {
+        for (size_t i = 0; i < 512; i += 64) _mm_prefetch((const char *)(pf + pfo + i), _MM_HINT_T1);
+        pfo += 512;
+      }
       PTE_Q4_STEP(0);
       PTE_Q4_STEP(1);
       PTE_Q4_STEP(2);
@@ -253,6 +285,7 @@ pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx512vnni(void) {
              : NULL;
 }
 #else
+static q4_sum_fn q4_sum_avx2(void) { return NULL; }
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx2(void) { return NULL; }
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx512vnni(void) { return NULL; }
 pte_xnn_q4_gemv2_fn pte_xnn_q4_gemv2_avx512vnni(void) { return NULL; }
@@ -296,9 +329,11 @@ static void q4_region(const q4_job *j, size_t m0, size_t m1, size_t p0, size_t p
     const pte_xnn_qrow q = j->rows[m0 / j->row_div];
     for (; p0 + 2 <= p1; p0 += 2) {
       const size_t n0 = p0 * PTE_XNN_Q4_NR, nc1 = j->n - n0 - PTE_XNN_Q4_NR;
+      const size_t next = p1 - p0 - 2 < 2 ? p1 - p0 - 2 : 2; /* panels of the next pass */
       j->gemv2(PTE_XNN_Q4_NR, nc1 < PTE_XNN_Q4_NR ? nc1 : PTE_XNN_Q4_NR, j->nb, j->bl, j->blockwise, j->a + m0 * j->lda,
                j->asum + m0 * j->nb, q.scale, q.zero_point, j->base + p0 * j->stride, j->base + (p0 + 1) * j->stride,
-               j->c + m0 * j->ldc + n0, j->vmin, j->vmax);
+               j->c + m0 * j->ldc + n0, j->vmin, j->vmax, next ? j->base + (p0 + 2) * j->stride : NULL,
+               next * j->stride);
     }
   }
   for (size_t p = p0; p < p1; p++) {
@@ -349,15 +384,15 @@ void pte_xnn_qd8_q4_gemm(pte_xnn_exec *x, const uint8_t *packed, size_t m, const
   j.gemv2 = x->k->isa == PTE_XNN_KISA_AVX512 ? pte_xnn_q4_gemv2_avx512vnni() : NULL;
   j.rows = rows, j.row_div = row_div ? row_div : 1, j.m = m, j.c = c, j.ldc = ldc, j.vmin = vmin, j.vmax = vmax;
   /* block sums of every row (and rows padded to kp when K is not a multiple of 8) */
+  q4_sum_fn sum = x->k->isa != PTE_XNN_KISA_SCALAR ? q4_sum_avx2() : NULL;
+  if (!sum) sum = q4_sum_i8_scalar;
   int32_t *asum = (int32_t *)(void *)x->shared;
   int8_t *pad = (int8_t *)(x->shared + (((m * j.nb * sizeof(int32_t)) + 63) & ~(size_t)63));
   for (size_t r = 0; r < m; r++) {
     const int8_t *ar = a + r * lda;
     for (size_t b = 0; b < j.nb; b++) {
-      int32_t s = 0;
       const size_t k1 = b * j.bl + j.bl < kdim ? b * j.bl + j.bl : kdim;
-      for (size_t k = b * j.bl; k < k1; k++) s += ar[k];
-      asum[r * j.nb + b] = s;
+      asum[r * j.nb + b] = sum(ar + b * j.bl, k1 - b * j.bl);
     }
     if (j.kp != kdim) {
       memcpy(pad + r * j.kp, ar, kdim);

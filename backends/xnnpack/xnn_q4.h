@@ -68,10 +68,11 @@ void pte_xnn_q4_tile_scalar(size_t mr, size_t nc, size_t kp, size_t nb, size_t b
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx2(void);        /* NULL if not compiled */
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_avx512vnni(void);  /* NULL if not compiled or not on this CPU */
 pte_xnn_q4_tile_fn pte_xnn_q4_tile_for(const pte_xnn_kernels *k);
-/* One row over two adjacent panels (nc0 columns of the first, nc1 of the second, output c[0..32)). */
+/* One row over two adjacent panels (nc0 columns of the first, nc1 of the second, output c[0..32)).
+ * [pf, pf + pfn): the panels of the next pass, prefetched into L2 (NULL, 0: none). */
 typedef void (*pte_xnn_q4_gemv2_fn)(size_t nc0, size_t nc1, size_t nb, size_t bl, bool blockwise, const int8_t *a,
                                     const int32_t *asum, float ascale, int32_t azp, const uint8_t *pa, const uint8_t *pb,
-                                    float *c, float vmin, float vmax);
+                                    float *c, float vmin, float vmax, const uint8_t *pf, size_t pfn);
 pte_xnn_q4_gemv2_fn pte_xnn_q4_gemv2_avx512vnni(void); /* NULL if not compiled or not on this CPU */
 
 /* Shared scratch bytes for m rows of K (block sums, padded rows when K % 8 != 0). */

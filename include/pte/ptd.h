@@ -58,6 +58,7 @@ typedef struct pte_ptd {
   const uint8_t *fb;
   size_t fb_size;
   uint32_t root;
+  bool named_sorted; /* named_data keys in byte order (pte's writer): lookups by binary search */
   uint64_t file_size;
   pte_flat_tensor_header header;
 } pte_ptd;

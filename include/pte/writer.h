@@ -433,7 +433,9 @@ pte_status pte_ptd_writer_add_tensor(pte_ptd_writer *w, const char *key, int dty
 /* An opaque entry (no TensorLayout), aligned to `alignment` (0 = tensor_alignment). */
 pte_status pte_ptd_writer_add_blob(pte_ptd_writer *w, const char *key, const pte_source *src, uint64_t alignment,
                                    pte_error_info *err);
-/* Writes and publishes (see pte_writer_write). */
+/* Writes and publishes (see pte_writer_write). named_data is written in key byte order (segments in
+ * insertion order), so pte_ptd_load finds keys by binary search; files from other writers are
+ * searched linearly. */
 pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_error_info *err);
 pte_status pte_ptd_writer_write_file(pte_ptd_writer *w, const char *path, const pte_file_writer_options *fopt,
                                      pte_error_info *err);

@@ -1,5 +1,12 @@
 /* kernels/portable/op_binary.c — add, sub, rsub, mul, div, pow, atan2, fmod, remainder,
  * floor_divide, maximum, minimum (tensor and Scalar overloads). */
+/* As in kutil_nn.c: GCC at -O2 leaves the float32 runs scalar (the output may alias an input, and
+ * -O2's cost model adds no runtime alias check); -O3 vectorises them behind one. Elementwise IEEE
+ * operations: the same results either way. The pragma is standard C (ignored by other compilers). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__)
+#pragma GCC optimize("O3")
+#endif
+
 #include <math.h>
 
 #include "portable/portable_binary.h"

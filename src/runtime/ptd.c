@@ -30,7 +30,8 @@ static pte_status ptd_find(const pte_ptd *p, const char *key, ptd_entry *e) {
   if (!p || !p->fb || !key) return PTE_ERR_INVALID_ARGUMENT;
   pte_fb_table rt = ptd_root(p);
   pte_fb_vec named = pte_ft_FlatTensor_named_data(rt);
-  uint32_t i = pte_rt_find_key(named, pte_ft_NamedData_key_SLOT, key);
+  uint32_t i = p->named_sorted ? pte_rt_find_key_sorted(named, pte_ft_NamedData_key_SLOT, key)
+                               : pte_rt_find_key(named, pte_ft_NamedData_key_SLOT, key);
   if (i == UINT32_MAX) return PTE_ERR_NOT_FOUND;
   e->nd = pte_fb_vec_table(named, i);
   e->segment_index = pte_ft_NamedData_segment_index(e->nd);
@@ -211,6 +212,7 @@ pte_status pte_ptd_load(const pte_data_loader *loader, pte_ptd *out, pte_error_i
   if (!pte_fb_table_present(rt)) return ptd_fail(p, pte_error_set(err, BADX, ".ptd root table is malformed"));
   s = validate_entries(p, rt, err);
   if (s != PTE_OK) return ptd_fail(p, s);
+  p->named_sorted = pte_rt_keys_sorted(pte_ft_FlatTensor_named_data(rt), pte_ft_NamedData_key_SLOT);
   p->base.vt = &ptd_vt;
   if (err) {
     err->status = PTE_OK;

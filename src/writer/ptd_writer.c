@@ -1,5 +1,6 @@
 /* ptd_writer.c — the .ptd (FlatTensor) writer: same sources and streaming as the program writer. */
 #include <string.h>
+#include <stdlib.h>
 
 #include "format/flatbuf.h"
 #include "pte/headers.h"
@@ -126,6 +127,15 @@ pte_status pte_ptd_writer_add_blob(pte_ptd_writer *w, const char *key, const pte
   return PTE_OK;
 }
 
+typedef struct ptdw_key {
+  const char *key;
+  size_t index;
+} ptdw_key;
+
+static int ptdw_key_cmp(const void *x, const void *y) {
+  return strcmp(((const ptdw_key *)x)->key, ((const ptdw_key *)y)->key);
+}
+
 pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_error_info *err) {
   if (!w || !out) return pte_error_set(err, PTE_ERR_INVALID_ARGUMENT, "ptd writer: NULL argument");
   pte_wr_arena_free(&w->out_arena);
@@ -185,7 +195,17 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
     seg_refs[i] = pte_ft_DataSegment_end(&b);
   }
   pte_fb_ref segs_v = pte_ft_FlatTensor_create_segments(&b, seg_refs, n_segs);
-  for (size_t i = 0; i < n; i++) {
+  /* named_data in key byte order (the runtime then finds keys by binary search); the segments
+   * keep insertion order */
+  ptdw_key *order = (ptdw_key *)pte_wr_alloc(a, (n ? n : 1) * sizeof *order);
+  if (!order) {
+    pte_fb_builder_free(&b);
+    return PTD_OOM(err);
+  }
+  for (size_t i = 0; i < n; i++) order[i].key = PTE_WR_AT(w->entries, ptdw_entry, i).key, order[i].index = i;
+  if (n > 1) qsort(order, n, sizeof *order, ptdw_key_cmp);
+  for (size_t j = 0; j < n; j++) {
+    const size_t i = order[j].index;
     ptdw_entry *e = &PTE_WR_AT(w->entries, ptdw_entry, i);
     pte_fb_ref key = pte_fb_create_string(&b, e->key, strlen(e->key));
     pte_fb_ref layout = 0;
@@ -202,7 +222,7 @@ pte_status pte_ptd_writer_write(pte_ptd_writer *w, pte_data_writer *out, pte_err
     pte_ft_NamedData_add_key(&b, key);
     pte_fb_add_u32_forced(&b, pte_ft_NamedData_segment_index_SLOT, (uint32_t)seg_of[i]);
     pte_ft_NamedData_add_tensor_layout(&b, layout);
-    refs[i] = pte_ft_NamedData_end(&b);
+    refs[j] = pte_ft_NamedData_end(&b);
   }
   pte_fb_ref named_v = pte_ft_FlatTensor_create_named_data(&b, refs, n);
   pte_ft_FlatTensor_start(&b);

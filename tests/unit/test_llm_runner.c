@@ -244,6 +244,17 @@ TEST(cli_generate) {
   CHECK_EQ_INT(code, 0);
   int64_t got[16];
   size_t n = json_ids(out, "generated_ids", got, 16);
+  { /* the memory split: anonymous part > 0 and not above the peak (Linux: from /proc/self/status) */
+    char e[128];
+    test_json *j = out ? test_json_parse(out, strlen(out), e, sizeof e) : NULL;
+    CHECK(j != NULL);
+    int64_t peak = j ? test_json_int(test_json_get(j, "peak_rss_bytes"), -1) : -1;
+    int64_t anon = j ? test_json_int(test_json_get(j, "peak_rss_anon_bytes"), -1) : -1;
+    int64_t file = j ? test_json_int(test_json_get(j, "rss_file_bytes_at_peak_anon"), -1) : -1;
+    CHECK_MSG(anon > 0 && file > 0 && anon <= peak && anon + file <= peak + 4096 * 16, "peak %lld anon %lld file %lld",
+              (long long)peak, (long long)anon, (long long)file);
+    test_json_free(j);
+  }
   free(out);
   llama_ref *r = llama_ref_new(&k_cfg);
   double *lg = (double *)malloc(512 * sizeof(double));

@@ -272,6 +272,8 @@ TEST(fc_qb4w) {
       {PTE_XNN_DT_QBINT4, 1, 1024, 640, 32, true, false, false}, /* threaded GEMV */
       {PTE_XNN_DT_QBINT4, 9, 512, 300, 64, true, false, false},  /* threaded prefill, panels split */
       {PTE_XNN_DT_QBINT4, 66, 256, 100, 32, true, false, true},  /* threaded prefill, rows split */
+      {PTE_XNN_DT_QBINT4, 1, 256, 88, 128, true, false, false},  /* decode: 3 panel pairs, the last partial */
+      {PTE_XNN_DT_QBINT4, 1, 96, 40, 32, false, false, false},   /* decode: a pair, then one panel */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) CHECK(q4_check(&cases[i]));
 }
@@ -298,6 +300,8 @@ TEST(fc_qc4w) {
   const q4_case cases[] = {
       {PTE_XNN_DT_QCINT4, 1, 64, 16, 0, true, false, false},
       {PTE_XNN_DT_QCINT4, 3, 38, 17, 0, true, false, false},  /* K % 8 != 0 */
+      {PTE_XNN_DT_QCINT4, 1, 38, 40, 0, true, false, false},  /* decode, K % 8 != 0, a pair then one panel */
+      {PTE_XNN_DT_QCINT4, 1, 100, 64, 0, false, true, false}, /* decode, K % 32 != 0: block sum tail */
       {PTE_XNN_DT_QCINT4, 8, 200, 40, 0, false, true, true},
       {PTE_XNN_DT_QCINT4, 4, 512, 520, 0, true, false, false}, /* threaded */
   };

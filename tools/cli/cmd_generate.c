@@ -35,7 +35,8 @@ static void gen_help(FILE *f) {
           "  --threads N          threads of each XNNPACK delegate (default 1)\n"
           "  --attention-threads N  threads of the llama:: attention kernels (default 1; pays off for\n"
           "                       long prompts / contexts)\n"
-          "  --json               one JSON object: tokens, text, speeds, peak RSS\n"
+          "  --json               one JSON object: tokens, text, speeds, peak RSS (and its anonymous\n"
+          "                       part: peak_rss_anon_bytes)\n"
           "  -h, --help           this help\n"
           "\n"
           "Prints prompt tokens/s, generated tokens/s (decode steps after the first token), time to\n"
@@ -51,7 +52,34 @@ typedef struct gen_state {
   char *text;
   size_t n_text, cap_text;
   bool oom;
+  /* memory, sampled from /proc/self/status (Linux) after the first token, every 64th and at the
+   * end: the largest anonymous (private: heap, arenas, KV cache) RSS and the file-backed RSS then
+   * (the model's mapped pages: clean page cache the OS can drop and read back) */
+  uint64_t peak_anon, file_at_peak;
+  bool have_mem;
 } gen_state;
+
+/* RssAnon and RssFile of this process in bytes; false where /proc/self/status lacks them. */
+static bool gen_rss_split(uint64_t *anon, uint64_t *file) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return false;
+  char line[256];
+  int have = 0;
+  unsigned long long kb;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "RssAnon: %llu kB", &kb) == 1) *anon = (uint64_t)kb * 1024u, have |= 1;
+    else if (sscanf(line, "RssFile: %llu kB", &kb) == 1) *file = (uint64_t)kb * 1024u, have |= 2;
+  }
+  fclose(f);
+  return have == 3;
+}
+
+static void gen_sample_mem(gen_state *g) {
+  uint64_t a = 0, f = 0;
+  if (!gen_rss_split(&a, &f)) return;
+  if (!g->have_mem || a > g->peak_anon) g->peak_anon = a, g->file_at_peak = f;
+  g->have_mem = true;
+}
 
 static void gen_append(gen_state *g, const char *p, size_t n) {
   if (g->n_text + n + 1 > g->cap_text) {
@@ -80,6 +108,7 @@ static bool gen_on_token(void *ctx, int64_t id) {
     g->ids = t, g->cap_ids = c;
   }
   g->ids[g->n_ids++] = id;
+  if (g->n_ids == 1 || g->n_ids % 64 == 0) gen_sample_mem(g);
   const char *piece = NULL;
   size_t len = 0;
   char buf[32];
@@ -257,6 +286,7 @@ static int run_generate(int argc, char **argv) {
   double ptps = st.prompt_seconds > 0 ? (double)st.prompt_tokens / st.prompt_seconds : 0;
   double gtps = st.decode_seconds > 0 ? (double)(st.generated_tokens - 1) / st.decode_seconds : 0;
   uint64_t rss = gen_peak_rss();
+  gen_sample_mem(&g);
   if (s != PTE_OK) {
     if (!json && started) printf("\n");
     fprintf(stderr, "pte generate: %s (0x%02x): %s\n", pte_status_name(s), (unsigned)s, err.msg);
@@ -306,6 +336,10 @@ static int run_generate(int argc, char **argv) {
     jw_kuint(&jw, "threads", (uint64_t)threads);
     jw_kuint(&jw, "attention_threads", (uint64_t)att_threads);
     jw_kuint(&jw, "peak_rss_bytes", rss);
+    if (g.have_mem) {
+      jw_kuint(&jw, "peak_rss_anon_bytes", g.peak_anon);
+      jw_kuint(&jw, "rss_file_bytes_at_peak_anon", g.file_at_peak);
+    }
     jw_obj_end(&jw);
     jw_end(&jw);
   } else if (rc == PTE_EXIT_OK) {
@@ -315,6 +349,10 @@ static int run_generate(int argc, char **argv) {
            st.stopped_at_eos ? ", stopped at EOS" : st.context_full ? ", stopped: the context is full" : "",
            st.first_token_seconds * 1e3, pte_llm_load_seconds(lm) * 1e3,
            threads, (double)rss / 1048576.0);
+    if (g.have_mem)
+      printf("memory: anonymous (heap, arenas, KV cache) at most %.1f MiB; file-backed %.1f MiB then (the model's "
+             "mapped pages: page cache, not a copy)\n",
+             (double)g.peak_anon / 1048576.0, (double)g.file_at_peak / 1048576.0);
   }
   pte_tokenizer_free(g.tok);
   pte_llm_free(lm);
