@@ -21,6 +21,9 @@ struct llama_ref {
     float *an, *wq, *wk, *wv, *wo, *fn, *w1, *w3, *w2;
   } *L;
   double *kc, *vc; /* [layers][seq][kv_heads][hd] */
+  uint32_t calls;  /* qd8 conversions since the last reset */
+  llama_ref_tie ties[LLAMA_REF_MAX_TIES], flips[LLAMA_REF_MAX_FLIPS];
+  size_t n_ties, n_flips;
 };
 
 float llama_ref_weight(uint64_t seed, uint32_t tid, float scale, float bias, uint32_t i) {
@@ -74,18 +77,46 @@ static float *ref_gen_q4(uint64_t seed, uint32_t tid, size_t rows, size_t cols, 
   return p;
 }
 
-/* Per-token dynamic int8 (the qdint8 rule of docs/xnnpack.md): range [min(0, min), max(0, max)],
- * 255 steps, the zero point nudged to an integer; y = the dequantized values. */
-static void ref_qd8(const double *x, size_t n, double *y) {
-  double mn = 0, mx = 0;
-  for (size_t i = 0; i < n; i++) mn = fmin(mn, x[i]), mx = fmax(mx, x[i]);
-  double inv = mx > mn ? 255.0 / (mx - mn) : 1.0;
-  double zp = (-128 + mn * inv) + (127 + mx * inv) > 0 ? -128 - mn * inv : 127 - mx * inv;
-  zp = nearbyint(fmin(127, fmax(-128, zp)));
+/* Per-token dynamic int8, the qdint8 rule of docs/xnnpack.md (XNNPACK's f32 -> qd8 conversion,
+ * whose parameters are computed in fp32: src/xnnpack/quantization.h,
+ * xnn_f32_qd8_asymmetric_quantization_params): the input is the fp32 activation tensor of the
+ * model, so the reference's double value is rounded to fp32 first; range [min(0, min), max(0, max)],
+ * inv = 255 / (max - min) (1 if empty), the zero point nudged to an integer, q = clamp(rint(x * inv
+ * + zp)) with an fp32 multiply and an fp32 add, scale 1 / inv in fp32; y = the dequantized values
+ * (q - zp) * scale.
+ * A rounding whose x * inv + zp lies within 2^-12 of a tie (16 fp32 ulps of the row's extreme
+ * values) is recorded (llama_ref_ties): there the documented rule leaves the outcome to ulp-level
+ * differences of the fp32 activation (whose operators do not fix their summation order), so the
+ * other rounding is as valid; the roundings listed by llama_ref_set_flips go that other way. */
+static void ref_qd8(llama_ref *r, const double *x, size_t n, double *y) {
+  float mn = 0.0f, mx = 0.0f;
   for (size_t i = 0; i < n; i++) {
-    double q = nearbyint(x[i] * inv + zp);
-    q = fmin(127, fmax(-128, q));
-    y[i] = (q - zp) / inv;
+    const float f = (float)x[i];
+    mn = f < mn ? f : mn;
+    mx = f > mx ? f : mx;
+  }
+  const float inv = mx > mn ? 255.0f / (mx - mn) : 1.0f;
+  const float rmin_s = mn * inv, rmax_s = mx * inv;
+  float zp = (-128.0f + rmin_s) + (127.0f + rmax_s) > 0.0f ? -128.0f - rmin_s : 127.0f - rmax_s;
+  zp = rintf(fminf(127.0f, fmaxf(-128.0f, zp)));
+  const float scale = 1.0f / inv;
+  const uint32_t call = r->calls++;
+  for (size_t i = 0; i < n; i++) {
+    const float xi = (float)x[i] * inv;
+    const float v = xi + zp;
+    float q = rintf(v);
+    /* within 2^-12 of a tie: 16 fp32 ulps of the row's extreme values (|x * inv| in [128, 255]) */
+    const double margin = fabs(fabs((double)v - (double)q) - 0.5), tau = 0x1p-12;
+    const float other = q + ((double)v > (double)q ? 1.0f : -1.0f);
+    if (margin <= tau && other >= -128.0f && other <= 127.0f && q >= -128.0f && q <= 127.0f) {
+      bool flip = false;
+      for (size_t k = 0; k < r->n_flips; k++) flip |= r->flips[k].call == call && r->flips[k].elem == (uint32_t)i;
+      if (r->n_ties < LLAMA_REF_MAX_TIES)
+        r->ties[r->n_ties++] = (llama_ref_tie){call, (uint32_t)i, (float)(margin / tau)};
+      if (flip) q = other;
+    }
+    q = fminf(127.0f, fmaxf(-128.0f, q));
+    y[i] = ((double)q - (double)zp) * (double)scale;
   }
 }
 
@@ -182,9 +213,9 @@ static void ref_rope(double *v, int nh, int hd, int p) {
 }
 
 /* The input of a delegated linear: per-token int8 for 8da4w, else as is (into buf). */
-static const double *ref_lin_in(const llama_ref *r, const double *x, size_t n, double *buf) {
+static const double *ref_lin_in(llama_ref *r, const double *x, size_t n, double *buf) {
   if (!r->c.quant) return x;
-  ref_qd8(x, n, buf);
+  ref_qd8(r, x, n, buf);
   return buf;
 }
 
@@ -258,6 +289,28 @@ bool llama_ref_forward(llama_ref *r, const int64_t *tokens, int n, int pos, doub
   }
   free(x), free(h), free(q), free(k), free(v), free(att), free(o), free(g), free(u), free(sc), free(qb);
   return ok;
+}
+
+void llama_ref_reset(llama_ref *r) {
+  const size_t cn = (size_t)r->c.layers * (size_t)r->c.seq * (size_t)r->c.kv_heads * (size_t)r->hd;
+  memset(r->kc, 0, cn * sizeof(double));
+  memset(r->vc, 0, cn * sizeof(double));
+  r->calls = 0;
+  r->n_ties = 0;
+}
+
+uint32_t llama_ref_calls(const llama_ref *r) { return r->calls; }
+
+size_t llama_ref_ties(const llama_ref *r, const llama_ref_tie **ties) {
+  *ties = r->ties;
+  return r->n_ties;
+}
+
+bool llama_ref_set_flips(llama_ref *r, const llama_ref_tie *flips, size_t n) {
+  if (n > LLAMA_REF_MAX_FLIPS || (n && !flips)) return false;
+  if (n) memcpy(r->flips, flips, n * sizeof *flips);
+  r->n_flips = n;
+  return true;
 }
 
 /* ------------------------------------------------------------------ reference kernels */
