@@ -66,7 +66,9 @@ echo
 # ---- 3. prepare
 echo "3. pte prepare mlp.pte -o mlp.prepared.pte (pack once, store the packed weights in the file)"
 run "$T/p1" "$PTE" prepare "$T/mlp.pte" -o "$T/mlp.prepared.pte" --json --no-fsync
-replaced=$(( $(jsum named_replaced "$T/p1") + $(jsum blobs_replaced "$T/p1") ))
+named_rep=$(jsum named_replaced "$T/p1")
+blobs_rep=$(jsum blobs_replaced "$T/p1")
+replaced=$(( named_rep + blobs_rep ))
 prep_ms=$(jnum time_ms "$T/p1")
 run "$T/r2" "$PTE" run "$T/mlp.prepared.pte" --repeat 5 --json --input-fill random --seed 7 --output-dir "$T/out2"
 load2=$(jnum method_load_ms "$T/r2")
@@ -74,7 +76,8 @@ size2=$(size_of "$T/mlp.prepared.pte")
 if [ "$replaced" -eq 0 ]; then
   printf '   %-22s %10s  prepare replaced nothing: this build has no XNNPACK prepare hook\n' "replaced" "0"
 else
-  printf '   %-22s %10s  weight tensors now stored packed (prepare took %s)\n' "replaced" "$replaced" "$(ms "$prep_ms")"
+  printf '   %-22s %10s  weight tensors now stored packed, %s delegate blob(s) rewritten with their index (prepare took %s)\n' \
+    "replaced" "$named_rep" "$blobs_rep" "$(ms "$prep_ms")"
 fi
 printf '   %-22s %10s  -> %s\n' "file size" "$(mib "$mlp_size")" "$(mib "$size2")"
 speedup=$(awk -v a="$load1" -v b="$load2" 'BEGIN { if (b > 0) printf "%.0fx", a / b; else print "-" }')
