@@ -6,15 +6,15 @@
  * 4 KV heads, vocab 16000, seq 256: ~100M parameters), 8da4w then fp32 linears (env QUANT=none or
  * QUANT=8da4w: only that one), and for each, in one run:
  *   1. the read bandwidth of this machine: one and two threads summing a 512 MiB buffer (best of
- *      3 passes, measured right before and right after the decode runs of the same thread count,
- *      the better kept: the machine is shared), the peer every decode number is divided by; and
- *      the same loop over a buffer of one token's weight bytes (best of 9 passes), printed beside
- *      it: when the weights fit the last-level cache they stay there between tokens, and decode
- *      can beat the 512 MiB loop (then this one is the limit that means something);
+ *      3 passes) and a buffer of one token's weight bytes (best of 3x3 passes), each measured right
+ *      before and right after the decode runs of the same thread count, the better kept (the
+ *      machine is shared). When the weights fit the last-level cache they stay there between
+ *      tokens and decode can beat the 512 MiB loop; the limit every decode number is divided by is
+ *      therefore the larger of the two rates;
  *   2. decode tokens/s on 1 and 2 threads (XNNPACK delegates and attention; 8-token prompt, then 64 decode steps, best of 3), the
  *      bytes of weights one decode step reads (every linear weight once + one embedding row), the
- *      achieved weight bandwidth = bytes x tokens/s and ratio = achieved / measured bandwidth
- *      (goal >= 0.70 on one thread);
+ *      achieved weight bandwidth = bytes x tokens/s and ratio = achieved / limit (goal >= 0.70 on
+ *      one thread; the ratio to the 512 MiB loop alone is printed too, without a goal);
  *   3. prefill of 128 tokens in one call, tokens/s (1 and 2 threads);
  *   4. `pte prepare` of the model (its peak RSS), then load_method before / after (median of 3
  *      opens each) and the peak RSS of a `pte generate` run on each file.
@@ -259,35 +259,41 @@ static int run_one(const int *cfg, const char *quant) {
       free(buf);
       return 0;
     }
-    /* the machine is shared: bandwidth measured right before and after the decode runs, best kept */
-    double bwa = read_bandwidth(buf, bw_bytes / 8, threads, &sink);
+    /* the machine is shared: bandwidth measured right before and after the decode runs, best kept;
+     * both over 512 MiB (DRAM) and over a buffer of one token's weight bytes (what those weights
+     * can stream at when they stay in the last-level cache between tokens, as they do when they
+     * fit it); the limit is the larger of the two */
+    const size_t wn = ((size_t)bytes_tok / 8) & ~(size_t)15, wn_c = wn < bw_bytes / 8 ? wn : bw_bytes / 8;
+    double bwa = read_bandwidth(buf, bw_bytes / 8, threads, &sink), bwca = 0;
+    for (int rep = 0; rep < 3; rep++) {
+      const double b = read_bandwidth(buf, wn_c, threads, &sink);
+      if (b > bwca) bwca = b;
+    }
     double dt = decode_tps(lm, 64);
-    double bwb = read_bandwidth(buf, bw_bytes / 8, threads, &sink);
+    double bwb = read_bandwidth(buf, bw_bytes / 8, threads, &sink), bwcb = 0;
+    for (int rep = 0; rep < 3; rep++) {
+      const double b = read_bandwidth(buf, wn_c, threads, &sink);
+      if (b > bwcb) bwcb = b;
+    }
     double pt = prefill_tps(lm, 128 < S ? 128 : S);
     pte_llm_free(lm);
-    /* the same loop over a buffer of the weights' size: what one token's weights can stream at when
-     * they stay in the last-level cache between tokens (they do when they fit it) */
-    const size_t wn = ((size_t)bytes_tok / 8) & ~(size_t)15;
-    double bwc = 0;
-    for (int rep = 0; rep < 3; rep++) {
-      const double b = read_bandwidth(buf, wn < bw_bytes / 8 ? wn : bw_bytes / 8, threads, &sink);
-      if (b > bwc) bwc = b;
-    }
-    double bw = bwa > bwb ? bwa : bwb, achieved = bytes_tok * dt, ratio = achieved / bw;
+    double bw = bwa > bwb ? bwa : bwb, bwc = bwca > bwcb ? bwca : bwcb, achieved = bytes_tok * dt;
+    double limit = bw > bwc ? bw : bwc, ratio = achieved / limit;
     printf("read bandwidth (%d thread%s): %.2f GB/s before, %.2f GB/s after the decode runs [%llu]\n", threads,
            threads > 1 ? "s" : "", bwa / 1e9, bwb / 1e9, (unsigned long long)(sink & 1));
-    printf("read bandwidth over %.1f MiB (the weights' size; %d thread%s): %.2f GB/s; decode streams %.0f%% of it\n",
-           (double)wn * 8 / 1048576.0, threads, threads > 1 ? "s" : "", bwc / 1e9, 100 * achieved / bwc);
+    printf("read bandwidth over %.1f MiB (the weights' size; %d thread%s): %.2f GB/s before, %.2f GB/s after\n",
+           (double)wn_c * 8 / 1048576.0, threads, threads > 1 ? "s" : "", bwca / 1e9, bwcb / 1e9);
     char cc[200], goal[32];
     snprintf(cc, sizeof cc, "%s, %d thread%s", c, threads, threads > 1 ? "s" : "");
-    printf("%d thread%s: decode %.2f tokens/s = %.2f GB/s of weights (%.0f%% of %.2f GB/s measured); prefill 128: %.1f "
-           "tokens/s\n",
-           threads, threads > 1 ? "s" : "", dt, achieved / 1e9, 100 * ratio, bw / 1e9, pt);
+    printf("%d thread%s: decode %.2f tokens/s = %.2f GB/s of weights (%.0f%% of the %.2f GB/s limit; %.0f%% of 512 MiB "
+           "reads); prefill 128: %.1f tokens/s\n",
+           threads, threads > 1 ? "s" : "", dt, achieved / 1e9, 100 * ratio, limit / 1e9, 100 * achieved / bw, pt);
     snprintf(goal, sizeof goal, threads == 1 ? ">= 0.70" : "-");
-    pte_bench_result("llm", cc, "decode weight bandwidth / read bandwidth", "GB/s", achieved / 1e9, "memory read", bw / 1e9,
-                     ratio, goal, threads == 1 ? pte_bench_check(ratio >= 0.70) : PTE_BENCH_NO_GOAL);
-    pte_bench_result("llm", cc, "decode weight bandwidth / read bandwidth over the weights' size", "GB/s", achieved / 1e9,
-                     "memory read (weights' size)", bwc / 1e9, achieved / bwc, "-", PTE_BENCH_NO_GOAL);
+    pte_bench_result("llm", cc, "decode weight bandwidth / read bandwidth limit (max of 512 MiB and weights-sized reads)",
+                     "GB/s", achieved / 1e9, "memory read", limit / 1e9, ratio, goal,
+                     threads == 1 ? pte_bench_check(ratio >= 0.70) : PTE_BENCH_NO_GOAL);
+    pte_bench_result("llm", cc, "decode weight bandwidth / 512 MiB read bandwidth", "GB/s", achieved / 1e9,
+                     "memory read (512 MiB)", bw / 1e9, achieved / bw, "-", PTE_BENCH_NO_GOAL);
     pte_bench_result("llm", cc, "decode", "tokens/s", dt, NULL, -1, NAN, "-", PTE_BENCH_NO_GOAL);
     pte_bench_result("llm", cc, "prefill 128 tokens", "tokens/s", pt, NULL, -1, NAN, "-", PTE_BENCH_NO_GOAL);
   }
