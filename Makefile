@@ -49,9 +49,9 @@ test-asan:
 # The threading tests under ThreadSanitizer (docs/robustness.md).
 test-tsan:
 	@$(CMAKE) -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTE_SANITIZE=thread >/dev/null
-	@$(CMAKE) --build $(BUILD_TSAN) -j $(JOBS) --target test_concurrency
+	@$(CMAKE) --build $(BUILD_TSAN) -j $(JOBS) --target test_concurrency test_xnnpack_threadpool
 	@cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-		$(CTEST) --output-on-failure -R '^test_concurrency$$'
+		$(CTEST) --output-on-failure -R '^(test_concurrency|test_xnnpack_threadpool)$$'
 
 # Valgrind memcheck over `pte run` on every corpus program.
 valgrind: all

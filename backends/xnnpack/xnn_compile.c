@@ -102,7 +102,7 @@ void pte_xnn_delegate_destroy(pte_xnn_delegate *d) {
   for (size_t i = 0; i < d->n_nodes; i++) free(d->nodes[i].dwq);
   for (size_t i = 0; i < d->n_bufs; i++) pte_freeable_buffer_free(&d->bufs[i]);
   for (size_t i = 0; i < d->n_owned; i++) free(d->owned[i]);
-  pte_xnn_pool_destroy(d->pool);
+  pte_xnn_pool_release(d->pool);
   pte_xnn_aligned_free(d->arena);
   free(d->prof_ns);
   free(d->prof_calls);
@@ -238,7 +238,7 @@ pte_status pte_xnn_delegate_init_internal(const void *blob, size_t size, const p
   d->k = k;
   d->threads = threads < 1 ? 1 : threads;
   if (d->threads > 1) { /* before packing: large weights are packed in parallel */
-    d->pool = pte_xnn_pool_create(d->threads);
+    d->pool = pte_xnn_pool_acquire(d->threads);
     d->threads = pte_xnn_pool_threads(d->pool);
   }
   d->repack_prepared = cfg->repack_prepared;

@@ -318,6 +318,12 @@ typedef struct pte_xnn_pool pte_xnn_pool;
 /* fn(ctx, item, tid) for item in [0, n); tid < pool threads. */
 typedef void (*pte_xnn_task_fn)(void *ctx, size_t item, int tid);
 pte_xnn_pool *pte_xnn_pool_create(int threads); /* NULL if threads <= 1 or creation failed */
+/* The process-wide pool of `threads` threads (created on first use; NULL as create), shared by
+ * every delegate that asks for that count; give it back with pte_xnn_pool_release (the last
+ * release destroys it). A caller owns a pool from begin to end (or for one parallel call); a
+ * caller on another thread meanwhile runs its items serially. */
+pte_xnn_pool *pte_xnn_pool_acquire(int threads);
+void pte_xnn_pool_release(pte_xnn_pool *p);
 void pte_xnn_pool_destroy(pte_xnn_pool *p);
 int pte_xnn_pool_threads(const pte_xnn_pool *p); /* 1 for NULL */
 void pte_xnn_parallel(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n);

@@ -13,9 +13,17 @@
  * yielding the core after TP_YIELD_AFTER_NS), and for TP_LINGER_NS after end, so back-to-back
  * executes skip the sleep / wake-up round trip (KWS qs8, 2 threads: 0.10 -> 0.05 ms per execute
  * on the test VM); then they sleep on a condition variable. The caller wakes sleepers only when
- * there are any; begin wakes them early when the previous execute used them. */
+ * there are any; begin wakes them early when the previous execute used them.
+ *
+ * Sharing: delegates take their pool from pte_xnn_pool_acquire, one process-wide pool per thread
+ * count (the 49 delegates of a llama decode step then hand work to one worker that is still
+ * spinning from the previous delegate, instead of 49 pools whose workers sleep, wake and linger
+ * against each other). A caller owns the pool for an execute (begin .. end) or for one parallel
+ * call; a caller on another thread that finds it owned runs its items itself, serially (same
+ * results: items never depend on which thread runs them). */
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -41,7 +49,10 @@ struct pte_xnn_pool {
   atomic_bool active; /* inside an execute: idle workers spin */
   atomic_uint wakes;  /* bumped by a begin that wakes the workers */
   atomic_uint_least64_t ended_at; /* tp_now_ns() at the last end */
-  bool used;          /* a job ran since the last begin (caller thread only) */
+  bool used;          /* a job ran since the last begin (owner only) */
+  atomic_int busy;    /* 1 while one caller owns the pool (an execute, or one parallel call) */
+  int refs;           /* shared pools: delegates holding it (under tp_shared_mu) */
+  bool shared;
   /* job: gen << 48 | n << 24 | next (n, next < 2^24) */
   _Alignas(64) atomic_uint_least64_t word;
   _Alignas(64) atomic_size_t done; /* items finished in the current job */
@@ -155,6 +166,9 @@ pte_xnn_pool *pte_xnn_pool_create(int threads) {
   atomic_init(&p->wakes, 0);
   atomic_init(&p->ended_at, 0);
   p->used = false;
+  atomic_init(&p->busy, 0);
+  p->refs = 0;
+  p->shared = false;
   atomic_init(&p->word, 0);
   atomic_init(&p->done, 0);
   p->fn = NULL;
@@ -194,8 +208,20 @@ void pte_xnn_pool_destroy(pte_xnn_pool *p) {
 
 int pte_xnn_pool_threads(const pte_xnn_pool *p) { return p ? p->threads : 1; }
 
+/* The pool this thread owns for its current execute (begin .. end), if any. */
+static _Thread_local pte_xnn_pool *tp_owned;
+
+static bool tp_try_own(pte_xnn_pool *p) {
+  int idle = 0;
+  return atomic_compare_exchange_strong_explicit(&p->busy, &idle, 1, memory_order_acquire, memory_order_relaxed);
+}
+
+static void tp_disown(pte_xnn_pool *p) { atomic_store_explicit(&p->busy, 0, memory_order_release); }
+
 void pte_xnn_pool_begin(pte_xnn_pool *p) {
-  if (!p) return;
+  if (!p || tp_owned == p) return;
+  if (!tp_try_own(p)) return; /* another thread's execute has it: this one runs serially */
+  tp_owned = p;
   /* when the previous execute ran jobs, wake the sleepers now so that they are spinning by the
    * time the first job comes; a graph whose nodes all run serially never wakes them */
   atomic_store(&p->active, true);
@@ -207,9 +233,11 @@ void pte_xnn_pool_begin(pte_xnn_pool *p) {
 }
 
 void pte_xnn_pool_end(pte_xnn_pool *p) {
-  if (!p) return;
+  if (!p || tp_owned != p) return;
   atomic_store_explicit(&p->ended_at, tp_now_ns(), memory_order_relaxed);
   atomic_store_explicit(&p->active, false, memory_order_relaxed);
+  tp_owned = NULL;
+  tp_disown(p);
 }
 
 void pte_xnn_pool_sleep(pte_xnn_pool *p) {
@@ -240,12 +268,55 @@ static void tp_run(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t base, 
 
 void pte_xnn_parallel(pte_xnn_pool *p, pte_xnn_task_fn fn, void *ctx, size_t n) {
   if (n == 0) return;
-  if (!p || n == 1) {
+  const bool owned = p && tp_owned == p, own_now = p && !owned && n > 1 && tp_try_own(p);
+  if (!p || n == 1 || (!owned && !own_now)) { /* no pool, one item, or the pool is another thread's */
     for (size_t i = 0; i < n; i++) fn(ctx, i, 0);
     return;
   }
   for (size_t base = 0; base < n; base += TP_MAX_ITEMS)
     tp_run(p, fn, ctx, base, n - base < TP_MAX_ITEMS ? n - base : TP_MAX_ITEMS);
+  if (own_now) tp_disown(p);
+}
+
+/* ---- process-wide pools, one per thread count ---- */
+#define TP_SHARED_MAX 8
+static pthread_mutex_t tp_shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static pte_xnn_pool *tp_shared[TP_SHARED_MAX];
+
+pte_xnn_pool *pte_xnn_pool_acquire(int threads) {
+  if (threads <= 1) return NULL;
+  if (threads > PTE_XNN_MAX_THREADS) threads = PTE_XNN_MAX_THREADS;
+  pthread_mutex_lock(&tp_shared_mu);
+  pte_xnn_pool *p = NULL;
+  int free_slot = -1;
+  for (int i = 0; i < TP_SHARED_MAX; i++) {
+    if (tp_shared[i] && tp_shared[i]->threads == threads) {
+      p = tp_shared[i];
+      break;
+    }
+    if (!tp_shared[i] && free_slot < 0) free_slot = i;
+  }
+  if (!p) {
+    p = pte_xnn_pool_create(threads); /* may come back with fewer threads (thread creation failed) */
+    if (p && free_slot >= 0) {
+      p->shared = true;
+      tp_shared[free_slot] = p;
+    }
+  }
+  if (p) p->refs++;
+  pthread_mutex_unlock(&tp_shared_mu);
+  return p;
+}
+
+void pte_xnn_pool_release(pte_xnn_pool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&tp_shared_mu);
+  bool last = --p->refs <= 0;
+  if (last && p->shared)
+    for (int i = 0; i < TP_SHARED_MAX; i++)
+      if (tp_shared[i] == p) tp_shared[i] = NULL;
+  pthread_mutex_unlock(&tp_shared_mu);
+  if (last) pte_xnn_pool_destroy(p);
 }
 
 typedef struct tp_group {

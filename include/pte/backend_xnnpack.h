@@ -28,7 +28,9 @@
  * Memory: the backend's own data (packed weights, the activation arena, the delegate handle)
  * lives on the C heap, as XNNPACK's does; nothing is taken from the method allocator.
  * Threads: a delegate is used by one thread at a time (like a method). With num_threads > 1 it
- * owns a pthread pool of num_threads - 1 workers.
+ * uses the process-wide pool of that many threads (num_threads - 1 pthreads, created with the
+ * first delegate that asks for that count, shared by all of them, ended with the last); while
+ * one execute uses the pool, a delegate executing on another thread runs on its own thread.
  */
 #ifndef PTE_BACKEND_XNNPACK_H
 #define PTE_BACKEND_XNNPACK_H

@@ -2,8 +2,11 @@
  * exactly once, on a valid thread id, with the job's own context, across many back-to-back jobs
  * of varying sizes (0, 1, fewer items than threads, many), inside and outside begin/end, with
  * workers sent to sleep (pte_xnn_pool_sleep) or left idle long enough to fall asleep in between,
- * and with more threads than cores. */
+ * and with more threads than cores; the process-wide pools (pte_xnn_pool_acquire): one per thread
+ * count, owned by one caller at a time, another thread's caller running its items serially, and
+ * two threads driving one shared pool at once. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,11 +162,123 @@ TEST(pool_null_and_serial) {
   CHECK_EQ_INT((int)atomic_load(&j.bad_tid), 0);
 }
 
+TEST(shared_pool_one_per_thread_count) {
+  pte_xnn_pool *a = pte_xnn_pool_acquire(2), *b = pte_xnn_pool_acquire(2), *c = pte_xnn_pool_acquire(3);
+  CHECK(a != NULL && a == b);
+  CHECK(c != NULL && c != a);
+  CHECK_EQ_INT(pte_xnn_pool_threads(a), 2);
+  CHECK_EQ_INT(pte_xnn_pool_threads(c), 3);
+  CHECK(pte_xnn_pool_acquire(1) == NULL);
+  pte_xnn_pool_release(b);
+  pte_xnn_pool *d = pte_xnn_pool_acquire(2); /* a still holds it: the same pool */
+  CHECK(d == a);
+  pte_xnn_pool_release(d);
+  pte_xnn_pool_release(a);
+  pte_xnn_pool_release(c);
+  pte_xnn_pool_release(NULL);
+}
+
+/* While the main thread owns the pool (begin), another thread's parallel call runs every item
+ * itself (tid 0, on that thread); after end it may use the workers again. */
+typedef struct tpt_other {
+  pte_xnn_pool *p;
+  tpt_job *j;
+  pthread_t self;
+  atomic_uint on_other_thread;
+} tpt_other;
+
+static void tpt_other_task(void *ctx, size_t item, int tid) {
+  tpt_other *o = (tpt_other *)ctx;
+  if (pthread_equal(pthread_self(), o->self)) atomic_fetch_add(&o->on_other_thread, 1);
+  tpt_task(o->j, item, tid);
+}
+
+static void *tpt_other_main(void *arg) {
+  tpt_other *o = (tpt_other *)arg;
+  o->self = pthread_self();
+  pte_xnn_parallel(o->p, tpt_other_task, o, o->j->n);
+  return NULL;
+}
+
+TEST(shared_pool_owned_by_another_thread_runs_serially) {
+  pte_xnn_pool *p = pte_xnn_pool_acquire(2);
+  CHECK(p != NULL);
+  if (!p) return;
+  static atomic_uint hits[200];
+  for (size_t i = 0; i < 200; i++) atomic_init(&hits[i], 0);
+  tpt_job j;
+  memset(&j, 0, sizeof j);
+  j.hits = hits, j.n = 200, j.threads = 2, j.work = 200;
+  tpt_other o;
+  memset(&o, 0, sizeof o);
+  o.p = p, o.j = &j;
+  atomic_init(&o.on_other_thread, 0);
+  pte_xnn_pool_begin(p); /* this thread owns it */
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, tpt_other_main, &o) == 0);
+  pthread_join(t, NULL);
+  pte_xnn_pool_end(p);
+  size_t wrong = atomic_load(&j.bad_tid) + atomic_load(&j.out_of_range);
+  for (size_t i = 0; i < 200; i++) wrong += atomic_load(&hits[i]) != 1;
+  CHECK_MSG(wrong == 0, "%zu items not run exactly once", wrong);
+  CHECK_EQ_INT((int)atomic_load(&o.on_other_thread), 200); /* all on the calling thread */
+  CHECK_EQ_INT((int)atomic_load(&j.by_tid[1]), 0);
+  pte_xnn_pool_release(p);
+}
+
+/* Two threads, each bracketing many jobs on the one shared pool: whoever owns it uses the
+ * workers, the other runs serially; every item of every job still runs exactly once. */
+typedef struct tpt_driver {
+  pte_xnn_pool *p;
+  size_t wrong;
+} tpt_driver;
+
+static void *tpt_driver_main(void *arg) {
+  tpt_driver *dr = (tpt_driver *)arg;
+  atomic_uint *hits = (atomic_uint *)malloc(301 * sizeof(atomic_uint));
+  if (!hits) {
+    dr->wrong = 1;
+    return NULL;
+  }
+  unsigned seed = (unsigned)(uintptr_t)arg;
+  for (unsigned it = 0; it < 1500; it++) {
+    seed = seed * 1103515245u + 12345u;
+    size_t n = (size_t)(seed >> 8) % 301;
+    tpt_job j;
+    memset(&j, 0, sizeof j);
+    j.hits = hits, j.n = n, j.threads = 2, j.work = 20, j.tag = it, j.expect_tag = it;
+    for (size_t i = 0; i < n; i++) atomic_init(&hits[i], 0);
+    if (it % 8 == 0) pte_xnn_pool_begin(dr->p);
+    pte_xnn_parallel(dr->p, tpt_task, &j, n);
+    if (it % 8 == 7) pte_xnn_pool_end(dr->p);
+    for (size_t i = 0; i < n; i++) dr->wrong += atomic_load(&hits[i]) != 1;
+    dr->wrong += atomic_load(&j.bad_tid) + atomic_load(&j.out_of_range) + atomic_load(&j.bad_tag);
+  }
+  pte_xnn_pool_end(dr->p);
+  free(hits);
+  return NULL;
+}
+
+TEST(shared_pool_two_threads_at_once) {
+  pte_xnn_pool *p = pte_xnn_pool_acquire(2);
+  CHECK(p != NULL);
+  if (!p) return;
+  tpt_driver d[2] = {{p, 0}, {p, 0}};
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) CHECK(pthread_create(&t[i], NULL, tpt_driver_main, &d[i]) == 0);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  CHECK_MSG(d[0].wrong == 0 && d[1].wrong == 0, "items not run exactly once: %zu, %zu", d[0].wrong, d[1].wrong);
+  pte_xnn_pool_release(p);
+}
+
 int main(void) {
   RUN(pool_runs_every_item_once);
   RUN(pool_wakes_sleeping_workers);
   RUN(pool_workers_take_part);
   RUN(pool_grouped_runs_every_item_once);
   RUN(pool_null_and_serial);
+  RUN(shared_pool_one_per_thread_count);
+  RUN(shared_pool_owned_by_another_thread_runs_serially);
+  RUN(shared_pool_two_threads_at_once);
   return test_summary();
 }
