@@ -77,6 +77,12 @@ const pte_kernel *pte_llm_kernel(size_t i);
 #define PTE_LLM_MAX_THREADS 64
 pte_status pte_llm_kernels_set_threads(int n);
 int pte_llm_kernels_threads(void);
+/* Attention calls of fewer multiply-adds (2 x query positions x key positions x query heads x
+ * head dim) than this run on the calling thread whatever the thread count: a decode step over a
+ * short context takes less time than waking the pool (default 2^20, ~0.1 ms of work; 0 = every
+ * call uses the threads). Process-wide, like the thread count. */
+void pte_llm_kernels_set_min_parallel_work(uint64_t macs);
+uint64_t pte_llm_kernels_min_parallel_work(void);
 
 /* Instruction sets of the attention inner loops. */
 typedef enum pte_llm_isa {

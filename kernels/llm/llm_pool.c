@@ -50,6 +50,13 @@ pte_status pte_llm_kernels_set_threads(int n) {
 
 int pte_llm_kernels_threads(void) { return atomic_load(&llm_pool_want); }
 
+/* attention calls below this many multiply-adds stay on the calling thread */
+static atomic_ullong llm_min_parallel = 1ull << 20;
+
+void pte_llm_kernels_set_min_parallel_work(uint64_t macs) { atomic_store(&llm_min_parallel, (unsigned long long)macs); }
+
+uint64_t pte_llm_kernels_min_parallel_work(void) { return (uint64_t)atomic_load(&llm_min_parallel); }
+
 size_t pte_llm_parallel(llm_task_fn fn, void *ctx, size_t max_parts) {
   size_t n = (size_t)atomic_load(&llm_pool_want);
   if (max_parts < n) n = max_parts;

@@ -156,7 +156,10 @@ static bool sdpa_compute(pte_kernel_context *ctx, const char *op, const sdpa_pro
   const int64_t P0 = SDPA_ROWS / Hq > 1 ? SDPA_ROWS / Hq : 1;
   job.P = P0 < S ? P0 : S;
   job.T = (size_t)(kv_len < SDPA_KEYS ? kv_len : SDPA_KEYS);
-  const int threads = pte_llm_kernels_threads();
+  /* small calls (a decode step over a short context) stay on this thread: waking the pool costs
+   * more than they take */
+  const uint64_t macs = 2ull * (uint64_t)S * (uint64_t)kv_len * (uint64_t)Hq * (uint64_t)D;
+  const int threads = macs < pte_llm_kernels_min_parallel_work() ? 1 : pte_llm_kernels_threads();
   job.chunks = (size_t)(threads < Hkv ? threads : Hkv);
   /* scratch per chunk (at most ceil(Hkv / chunks) heads): qbuf [R x D], acc [R x D],
    * scores [R x T], m, l, alpha [R] */

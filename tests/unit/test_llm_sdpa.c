@@ -339,6 +339,8 @@ static void *thr_main(void *arg) {
 /* Heads split over 1..8 threads give bit-identical outputs (and match the reference through the
  * shape cases); two callers at once (one gets the pool, the other runs alone) both stay exact. */
 TEST(threads_identical_results) {
+  CHECK_EQ_INT((int64_t)pte_llm_kernels_min_parallel_work(), (int64_t)1 << 20);
+  pte_llm_kernels_set_min_parallel_work(0); /* these small cases use the threads too */
   CHECK_STATUS(pte_llm_kernels_set_threads(0), PTE_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(pte_llm_kernels_set_threads(PTE_LLM_MAX_THREADS + 1), PTE_ERR_INVALID_ARGUMENT);
   CHECK_OK(pte_llm_kernels_set_threads(3));
@@ -387,6 +389,7 @@ TEST(threads_identical_results) {
     CHECK_OK(calls[1 + i].status);
     CHECK_MSG(memcmp(calls[0].out->data, calls[1 + i].out->data, nbytes) == 0, "concurrent caller %d differs", i);
   }
+  pte_llm_kernels_set_min_parallel_work(1u << 20); /* the default again */
   ktest_free_all();
 }
 
