@@ -427,6 +427,27 @@ static pte_status analyse(pk_state *st, const uint8_t *blob, size_t size, const 
 
 static bool packable(const slot_use *s) { return s->node >= 0 && !s->other && !s->differ && !s->prepared; }
 
+/* The XPB1 header (the rest of the first PTE_XNN_XPB_HEADER_SIZE bytes must be zero): n entries
+ * in the table right after it, the flatbuffer of fbs bytes at fbo. */
+static void xpb_header(uint8_t *p, uint32_t n, size_t fbo, size_t fbs) {
+  memcpy(p, PTE_XNN_XPB_MAGIC, 4);
+  st32(p + 4, 1);
+  st32(p + 8, PTE_XNN_XPB_HEADER_SIZE);
+  st32(p + 12, n);
+  st64(p + 16, fbo);
+  st64(p + 24, fbs);
+  st64(p + 32, PTE_XNN_XPB_HEADER_SIZE);
+}
+
+/* Table entry j: constant idx of `kind`, its bytes at off (0 for NAMED), size bytes. */
+static void xpb_entry(uint8_t *p, uint32_t j, uint32_t idx, uint32_t kind, uint64_t off, uint64_t size) {
+  uint8_t *e = p + PTE_XNN_XPB_HEADER_SIZE + (size_t)j * PTE_XNN_XPB_ENTRY_SIZE;
+  st32(e, idx);
+  st32(e + 4, kind);
+  st64(e + 8, off);
+  st64(e + 16, size);
+}
+
 /* XPB1 container for a blob whose inline constants include packable ones. */
 static pte_status build_xpb(const uint8_t *blob, size_t size, const pte_xnn_header *h, const uint8_t *fb, size_t fbs,
                             pte_fb_table root, const pte_xnn_delegate *d, const slot_use *u, uint32_t n_slots,
@@ -450,13 +471,7 @@ static pte_status build_xpb(const uint8_t *blob, size_t size, const pte_xnn_head
   uint8_t *p = (uint8_t *)pte_xnn_aligned_alloc(total);
   if (!p) return pte_error_set(err, PTE_ERR_MEMORY_ALLOCATION_FAILED, "xnnpack: out of memory");
   memset(p, 0, total);
-  memcpy(p, PTE_XNN_XPB_MAGIC, 4);
-  st32(p + 4, 1);
-  st32(p + 8, PTE_XNN_XPB_HEADER_SIZE);
-  st32(p + 12, n);
-  st64(p + 16, fbo);
-  st64(p + 24, fbs);
-  st64(p + 32, table);
+  xpb_header(p, n, fbo, fbs);
   memcpy(p + fbo, fb, fbs);
   size_t at = align64(fbo + fbs);
   uint32_t j = 0;
@@ -468,19 +483,13 @@ static pte_status build_xpb(const uint8_t *blob, size_t size, const pte_xnn_head
     if (key.ptr && key.len) continue;
     const uint64_t off = pte_xn_ConstantDataOffset_offset(e), sz = pte_xn_ConstantDataOffset_size(e);
     if (off > h->constant_data_size || sz > h->constant_data_size - off) continue;
-    uint8_t *ent = p + table + (size_t)j++ * PTE_XNN_XPB_ENTRY_SIZE;
-    st32(ent, i);
     if (packable(&u[i])) {
       const pte_xnn_node *nd = &d->nodes[u[i].node];
-      st32(ent + 4, PTE_XNN_XPB_PACKED);
-      st64(ent + 8, at);
-      st64(ent + 16, nd->packed.size);
+      xpb_entry(p, j++, i, PTE_XNN_XPB_PACKED, at, nd->packed.size);
       memcpy(p + at, nd->packed.bytes, nd->packed.size);
       at += align64(nd->packed.size);
     } else {
-      st32(ent + 4, PTE_XNN_XPB_RAW);
-      st64(ent + 8, at);
-      st64(ent + 16, sz);
+      xpb_entry(p, j++, i, PTE_XNN_XPB_RAW, at, sz);
       if (sz) memcpy(p + at, cdata + off, (size_t)sz);
       at += align64((size_t)sz);
     }
@@ -708,23 +717,13 @@ static pte_status named_containers(pk_state *st, pte_backend_data_output *out) {
         pte_freeable_buffer_free(&w);
         if (!ok) continue;
       }
-      uint8_t *e = p + PTE_XNN_XPB_HEADER_SIZE + (size_t)n++ * PTE_XNN_XPB_ENTRY_SIZE;
-      st32(e, i);
-      st32(e + 4, PTE_XNN_XPB_NAMED);
-      st64(e + 8, 0);
-      st64(e + 16, payload);
+      xpb_entry(p, n++, i, PTE_XNN_XPB_NAMED, 0, payload);
     }
     const size_t fbo = align64(PTE_XNN_XPB_HEADER_SIZE + (size_t)n * PTE_XNN_XPB_ENTRY_SIZE);
     const size_t total = align64(fbo + nb->fb_size);
     if (n) {
       memset(p, 0, PTE_XNN_XPB_HEADER_SIZE);
-      memcpy(p, PTE_XNN_XPB_MAGIC, 4);
-      st32(p + 4, 1);
-      st32(p + 8, PTE_XNN_XPB_HEADER_SIZE);
-      st32(p + 12, n);
-      st64(p + 16, fbo);
-      st64(p + 24, nb->fb_size);
-      st64(p + 32, PTE_XNN_XPB_HEADER_SIZE);
+      xpb_header(p, n, fbo, nb->fb_size);
       const size_t te = PTE_XNN_XPB_HEADER_SIZE + (size_t)n * PTE_XNN_XPB_ENTRY_SIZE;
       memset(p + te, 0, fbo - te);
       memcpy(p + fbo, nb->fb, nb->fb_size);
