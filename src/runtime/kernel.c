@@ -18,15 +18,13 @@ static size_t g_num_kernels;
  * a slot holds a kernel's index + 1 (0: empty). All kernels of one name share a probe run, so a
  * lookup compares names only along that run instead of scanning the whole registry. */
 #define KHASH_SIZE_MIN (2u * (unsigned long)PTE_MAX_KERNELS)
-/* the smallest power of two >= KHASH_SIZE_MIN (at most 2^20) */
-#define KHASH_SIZE \
-  (KHASH_SIZE_MIN <= 16u ? 16u : KHASH_SIZE_MIN <= 32u ? 32u : KHASH_SIZE_MIN <= 64u ? 64u : \
-   KHASH_SIZE_MIN <= 128u ? 128u : KHASH_SIZE_MIN <= 256u ? 256u : KHASH_SIZE_MIN <= 512u ? 512u : \
-   KHASH_SIZE_MIN <= 1024u ? 1024u : KHASH_SIZE_MIN <= 2048u ? 2048u : KHASH_SIZE_MIN <= 4096u ? 4096u : \
-   KHASH_SIZE_MIN <= 8192u ? 8192u : KHASH_SIZE_MIN <= 16384u ? 16384u : KHASH_SIZE_MIN <= 32768u ? 32768u : \
-   KHASH_SIZE_MIN <= 65536u ? 65536u : KHASH_SIZE_MIN <= 131072u ? 131072u : \
-   KHASH_SIZE_MIN <= 262144u ? 262144u : KHASH_SIZE_MIN <= 524288u ? 524288u : 1048576u)
-_Static_assert(KHASH_SIZE >= KHASH_SIZE_MIN, "PTE_MAX_KERNELS too large for the kernel name index");
+/* the smallest power of two >= KHASH_SIZE_MIN: every bit below the highest of MIN - 1 set, + 1 */
+#define KH_B1 ((KHASH_SIZE_MIN - 1u) | ((KHASH_SIZE_MIN - 1u) >> 1))
+#define KH_B2 (KH_B1 | (KH_B1 >> 2))
+#define KH_B4 (KH_B2 | (KH_B2 >> 4))
+#define KH_B8 (KH_B4 | (KH_B4 >> 8))
+#define KHASH_SIZE ((KH_B8 | (KH_B8 >> 16)) + 1u)
+_Static_assert(KHASH_SIZE >= KHASH_SIZE_MIN && (KHASH_SIZE & (KHASH_SIZE - 1u)) == 0, "kernel name index size");
 #if PTE_MAX_KERNELS < 65535
 typedef uint16_t khash_slot;
 #else
