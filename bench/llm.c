@@ -116,6 +116,16 @@ static double read_bandwidth(const uint64_t *buf, size_t n, int threads, uint64_
   return best;
 }
 
+/* The best of `rounds` calls of read_bandwidth (each itself the best of 3 passes). */
+static double read_bandwidth_rounds(const uint64_t *buf, size_t n, int threads, uint64_t *sink, int rounds) {
+  double best = 0;
+  for (int r = 0; r < rounds; r++) {
+    const double b = read_bandwidth(buf, n, threads, sink);
+    if (b > best) best = b;
+  }
+  return best;
+}
+
 /* ---------------------------------------------------------------- model runs */
 static int64_t g_prompt[256];
 
@@ -264,17 +274,11 @@ static int run_one(const int *cfg, const char *quant) {
      * can stream at when they stay in the last-level cache between tokens, as they do when they
      * fit it); the limit is the larger of the two */
     const size_t wn = ((size_t)bytes_tok / 8) & ~(size_t)15, wn_c = wn < bw_bytes / 8 ? wn : bw_bytes / 8;
-    double bwa = read_bandwidth(buf, bw_bytes / 8, threads, &sink), bwca = 0;
-    for (int rep = 0; rep < 3; rep++) {
-      const double b = read_bandwidth(buf, wn_c, threads, &sink);
-      if (b > bwca) bwca = b;
-    }
+    double bwa = read_bandwidth(buf, bw_bytes / 8, threads, &sink);
+    double bwca = read_bandwidth_rounds(buf, wn_c, threads, &sink, 3);
     double dt = decode_tps(lm, 64);
-    double bwb = read_bandwidth(buf, bw_bytes / 8, threads, &sink), bwcb = 0;
-    for (int rep = 0; rep < 3; rep++) {
-      const double b = read_bandwidth(buf, wn_c, threads, &sink);
-      if (b > bwcb) bwcb = b;
-    }
+    double bwb = read_bandwidth(buf, bw_bytes / 8, threads, &sink);
+    double bwcb = read_bandwidth_rounds(buf, wn_c, threads, &sink, 3);
     double pt = prefill_tps(lm, 128 < S ? 128 : S);
     pte_llm_free(lm);
     double bw = bwa > bwb ? bwa : bwb, bwc = bwca > bwcb ? bwca : bwcb, achieved = bytes_tok * dt;
